@@ -1,0 +1,77 @@
+"""Fixed-point codec between reals and the ring Z/2^64 (Hannun et al., appendix B).
+
+A real x is encoded as round(x * 2^L), stored as a signed 64-bit integer in two's complement
+inside a ``uint64`` array, so that numpy's wrapping uint64 arithmetic is arithmetic modulo
+Q = 2^64.  L (``precision_bits``) is the number of fractional bits: 20 by default, 8 to 32
+allowed.
+
+Nothing is silently wrapped or clipped: a real whose encoding does not fit the signed 64-bit
+range, NaN or inf raises a ``ValueError`` that names the bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+RING_BITS = 64
+DEFAULT_PRECISION_BITS = 20
+MIN_PRECISION_BITS = 8
+MAX_PRECISION_BITS = 32
+
+
+def check_precision_bits(precision_bits: int) -> int:
+    """Return ``precision_bits`` if it lies in [8, 32], else raise a ValueError naming the bound."""
+    if isinstance(precision_bits, bool) or not isinstance(precision_bits, (int, np.integer)):
+        raise ValueError(f"precision_bits must be an integer in [{MIN_PRECISION_BITS}, "
+                         f"{MAX_PRECISION_BITS}], got {precision_bits!r}")
+    if not MIN_PRECISION_BITS <= precision_bits <= MAX_PRECISION_BITS:
+        raise ValueError(f"precision_bits must lie in [{MIN_PRECISION_BITS}, {MAX_PRECISION_BITS}],"
+                         f" got {precision_bits}")
+    return int(precision_bits)
+
+
+def max_abs_real(precision_bits: int) -> float:
+    """The largest magnitude a real may have to be encoded: encodings must stay below 2^62.
+
+    One bit of headroom below the signed range keeps sums of two encodings and the offset used
+    by exact truncation inside the ring.
+    """
+    return float(2.0 ** (RING_BITS - 2 - precision_bits))
+
+
+def encode(values, precision_bits: int = DEFAULT_PRECISION_BITS, name: str = "value") -> np.ndarray:
+    """Encode reals as fixed-point ring elements: ``round(x * 2^L)`` in two's complement uint64.
+
+    Raises ValueError naming ``name`` when a value is NaN, inf, or outside
+    ``(-2^(62-L), 2^(62-L))``.
+    """
+    check_precision_bits(precision_bits)
+    x = np.asarray(values, dtype=np.float64)
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or inf; only finite reals can be encoded")
+    bound = max_abs_real(precision_bits)
+    if x.size and np.max(np.abs(x)) >= bound:
+        raise ValueError(f"{name} is outside the fixed-point range: |x| must be < 2^{62 - precision_bits}"
+                         f" = {bound:.6g} at precision_bits={precision_bits}, got max |x| = "
+                         f"{np.max(np.abs(x)):.6g}")
+    return np.rint(x * float(2**precision_bits)).astype(np.int64).view(np.uint64)
+
+
+def encode_integers(values, name: str = "value") -> np.ndarray:
+    """Encode integers (scale 2^0) as ring elements; they must fit in the signed 64-bit range."""
+    x = np.asarray(values)
+    if x.dtype == np.uint64:
+        return x
+    if not np.issubdtype(x.dtype, np.integer) and not np.issubdtype(x.dtype, np.bool_):
+        raise ValueError(f"{name} must be integers to be encoded at scale 1, got dtype {x.dtype}")
+    return x.astype(np.int64).view(np.uint64)
+
+
+def to_signed(ring: np.ndarray) -> np.ndarray:
+    """Interpret ring elements as signed 64-bit integers (a view, no copy)."""
+    return np.asarray(ring, dtype=np.uint64).view(np.int64)
+
+
+def decode(ring: np.ndarray, precision_bits: int) -> np.ndarray:
+    """Decode ring elements with ``precision_bits`` fractional bits back to float64 reals."""
+    return to_signed(ring).astype(np.float64) / float(2**precision_bits)

@@ -1,0 +1,90 @@
+"""Cryptographically secure random streams for shares, masks, permutations and keys.
+
+A :class:`Stream` is AES-256 in counter mode (from ``cryptography``, AES-NI backed) keyed by a
+32-byte key; its keystream is read as numpy arrays.  Keys come either from ``os.urandom``
+(the default, secure) or, in the explicitly **insecure** seeded mode, are derived from a public
+integer seed so that experiments are reproducible.  Sub-keys are derived with keyed BLAKE2b
+over a label, so that every party, every pair of parties (pairwise-shared seeds, PRSS) and every
+dealer batch gets its own independent stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+
+import numpy as np
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+KEY_BYTES = 32
+_log = logging.getLogger(__name__)
+
+
+def derive_key(key: bytes, *label) -> bytes:
+    """Derive an independent 32-byte sub-key from ``key`` and a label (keyed BLAKE2b)."""
+    text = "/".join(str(part) for part in label).encode()
+    return hashlib.blake2b(text, key=key, digest_size=KEY_BYTES).digest()
+
+
+def fresh_key() -> bytes:
+    """A new uniformly random key from the operating system's CSPRNG."""
+    return os.urandom(KEY_BYTES)
+
+
+def seeded_key(seed: int, *label) -> bytes:
+    """An INSECURE key derived from a public integer seed, for reproducible experiments only."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    root = hashlib.sha256(f"ppml-insecure-seed:{int(seed)}".encode()).digest()
+    return derive_key(root, *label) if label else root
+
+
+def warn_insecure(seed: int) -> None:
+    """Log the plain warning that a seeded run is not secure."""
+    _log.warning("INSECURE: seeded reproducible mode (seed=%d); shares, masks, permutations and "
+                 "keys are predictable from the seed. Use seed=None for a secure run.", seed)
+
+
+class Stream:
+    """An AES-256-CTR keystream read as numpy arrays; same key, same sequence of draws."""
+
+    def __init__(self, key: bytes):
+        if len(key) != KEY_BYTES:
+            raise ValueError(f"stream key must be {KEY_BYTES} bytes, got {len(key)}")
+        self.key = key
+        self._encryptor = Cipher(algorithms.AES(key), modes.CTR(bytes(16))).encryptor()
+
+    def child(self, *label) -> "Stream":
+        """An independent stream keyed by this stream's key and ``label``."""
+        return Stream(derive_key(self.key, *label))
+
+    def bytes(self, n: int) -> bytes:
+        return self._encryptor.update(bytes(n))
+
+    def uint64(self, shape=()) -> np.ndarray:
+        """Uniform elements of Z/2^64."""
+        count = int(np.prod(shape, dtype=np.int64))
+        return np.frombuffer(self.bytes(8 * count), dtype=np.uint64).reshape(shape).copy()
+
+    def bits(self, shape=()) -> np.ndarray:
+        """Uniform bits in {0, 1} as uint64."""
+        return self.uint64(shape) >> np.uint64(63)
+
+    def below(self, bound_bits: int, shape=()) -> np.ndarray:
+        """Uniform integers in [0, 2^bound_bits) as uint64."""
+        return self.uint64(shape) >> np.uint64(64 - bound_bits) if bound_bits else \
+            np.zeros(shape, dtype=np.uint64)
+
+    def uniform(self, shape=()) -> np.ndarray:
+        """Uniform float64 reals in [0, 1) with 53 random bits each."""
+        return (self.uint64(shape) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+    def permutation(self, n: int, batch=()) -> np.ndarray:
+        """Uniform random permutations of range(n) (int64), one per leading ``batch`` index.
+
+        Sorting n independent uniform 64-bit keys gives a uniform permutation up to key
+        collisions, whose probability is below n^2 / 2^65.
+        """
+        keys = self.uint64(tuple(batch) + (n,))
+        return np.argsort(keys, axis=-1, kind="stable").astype(np.int64)

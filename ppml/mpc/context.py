@@ -1,0 +1,124 @@
+"""The per-process handle a protocol program receives: sharing, opening, material and stats.
+
+One :class:`Context` serves the parties held in this process (all of them in the local runtime,
+one in the Ray runtime).  Share arrays carry the held-party axis first; everything a protocol
+does to shares goes through the helpers here or through :mod:`ppml.mpc.comm`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ppml.crypto.fixed import check_precision_bits, encode, encode_integers
+from ppml.mpc.ring import ARITHMETIC, BINARY, Ring
+
+TRUNCATION_MODES = ("exact", "probabilistic")
+
+
+class PerParty(list):
+    """A value that differs by party, indexed by party; ``mpc.run`` gives element i to party i."""
+
+
+class Context:
+    def __init__(self, comm, keys, store, precision_bits: int = 20, truncation: str = "exact"):
+        if truncation not in TRUNCATION_MODES:
+            raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
+        self.comm = comm
+        self.keys = keys
+        self.store = store
+        self.precision_bits = check_precision_bits(precision_bits)
+        self.truncation = truncation
+
+    @property
+    def parties(self) -> int:
+        return self.comm.parties
+
+    @property
+    def held(self) -> tuple:
+        return self.comm.held
+
+    # -- sharing -----------------------------------------------------------------------------
+    def share(self, value, owner: int, shape=None, frac_bits: int | None = None):
+        """Arithmetic sharing of ``owner``'s real array (fixed point) or, with frac_bits=0, integers.
+
+        Parties other than the owner pass None; they learn only the shape (given here, or sent
+        by the owner in one round).  Shares are derived from pairwise-shared keys, so no share
+        travels over the network.
+        """
+        from ppml.mpc.tensor import ArithmeticShared
+        frac = self.precision_bits if frac_bits is None else frac_bits
+        encoded = None
+        if self.comm.index(self.comm.check_party(owner, "owner")) is not None:
+            if value is None:
+                raise ValueError(f"party {owner} owns the input but passed value=None")
+            encoded = (encode(value, frac, name=f"input of party {owner}") if frac
+                       else encode_integers(value, name=f"input of party {owner}"))
+        data = self._share_encoded(encoded, owner, shape, ARITHMETIC)
+        return ArithmeticShared(self, data, frac)
+
+    def share_binary(self, value, owner: int, shape=None):
+        """XOR sharing of ``owner``'s integer words (bit-packed uint64)."""
+        from ppml.mpc.tensor import BinaryShared
+        encoded = None
+        if self.comm.index(self.comm.check_party(owner, "owner")) is not None:
+            if value is None:
+                raise ValueError(f"party {owner} owns the input but passed value=None")
+            encoded = encode_integers(value, name=f"input of party {owner}")
+        return BinaryShared(self, self._share_encoded(encoded, owner, shape, BINARY))
+
+    def _share_encoded(self, encoded, owner: int, shape, ring: Ring) -> np.ndarray:
+        if shape is None:
+            shape = self.comm.broadcast(None if encoded is None else encoded.shape, owner, "shape")
+        shape = tuple(int(s) for s in shape)
+        if encoded is not None and encoded.shape != shape:
+            raise ValueError(f"input of party {owner} has shape {encoded.shape}, expected {shape}")
+        return self.share_pieces(encoded, owner, shape, ring)
+
+    def share_pieces(self, encoded, owner: int, shape: tuple, ring: Ring) -> np.ndarray:
+        """Share ring elements held by ``owner`` (None elsewhere) with pairwise-derived masks."""
+        data = np.zeros((len(self.held),) + shape, dtype=np.uint64)
+        owner_at = self.comm.index(owner)
+        masks = np.zeros(shape, dtype=np.uint64)
+        for q in range(self.parties):
+            q_at = self.comm.index(q)
+            if q == owner or (q_at is None and owner_at is None):
+                continue
+            mask = self.keys.pair_stream(owner, q).uint64(shape)
+            if q_at is not None:
+                data[q_at] = mask
+            if owner_at is not None:
+                masks = ring.add(masks, mask)
+        if owner_at is not None:
+            data[owner_at] = ring.sub(encoded, masks)
+        return data
+
+    # -- opening -----------------------------------------------------------------------------
+    def open(self, datas: list, ring: Ring, to: int | None = None, tag: str = "open"):
+        """Reconstruct several shared arrays in one round; None where this process gets nothing."""
+        stacks = self.comm.exchange(datas, to=to, tag=tag)
+        return None if stacks is None else [ring.reconstruct(s) for s in stacks]
+
+    def add_public(self, data: np.ndarray, public, ring: Ring = ARITHMETIC) -> np.ndarray:
+        """Add (or XOR) a public array into the shared value: party 0 alone adds it to its share."""
+        public = np.asarray(public, dtype=np.uint64)
+        out_shape = np.broadcast_shapes(data.shape[1:], public.shape)
+        out = np.broadcast_to(data, data.shape[:1] + out_shape).copy()
+        at = self.comm.index(0)
+        if at is not None:
+            out[at] = ring.add(out[at], public)
+        return out
+
+    def per_party(self, values: list):
+        """``values`` aligned with the held parties, as what each party returns."""
+        if len(self.held) == 1:
+            return values[0]
+        return PerParty(values)
+
+    def stats(self):
+        """Online rounds, bytes sent and the breakdown by operation, per held party."""
+        out = []
+        for p in self.held:
+            d = self.comm.stats[p].as_dict()
+            d["offline_seconds"] = self.store.offline_seconds
+            out.append(d)
+        return self.per_party(out)

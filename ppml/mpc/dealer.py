@@ -1,0 +1,223 @@
+"""The offline phase: correlated randomness from a trusted dealer, consumed in order online.
+
+Every kind of material (Beaver triples, square pairs, AND triples, wrap pairs with the bits of
+r, daBits, permutations, private Bernoulli and Uniform samples) is a set of *fields*:
+
+* **free** fields are uniformly random pieces that every party derives locally from the key it
+  shares with the dealer (pairwise-shared seeds): nothing is sent for them;
+* **dependent** fields are functions of the free values or of the dealer's own secret
+  randomness (``c = a * b``, the wrap count of r, a permutation).  Parties 1..P-1 derive their
+  pieces locally as well; only party 0's piece is a *correction* ``value - sum(others)`` that
+  the dealer computes and sends.
+
+Material is generated in batches keyed by (kind, shapes, batch index), so that the same seeds
+give the same material whichever runtime asks for it and whichever order batches are made in.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ppml.crypto.rng import Stream, derive_key
+from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, count_wraps, matmul, multiply
+
+#: a batch holds about this many words per field, and never more than ``MAX_BATCH`` instances
+TARGET_WORDS = 1 << 16
+MAX_BATCH = 256
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    shape: tuple
+    ring: Ring = ARITHMETIC
+    bit: bool = False  # binary pieces are single bits in {0, 1}
+
+
+@dataclass(frozen=True)
+class Material:
+    """One kind of correlated randomness.
+
+    ``derive(free_values, secret, count)`` maps the reconstructed free values (each with a
+    leading batch axis of length ``count``) and the dealer's secret stream to the values of the
+    dependent fields.  ``derive_from_pieces`` is set instead when a dependent value needs the
+    individual pieces (the wrap count of r).
+    """
+
+    kind: str
+    spec: tuple
+    free: tuple
+    dependent: tuple
+    derive: Callable
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}{self.spec}"
+
+    def batch_count(self) -> int:
+        words = sum(int(np.prod(f.shape, dtype=np.int64)) for f in self.free + self.dependent)
+        return int(max(1, min(MAX_BATCH, TARGET_WORDS // max(words, 1))))
+
+
+def _product_fields(shape_a, shape_b, ring, out_shape):
+    return (Field("a", shape_a, ring), Field("b", shape_b, ring)), (Field("c", out_shape, ring),)
+
+
+def mul_triple(shape_a: tuple, shape_b: tuple) -> Material:
+    """Beaver triple (a, b, c = a * b) for an elementwise product with broadcasting."""
+    out = np.broadcast_shapes(shape_a, shape_b)
+    free, dep = _product_fields(shape_a, shape_b, ARITHMETIC, out)
+    return Material("mul", (shape_a, shape_b), free, dep,
+                    lambda v, s, n: {"c": multiply(v["a"], v["b"])})
+
+
+def and_triple(shape_a: tuple, shape_b: tuple) -> Material:
+    """Binary Beaver triple (a, b, c = a & b) on bit-packed words."""
+    out = np.broadcast_shapes(shape_a, shape_b)
+    free, dep = _product_fields(shape_a, shape_b, BINARY, out)
+    return Material("and", (shape_a, shape_b), free, dep,
+                    lambda v, s, n: {"c": multiply(v["a"], v["b"], np.bitwise_and)})
+
+
+def matmul_triple(shape_a: tuple, shape_b: tuple, out_shape: tuple) -> Material:
+    """Beaver triple (A, B, C = A @ B) for a batched matrix product."""
+    free, dep = _product_fields(shape_a, shape_b, ARITHMETIC, out_shape)
+    return Material("matmul", (shape_a, shape_b), free, dep,
+                    lambda v, s, n: {"c": matmul(v["a"], v["b"], lead=1)})
+
+
+def square_pair(shape: tuple) -> Material:
+    """Beaver pair (a, a^2) for squaring."""
+    return Material("square", (shape,), (Field("a", shape),), (Field("c", shape),),
+                    lambda v, s, n: {"c": v["a"] * v["a"]})
+
+
+def wrap_pair(shape: tuple, signed: bool, with_bits: bool) -> Material:
+    """Random r with the shared count theta_r of its wraps and, optionally, r's bits.
+
+    Hannun et al., appendix C, Algorithm 3, line 1.  The bits of r (binary shared) serve the
+    exact mode, which compares the opened z against r.
+    """
+    dependent = (Field("theta", shape),) + ((Field("bits", shape, BINARY),) if with_bits else ())
+    return Material("wrap", (shape, signed, with_bits), (Field("r", shape),), dependent, None)
+
+
+def dabit(shape: tuple) -> Material:
+    """A random bit shared both ways: XOR shares ``b`` and arithmetic shares ``a``."""
+    return Material("dabit", (shape,), (Field("b", shape, BINARY, bit=True),),
+                    (Field("a", shape),), lambda v, s, n: {"a": v["b"]})
+
+
+def permutation(batch_shape: tuple, n: int) -> Material:
+    """Secret uniform permutations of range(n) over the last axis (Hannun et al., sec. 3)."""
+    shape = tuple(batch_shape) + (n,)
+    return Material("permutation", (tuple(batch_shape), n), (), (Field("gamma", shape),),
+                    lambda v, s, count: {"gamma": s.permutation(n, (count,) + tuple(batch_shape))
+                                         .astype(np.uint64)})
+
+
+def bernoulli(shape: tuple, p: float) -> Material:
+    """Private Bernoulli(p) bits (Algorithm 1, line 8), shared at scale 1."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"bernoulli probability must lie in [0, 1], got {p}")
+    return Material("bernoulli", (shape, float(p)), (), (Field("y", shape),),
+                    lambda v, s, n: {"y": (s.uniform((n,) + shape) < p).astype(np.uint64)})
+
+
+def uniform(shape: tuple, precision_bits: int) -> Material:
+    """Private Uniform[0, 1) reals (Algorithm 1, line 12), shared at ``precision_bits``."""
+    return Material("uniform", (shape, precision_bits), (), (Field("u", shape),),
+                    lambda v, s, n: {"u": s.below(precision_bits, (n,) + shape)})
+
+
+def _derive_wraps(material: Material, pieces: np.ndarray) -> dict:
+    shape, signed, with_bits = material.spec
+    values = {"theta": count_wraps(pieces, signed).view(np.uint64)}
+    if with_bits:
+        values["bits"] = ARITHMETIC.reconstruct(pieces)
+    return values
+
+
+def draw_piece(key: bytes, material: Material, batch: int, field: Field, count: int) -> np.ndarray:
+    """Party piece of one field of one batch, from the key the party shares with the dealer."""
+    stream = Stream(derive_key(key, material.key, batch, field.name))
+    shape = (count,) + field.shape
+    return stream.bits(shape) if field.bit else stream.uint64(shape)
+
+
+class Dealer:
+    """The trusted dealer: knows every party's dealer key and its own secret key.
+
+    ``corrections`` returns party 0's pieces of the dependent fields of one batch.
+    """
+
+    def __init__(self, party_keys: dict, secret_key: bytes):
+        self.party_keys = dict(party_keys)
+        self.secret_key = secret_key
+
+    def corrections(self, material: Material, batch: int, count: int) -> dict:
+        parties = sorted(self.party_keys)
+        if material.derive is None:  # the wrap count needs the pieces themselves
+            (field,) = material.free
+            pieces = np.stack([draw_piece(self.party_keys[p], material, batch, field, count)
+                               for p in parties])
+            values = _derive_wraps(material, pieces)
+        else:
+            free_values = {
+                f.name: f.ring.reconstruct(np.stack([
+                    draw_piece(self.party_keys[p], material, batch, f, count) for p in parties]))
+                for f in material.free}
+            secret = Stream(derive_key(self.secret_key, material.key, batch))
+            values = material.derive(free_values, secret, count)
+        out = {}
+        for field in material.dependent:
+            others = [draw_piece(self.party_keys[p], material, batch, field, count)
+                      for p in parties if p != 0]
+            rest = field.ring.reconstruct(np.stack(others)) if others else 0
+            out[field.name] = field.ring.sub(values[field.name], rest)
+        return out
+
+
+class DealerStore:
+    """The online phase's supply of material for the parties held in this process.
+
+    ``take(material)`` returns, per field, this process's pieces with the held-party axis first.
+    ``source`` provides party 0's corrections (a :class:`Dealer` in process, or a proxy to a
+    dealer actor); it is only asked when party 0 is held here.
+    """
+
+    def __init__(self, held: tuple, keys: dict, source=None):
+        self.held = tuple(held)
+        self.keys = keys
+        self.source = source
+        self.offline_seconds = 0.0
+        self.generated = {}  # material key -> instances generated
+        self._buffers = {}   # material key -> [batch index, offset, count, pieces]
+
+    def take(self, material: Material) -> dict:
+        buf = self._buffers.get(material.key)
+        if buf is None or buf[1] == buf[2]:
+            buf = self._refill(material, -1 if buf is None else buf[0])
+        index = buf[1]
+        buf[1] += 1
+        return {name: arr[:, index] for name, arr in buf[3].items()}
+
+    def _refill(self, material: Material, last_batch: int) -> list:
+        start = time.perf_counter()
+        batch, count = last_batch + 1, material.batch_count()
+        corrections = self.source.corrections(material, batch, count) if 0 in self.held else {}
+        pieces = {}
+        for field in material.free + material.dependent:
+            per_party = [corrections[field.name] if (p == 0 and field in material.dependent)
+                         else draw_piece(self.keys[p], material, batch, field, count)
+                         for p in self.held]
+            pieces[field.name] = np.stack(per_party)
+        buf = [batch, 0, count, pieces]
+        self._buffers[material.key] = buf
+        self.generated[material.kind] = self.generated.get(material.kind, 0) + count
+        self.offline_seconds += time.perf_counter() - start
+        return buf

@@ -1,0 +1,78 @@
+"""Secret argmax as a one-hot vector over the last axis (Hannun et al., section 3, Algorithm 2).
+
+Ties are broken uniformly at random by a dealer permutation gamma of {0..A-1}.  Instead of the
+paper's second pass of Algorithm 2 over y * gamma, the keys x * A + gamma are compared once: they
+order like x where x differs (x is an integer at its fixed-point scale and gamma < A) and like
+gamma where x ties, so one pass yields exactly one maximum.  This needs |x| * A < 2^63 for the
+ring-level integer x, far beyond any real score at 20 fractional bits.
+
+* ``pairwise`` (Algorithm 2): all A(A-1) comparisons in parallel (lines 1-3), then the product
+  over j (lines 5-9) as an AND reduction tree in ceil(log2(A-1)) rounds, kept in the binary ring,
+  and one B2A round for the one-hot.
+* ``tournament``: ceil(log2 A) levels of pairwise maxima, each a comparison and one
+  multiplication round that carries the winners' values and one-hot vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ppml.mpc import dealer
+from ppml.mpc.protocols.binary import and_
+from ppml.mpc.protocols.compare import is_non_negative_bits
+from ppml.mpc.protocols.convert import bits_to_arithmetic
+from ppml.mpc.protocols.multiply import beaver
+
+METHODS = ("pairwise", "tournament")
+
+
+def _tie_broken_keys(ctx, x: np.ndarray) -> np.ndarray:
+    arms = x.shape[-1]
+    gamma = ctx.store.take(dealer.permutation(x.shape[1:-1], arms))["gamma"]
+    return x * np.uint64(arms) + gamma
+
+
+def _and_reduce(ctx, bits: np.ndarray) -> np.ndarray:
+    """AND over the last axis with a binary tree of ceil(log2 n) rounds."""
+    while bits.shape[-1] > 1:
+        half = bits.shape[-1] // 2
+        (both,) = and_(ctx, [(bits[..., :half], bits[..., half:2 * half])])
+        bits = np.concatenate([both, bits[..., 2 * half:]], axis=-1)
+    return bits[..., 0]
+
+
+def pairwise(ctx, x: np.ndarray) -> np.ndarray:
+    """One-hot shares (scale 1) of the argmax over the last axis: Algorithm 2 in one pass."""
+    arms = x.shape[-1]
+    keys = _tie_broken_keys(ctx, x)
+    i, j = np.nonzero(~np.eye(arms, dtype=bool))             # row-major: for each i, all j != i
+    geq = is_non_negative_bits(ctx, keys[..., i] - keys[..., j])            # lines 1-3
+    geq = geq.reshape(geq.shape[:-1] + (arms, arms - 1))
+    return bits_to_arithmetic(ctx, _and_reduce(ctx, geq))                   # lines 4-9
+
+
+def tournament(ctx, x: np.ndarray) -> np.ndarray:
+    """One-hot shares (scale 1) of the argmax over the last axis by a knockout tree."""
+    arms = x.shape[-1]
+    values = _tie_broken_keys(ctx, x)
+    onehots = ctx.add_public(np.zeros(values.shape + (arms,), dtype=np.uint64),
+                             np.eye(arms, dtype=np.uint64))
+    while values.shape[-1] > 1:
+        half = values.shape[-1] // 2
+        u, v = values[..., :half], values[..., half:2 * half]
+        ou, ov = onehots[..., :half, :], onehots[..., half:2 * half, :]
+        wins = bits_to_arithmetic(ctx, is_non_negative_bits(ctx, u - v))   # [u >= v]
+        dv, do = beaver(ctx, [(wins, u - v), (wins[..., None], ou - ov)])
+        values = np.concatenate([v + dv, values[..., 2 * half:]], axis=-1)
+        onehots = np.concatenate([ov + do, onehots[..., 2 * half:, :]], axis=-2)
+    return onehots[..., 0, :]
+
+
+def argmax(ctx, x: np.ndarray, method: str = "pairwise") -> np.ndarray:
+    if method not in METHODS:
+        raise ValueError(f"argmax method must be one of {METHODS}, got {method!r}")
+    if x.ndim < 2 or x.shape[-1] < 1:
+        raise ValueError(f"argmax needs at least one element on the last axis, got shape {x.shape[1:]}")
+    if x.shape[-1] == 1:
+        return ctx.add_public(np.zeros_like(x), np.ones(x.shape[1:], dtype=np.uint64))
+    return pairwise(ctx, x) if method == "pairwise" else tournament(ctx, x)

@@ -1,0 +1,46 @@
+"""Conversions between arithmetic and binary sharing (Hannun et al., appendix A.1).
+
+A2B: every party XOR-shares its own arithmetic share (with pairwise-derived masks, so nothing is
+sent) and the parties add the P binary sharings with the adder tree of
+:mod:`ppml.mpc.protocols.binary`.  B2A uses daBits, random bits shared both ways by the dealer:
+open c = bit XOR b, then [bit] = c + [b] - 2c[b], one round for any number of bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ppml.mpc import dealer
+from ppml.mpc.protocols.binary import add_many
+from ppml.mpc.ring import BINARY, bits_of
+
+BIT_WEIGHTS = np.uint64(1) << np.arange(64, dtype=np.uint64)
+
+
+def arithmetic_to_binary(ctx, x: np.ndarray) -> np.ndarray:
+    """XOR shares of the ring element whose arithmetic shares are ``x``."""
+    shape = x.shape[1:]
+    words = []
+    for party in range(ctx.parties):
+        at = ctx.comm.index(party)
+        words.append(ctx.share_pieces(None if at is None else x[at], party, shape, BINARY))
+    return add_many(ctx, words)
+
+
+def bits_to_arithmetic(ctx, bits: np.ndarray) -> np.ndarray:
+    """Arithmetic shares (scale 1) of XOR-shared single bits in {0, 1}, one round."""
+    pair = ctx.store.take(dealer.dabit(bits.shape[1:]))
+    (c,) = ctx.open([bits ^ pair["b"]], BINARY, tag="b2a")
+    return ctx.add_public(pair["a"] * (np.uint64(1) - np.uint64(2) * c)[None], c)
+
+
+def binary_to_arithmetic(ctx, words: np.ndarray) -> np.ndarray:
+    """Arithmetic shares of XOR-shared 64-bit words: B2A of all 64 bits at once, one round."""
+    bits = bits_to_arithmetic(ctx, bits_of(words))
+    return np.sum(bits * BIT_WEIGHTS, axis=-1, dtype=np.uint64)
+
+
+def most_significant_bit(ctx, x: np.ndarray) -> np.ndarray:
+    """XOR shares of the sign bit of the arithmetically shared ``x`` (1 where x < 0)."""
+    return arithmetic_to_binary(ctx, x) >> np.uint64(63)
+

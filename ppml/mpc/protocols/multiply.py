@@ -1,0 +1,54 @@
+"""Beaver multiplication in both rings: products, AND, matrix products and squares.
+
+Hannun et al., section 3, "Multiplication" and "Square" (Beaver, 1991): with a triple
+(a, b, c = a*b) the parties open eps = x - a and delta = y - b in one round and compute
+z = c + eps*b + a*delta + eps*delta.  The same routine gives AND on XOR shares (appendix A.2),
+with XOR for + and AND for *.  Any number of products share one round.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ppml.mpc import dealer
+from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, matmul, matmul_shape, multiply
+
+
+def _elementwise(ring: Ring):
+    return lambda a, b: multiply(a, b, ring.product)
+
+
+def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> list:
+    """One round of Beaver products: ``products`` is a list of (x, y) share arrays.
+
+    ``kind`` is "mul" (elementwise, with broadcasting) or "matmul" (numpy matmul rules on the
+    logical axes); in the binary ring "mul" is AND.
+    """
+    if kind == "matmul":
+        materials = [dealer.matmul_triple(x.shape[1:], y.shape[1:],
+                                          matmul_shape(x.shape[1:], y.shape[1:]))
+                     for x, y in products]
+        product = matmul
+    else:
+        make = dealer.and_triple if ring is BINARY else dealer.mul_triple
+        materials = [make(x.shape[1:], y.shape[1:]) for x, y in products]
+        product = _elementwise(ring)
+    triples = [ctx.store.take(m) for m in materials]
+    masked = [ring.sub(x, t["a"]) for (x, _), t in zip(products, triples)] + \
+             [ring.sub(y, t["b"]) for (_, y), t in zip(products, triples)]
+    opened = ctx.open(masked, ring, tag=f"beaver-{kind}")
+    n = len(products)
+    out = []
+    for k, t in enumerate(triples):
+        eps, delta = opened[k][None], opened[n + k][None]
+        z = ring.add(ring.add(t["c"], product(eps, t["b"])), product(t["a"], delta))
+        out.append(ctx.add_public(z, product(eps, delta)[0], ring))
+    return out
+
+
+def square(ctx, x: np.ndarray) -> np.ndarray:
+    """[x^2] = [c] + 2*eps*[a] + eps^2 with a square pair (a, c = a^2), one round."""
+    pair = ctx.store.take(dealer.square_pair(x.shape[1:]))
+    (eps,) = ctx.open([x - pair["a"]], ARITHMETIC, tag="square")
+    z = pair["c"] + np.uint64(2) * eps[None] * pair["a"]
+    return ctx.add_public(z, eps * eps)

@@ -1,0 +1,122 @@
+"""Arithmetic on arrays of Z/2^64 (uint64) and of packed bits, shared by protocols and the dealer.
+
+Two rings carry shares: the arithmetic ring (addition mod 2^64) and the binary ring (XOR on
+bit-packed uint64 words).  :class:`Ring` names the operations a protocol needs, so that one
+Beaver routine serves both multiplication and AND.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+U64 = np.uint64
+ONE = np.uint64(1)
+ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _xor_reduce(stack: np.ndarray) -> np.ndarray:
+    return np.bitwise_xor.reduce(stack, axis=0)
+
+
+def _sum_reduce(stack: np.ndarray) -> np.ndarray:
+    return np.sum(stack, axis=0, dtype=U64)
+
+
+@dataclass(frozen=True)
+class Ring:
+    """The group operation of a sharing, its inverse and the reconstruction of stacked shares."""
+
+    name: str
+    add: Callable
+    sub: Callable
+    reconstruct: Callable
+    product: Callable
+
+    def negate(self, x):
+        return self.sub(np.zeros_like(x), x)
+
+
+ARITHMETIC = Ring("arithmetic", np.add, np.subtract, _sum_reduce, np.multiply)
+BINARY = Ring("binary", np.bitwise_xor, np.bitwise_xor, _xor_reduce, np.bitwise_and)
+
+
+def pad(x: np.ndarray, ndim: int, lead: int = 1) -> np.ndarray:
+    """Insert unit axes after the ``lead`` leading axes so that ``x`` has ``ndim`` logical axes.
+
+    Leading axes (the held-party axis, a dealer batch axis) then never broadcast against the
+    logical axes of another operand.
+    """
+    missing = ndim - (x.ndim - lead)
+    return x.reshape(x.shape[:lead] + (1,) * missing + x.shape[lead:]) if missing > 0 else x
+
+
+def multiply(a: np.ndarray, b: np.ndarray, op=np.multiply) -> np.ndarray:
+    """Elementwise ``op`` of two arrays that both carry one leading axis."""
+    ndim = max(a.ndim, b.ndim) - 1
+    return op(pad(a, ndim), pad(b, ndim))
+
+
+def matmul(a: np.ndarray, b: np.ndarray, lead: int = 1) -> np.ndarray:
+    """numpy ``matmul`` on the trailing (logical) axes of ``a`` and ``b``.
+
+    Both operands carry ``lead`` leading axes (the held-party axis of shares, or a batch axis
+    of dealer material) that broadcast against each other and are kept in front of the result.
+    The logical axes follow numpy's rules, including 1-D promotion and batch broadcasting, so
+    ``[A, D, D] @ [D]`` gives ``[A, D]`` for every leading index.
+    """
+    a_vec = a.ndim - lead == 1
+    b_vec = b.ndim - lead == 1
+    if a_vec:
+        a = np.expand_dims(a, -2)
+    if b_vec:
+        b = np.expand_dims(b, -1)
+    batch = max(a.ndim, b.ndim) - lead - 2
+    a = a.reshape(a.shape[:lead] + (1,) * (batch - (a.ndim - lead - 2)) + a.shape[lead:])
+    b = b.reshape(b.shape[:lead] + (1,) * (batch - (b.ndim - lead - 2)) + b.shape[lead:])
+    out = np.matmul(a, b)
+    if a_vec:
+        out = out[..., 0, :]
+    if b_vec:
+        out = out[..., 0]
+    return out
+
+
+def matmul_shape(shape_a: tuple, shape_b: tuple) -> tuple:
+    """The logical result shape of ``a @ b`` (raises ValueError on mismatched shapes)."""
+    try:
+        return np.matmul(np.empty(shape_a, dtype=np.int8), np.empty(shape_b, dtype=np.int8)).shape
+    except ValueError as err:
+        raise ValueError(f"matmul shapes do not match: {shape_a} @ {shape_b} ({err})") from None
+
+
+def count_wraps(stack: np.ndarray, signed: bool) -> np.ndarray:
+    """theta such that sum(stack) = x + theta * 2^64, per element (int64), over axis 0.
+
+    Unsigned: shares and x are read in [0, 2^64); theta counts carries.  Signed: shares and x
+    are read in [-2^63, 2^63); theta counts positive minus negative overflows.
+    """
+    total = stack[0].copy()
+    theta = np.zeros(total.shape, dtype=np.int64)
+    for share in stack[1:]:
+        theta += add_wraps(total, share, signed)
+        total += share
+    return theta
+
+
+def add_wraps(a: np.ndarray, b: np.ndarray, signed: bool) -> np.ndarray:
+    """Per-element wrap (int64 in {-1, 0, 1}) of the integer sum a + b reduced into the ring."""
+    total = a + b
+    if not signed:
+        return (total < a).astype(np.int64)
+    sa, sb, st = a.view(np.int64), b.view(np.int64), total.view(np.int64)
+    positive = (sa >= 0) & (sb >= 0) & (st < 0)
+    negative = (sa < 0) & (sb < 0) & (st >= 0)
+    return positive.astype(np.int64) - negative.astype(np.int64)
+
+
+def bits_of(words: np.ndarray) -> np.ndarray:
+    """The 64 bits of each word as a trailing axis (uint64 in {0, 1}), least significant first."""
+    return (words[..., None] >> np.arange(64, dtype=U64)) & ONE

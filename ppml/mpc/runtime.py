@@ -1,0 +1,89 @@
+"""Run one SPMD protocol program for P parties, in one process or with parties as Ray actors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ppml.crypto.fixed import check_precision_bits
+from ppml.crypto.rng import warn_insecure
+from ppml.mpc.comm import LocalComm
+from ppml.mpc.context import TRUNCATION_MODES, Context, PerParty
+from ppml.mpc.dealer import Dealer, DealerStore
+from ppml.mpc.keys import local_keys
+
+RUNTIMES = ("local", "ray")
+
+
+def check_parties(parties) -> int:
+    if isinstance(parties, bool) or not isinstance(parties, (int, np.integer)) or parties < 2:
+        raise ValueError(f"parties must be an integer >= 2, got {parties!r}")
+    return int(parties)
+
+
+def check_inputs(inputs, parties: int) -> dict:
+    inputs = dict(inputs or {})
+    for party, kwargs in inputs.items():
+        if isinstance(party, bool) or not isinstance(party, (int, np.integer)) \
+                or not 0 <= party < parties:
+            raise ValueError(f"inputs names party {party!r}, but parties are 0..{parties - 1}")
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"inputs[{party}] must be a dict of keyword arguments, got "
+                             f"{type(kwargs).__name__}")
+    return inputs
+
+
+def select_party(value, party: int):
+    """Party ``party``'s part of a program's return value (PerParty entries are per party)."""
+    if isinstance(value, PerParty):
+        return value[party]
+    if isinstance(value, tuple):
+        return tuple(select_party(v, party) for v in value)
+    if isinstance(value, list):
+        return [select_party(v, party) for v in value]
+    if isinstance(value, dict):
+        return {k: select_party(v, party) for k, v in value.items()}
+    return value
+
+
+def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "exact",
+                  record_views: bool = False) -> Context:
+    """A context holding every party in this process (the local runtime)."""
+    comm = LocalComm(parties, record_views=record_views)
+    keys, dealer_secret = local_keys(parties, seed)
+    store = DealerStore(comm.held, keys.dealer, Dealer(keys.dealer, dealer_secret))
+    return Context(comm, keys, store, precision_bits, truncation)
+
+
+def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
+        inputs: dict | None = None, truncation: str = "exact", record_views: bool = False,
+        **runtime_options) -> list:
+    """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
+
+    ``seed=None`` (default) draws every key from the OS CSPRNG; an integer seed is an INSECURE
+    reproducible mode and says so in the log.  The same seed gives bit-identical results in the
+    ``local`` and the ``ray`` runtime.
+    """
+    parties = check_parties(parties)
+    if runtime not in RUNTIMES:
+        raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
+    check_precision_bits(precision_bits)
+    if truncation not in TRUNCATION_MODES:
+        raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
+    inputs = check_inputs(inputs, parties)
+    if seed is not None:
+        warn_insecure(seed)
+    if runtime == "ray":
+        from ppml.parties.ray_runtime import run_ray
+        return run_ray(program, parties, precision_bits, seed, inputs, truncation, record_views,
+                       **runtime_options)
+    if runtime_options:
+        raise ValueError(f"unknown options for the local runtime: {sorted(runtime_options)}")
+    merged = {}
+    for party in sorted(inputs):
+        for name, value in inputs[party].items():
+            if name in merged:
+                raise ValueError(f"input {name!r} is given by more than one party")
+            merged[name] = value
+    ctx = local_context(parties, precision_bits, seed, truncation, record_views)
+    result = program(ctx, **merged)
+    return [select_party(result, p) for p in range(parties)]

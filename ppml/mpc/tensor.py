@@ -1,0 +1,299 @@
+"""Secret-shared tensors with numpy-like operators; every operation delegates to a protocol.
+
+An :class:`ArithmeticShared` holds this process's shares (held-party axis first) of a value in
+Z/2^64 at a fixed-point scale of ``frac_bits`` fractional bits: the context's precision L for
+reals, 0 for bits and integers.  Products add scales and are truncated back to L only when the
+sum exceeds L, so a bit times a real costs one round and no truncation.
+
+Public operands: Python ints and integer arrays act at scale 0 (exact); floats are encoded at
+the context's precision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ppml.crypto.fixed import decode, encode, encode_integers, to_signed
+from ppml.mpc.protocols import argmax as argmax_protocol
+from ppml.mpc.protocols import compare, convert, functions, multiply
+from ppml.mpc.protocols.truncate import truncate
+from ppml.mpc.ring import ARITHMETIC, BINARY
+
+
+def _is_integer(value) -> bool:
+    arr = np.asarray(value)
+    return np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_
+
+
+class ArithmeticShared:
+    """Arithmetic shares of a fixed-point (or integer) array."""
+
+    __array_ufunc__ = None  # numpy operands defer to the reflected operators below
+
+    def __init__(self, ctx, data: np.ndarray, frac_bits: int):
+        self.ctx = ctx
+        self.data = data
+        self.frac_bits = int(frac_bits)
+
+    # -- shape -------------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self.data.shape[1:]
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim - 1
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def _like(self, data, frac_bits=None) -> "ArithmeticShared":
+        return ArithmeticShared(self.ctx, data, self.frac_bits if frac_bits is None else frac_bits)
+
+    def __getitem__(self, index) -> "ArithmeticShared":
+        index = index if isinstance(index, tuple) else (index,)
+        return self._like(self.data[(slice(None),) + index])
+
+    def reshape(self, *shape) -> "ArithmeticShared":
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return self._like(self.data.reshape(self.data.shape[:1] + tuple(shape)))
+
+    def transpose(self, *axes) -> "ArithmeticShared":
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = tuple(axes) or tuple(reversed(range(self.ndim)))
+        return self._like(self.data.transpose((0,) + tuple(a % self.ndim + 1 for a in axes)))
+
+    @property
+    def T(self) -> "ArithmeticShared":
+        return self.transpose()
+
+    def sum(self, axis=None) -> "ArithmeticShared":
+        axes = tuple(range(self.ndim)) if axis is None else \
+            tuple(a % self.ndim for a in np.atleast_1d(axis))
+        return self._like(np.sum(self.data, axis=tuple(a + 1 for a in axes), dtype=np.uint64))
+
+    # -- scales and public operands ------------------------------------------------------------
+    def at_scale(self, frac_bits: int) -> "ArithmeticShared":
+        """The same value at a finer scale (a local shift; the scale never decreases here)."""
+        return self._like(self.data << np.uint64(frac_bits - self.frac_bits), frac_bits)
+
+    def _aligned(self, other: "ArithmeticShared"):
+        """Both operands' data at the larger of the two scales (a local shift)."""
+        frac = max(self.frac_bits, other.frac_bits)
+        return self.at_scale(frac).data, other.at_scale(frac).data, frac
+
+    def _rescaled(self, data: np.ndarray, frac_bits: int) -> "ArithmeticShared":
+        """Truncate a product back to the context precision when its scale exceeds it."""
+        excess = frac_bits - self.ctx.precision_bits
+        if excess > 0:
+            data, frac_bits = truncate(self.ctx, data, excess), self.ctx.precision_bits
+        return self._like(data, frac_bits)
+
+    # -- linear operations (local) -------------------------------------------------------------
+    def __add__(self, other):
+        if isinstance(other, ArithmeticShared):
+            a, b, frac = self._aligned(other)
+            return self._like(a + b, frac)
+        if _is_integer(other):
+            public = encode_integers(other, "public operand") << np.uint64(self.frac_bits)
+            return self._like(self.ctx.add_public(self.data, public))
+        me = self.at_scale(max(self.frac_bits, self.ctx.precision_bits))
+        public = encode(other, me.frac_bits, name="public operand")
+        return me._like(self.ctx.add_public(me.data, public))
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return self._like(np.uint64(0) - self.data)
+
+    def __sub__(self, other):
+        return self + (-other if isinstance(other, ArithmeticShared) else -np.asarray(other))
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    # -- products ------------------------------------------------------------------------------
+    def __mul__(self, other):
+        if isinstance(other, ArithmeticShared):
+            with self.ctx.comm.operation("mul"):
+                (z,) = multiply.beaver(self.ctx, [(self.data, other.data)])
+                return self._rescaled(z, self.frac_bits + other.frac_bits)
+        if _is_integer(other):
+            return self._like(self.data * encode_integers(other, "public operand"))
+        with self.ctx.comm.operation("mul"):
+            public = encode(other, self.ctx.precision_bits, name="public operand")
+            return self._rescaled(self.data * public, self.frac_bits + self.ctx.precision_bits)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if isinstance(other, ArithmeticShared):
+            return self * other.reciprocal()
+        return self * (1.0 / np.asarray(other, dtype=np.float64))
+
+    def __matmul__(self, other):
+        from ppml.mpc.ring import matmul
+        with self.ctx.comm.operation("matmul"):
+            if isinstance(other, ArithmeticShared):
+                (z,) = multiply.beaver(self.ctx, [(self.data, other.data)], kind="matmul")
+                return self._rescaled(z, self.frac_bits + other.frac_bits)
+            public, frac = self._public_factor(other)
+            return self._rescaled(matmul(self.data, public[None]), self.frac_bits + frac)
+
+    def __rmatmul__(self, other):
+        from ppml.mpc.ring import matmul
+        with self.ctx.comm.operation("matmul"):
+            public, frac = self._public_factor(other)
+            return self._rescaled(matmul(public[None], self.data), self.frac_bits + frac)
+
+    def _public_factor(self, value):
+        if _is_integer(value):
+            return encode_integers(value, "public operand"), 0
+        return encode(value, self.ctx.precision_bits, "public operand"), self.ctx.precision_bits
+
+    def square(self) -> "ArithmeticShared":
+        with self.ctx.comm.operation("square"):
+            return self._rescaled(multiply.square(self.ctx, self.data), 2 * self.frac_bits)
+
+    # -- comparisons (results are shared bits at scale 1) --------------------------------------
+    def _difference(self, other) -> np.ndarray:
+        diff = self - other
+        return diff.data
+
+    def _bit(self, data) -> "ArithmeticShared":
+        return self._like(data, 0)
+
+    def __lt__(self, other):
+        with self.ctx.comm.operation("compare"):
+            return self._bit(compare.is_negative(self.ctx, self._difference(other)))
+
+    def __gt__(self, other):
+        with self.ctx.comm.operation("compare"):
+            return self._bit(compare.is_negative(self.ctx, np.uint64(0) - self._difference(other)))
+
+    def __ge__(self, other):
+        return 1 - (self < other)
+
+    def __le__(self, other):
+        return 1 - (self > other)
+
+    def __eq__(self, other):
+        with self.ctx.comm.operation("compare"):
+            d = self._difference(other)
+            both = compare.is_negative(self.ctx, np.stack([d, np.uint64(0) - d], axis=1))
+            return 1 - self._bit(both[:, 0] + both[:, 1])
+
+    __hash__ = None
+
+    def sign(self) -> "ArithmeticShared":
+        """-1 where the value is negative, +1 elsewhere (scale 1)."""
+        return 1 - 2 * (self < 0)
+
+    def relu(self) -> "ArithmeticShared":
+        """max(x, 0) = x * [x >= 0]: a comparison and one multiplication, no truncation."""
+        with self.ctx.comm.operation("relu"):
+            return self * (self >= 0)
+
+    # -- functions -----------------------------------------------------------------------------
+    def reciprocal(self, iterations: int | None = None, start: str = "linear",
+                   domain: tuple = (1.0, 10.0)) -> "ArithmeticShared":
+        with self.ctx.comm.operation("reciprocal"):
+            return functions.reciprocal(self, iterations, start, domain)
+
+    def exp(self, squarings: int = functions.EXP_SQUARINGS) -> "ArithmeticShared":
+        with self.ctx.comm.operation("exp"):
+            return functions.exp(self, squarings)
+
+    def divide_by_power_of_two(self, bits: int) -> "ArithmeticShared":
+        """x / 2^bits by the truncation protocol (Algorithm 3), the scale kept."""
+        with self.ctx.comm.operation("truncate"):
+            return self._like(truncate(self.ctx, self.data, bits))
+
+    def to_binary(self) -> "BinaryShared":
+        with self.ctx.comm.operation("a2b"):
+            return BinaryShared(self.ctx, convert.arithmetic_to_binary(self.ctx, self.data))
+
+    # -- output --------------------------------------------------------------------------------
+    def reveal(self, to: int | None = None):
+        """The plain value for every party, or only for party ``to`` (None for the others).
+
+        Reals come back as float64; bits and integers (scale 1) as int64.
+        """
+        frac = self.frac_bits
+        return _reveal(self.ctx, self.data, ARITHMETIC, to,
+                       lambda v: decode(v, frac) if frac else to_signed(v).copy())
+
+    def __repr__(self) -> str:
+        return f"ArithmeticShared(shape={self.shape}, frac_bits={self.frac_bits})"
+
+
+class BinaryShared:
+    """XOR shares of bit-packed 64-bit words."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, ctx, data: np.ndarray):
+        self.ctx = ctx
+        self.data = data
+
+    @property
+    def shape(self) -> tuple:
+        return self.data.shape[1:]
+
+    def _public(self, value) -> np.ndarray:
+        return encode_integers(value, "public operand")
+
+    def __xor__(self, other):
+        if isinstance(other, BinaryShared):
+            return BinaryShared(self.ctx, self.data ^ other.data)
+        return BinaryShared(self.ctx, self.ctx.add_public(self.data, self._public(other), BINARY))
+
+    __rxor__ = __xor__
+
+    def __and__(self, other):
+        if isinstance(other, BinaryShared):
+            with self.ctx.comm.operation("and"):
+                (z,) = multiply.beaver(self.ctx, [(self.data, other.data)], BINARY)
+            return BinaryShared(self.ctx, z)
+        return BinaryShared(self.ctx, self.data & self._public(other)[None])
+
+    __rand__ = __and__
+
+    def __invert__(self):
+        return self ^ np.uint64(0xFFFFFFFFFFFFFFFF)
+
+    def __lshift__(self, bits: int):
+        return BinaryShared(self.ctx, self.data << np.uint64(bits))
+
+    def __rshift__(self, bits: int):
+        return BinaryShared(self.ctx, self.data >> np.uint64(bits))
+
+    def to_arithmetic(self) -> ArithmeticShared:
+        """Arithmetic shares (scale 1) of the words, read as signed 64-bit integers."""
+        with self.ctx.comm.operation("b2a"):
+            return ArithmeticShared(self.ctx, convert.binary_to_arithmetic(self.ctx, self.data), 0)
+
+    def reveal(self, to: int | None = None):
+        """The plain words (uint64) for every party, or only for party ``to``."""
+        return _reveal(self.ctx, self.data, BINARY, to, lambda v: v)
+
+    def __repr__(self) -> str:
+        return f"BinaryShared(shape={self.shape})"
+
+
+def _reveal(ctx, data: np.ndarray, ring, to, decode_value):
+    """Open ``data`` to all parties or to party ``to`` alone, in one round."""
+    if to is not None:
+        ctx.comm.check_party(to, "to")
+    with ctx.comm.operation("reveal"):
+        opened = ctx.open([data], ring, to=to, tag="reveal")
+    value = None if opened is None else decode_value(opened[0])
+    if to is None:
+        return value
+    return ctx.per_party([value if p == to else None for p in ctx.held])
+
+
+def argmax(x: ArithmeticShared, method: str = "pairwise") -> ArithmeticShared:
+    """Secret one-hot (scale 1) of the maximum over the last axis, ties broken at random."""
+    with x.ctx.comm.operation("argmax"):
+        return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method), 0)
