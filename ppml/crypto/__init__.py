@@ -1,0 +1,1 @@
+"""Cryptographic primitives only, no protocol logic: fixed-point codec, CSPRNG streams."""
