@@ -18,11 +18,11 @@ ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def _xor_reduce(stack: np.ndarray) -> np.ndarray:
-    return np.bitwise_xor.reduce(stack, axis=0)
+    return np.asarray(np.bitwise_xor.reduce(stack, axis=0))
 
 
 def _sum_reduce(stack: np.ndarray) -> np.ndarray:
-    return np.sum(stack, axis=0, dtype=U64)
+    return np.asarray(np.sum(stack, axis=0, dtype=U64))
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def count_wraps(stack: np.ndarray, signed: bool) -> np.ndarray:
     Unsigned: shares and x are read in [0, 2^64); theta counts carries.  Signed: shares and x
     are read in [-2^63, 2^63); theta counts positive minus negative overflows.
     """
-    total = stack[0].copy()
+    total = np.array(stack[0])
     theta = np.zeros(total.shape, dtype=np.int64)
     for share in stack[1:]:
         theta += add_wraps(total, share, signed)

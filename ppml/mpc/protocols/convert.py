@@ -31,7 +31,8 @@ def bits_to_arithmetic(ctx, bits: np.ndarray) -> np.ndarray:
     """Arithmetic shares (scale 1) of XOR-shared single bits in {0, 1}, one round."""
     pair = ctx.store.take(dealer.dabit(bits.shape[1:]))
     (c,) = ctx.open([bits ^ pair["b"]], BINARY, tag="b2a")
-    return ctx.add_public(pair["a"] * (np.uint64(1) - np.uint64(2) * c)[None], c)
+    c = c[None]
+    return ctx.add_public(pair["a"] * (np.uint64(1) - np.uint64(2) * c), c[0])
 
 
 def binary_to_arithmetic(ctx, words: np.ndarray) -> np.ndarray:

@@ -50,5 +50,6 @@ def square(ctx, x: np.ndarray) -> np.ndarray:
     """[x^2] = [c] + 2*eps*[a] + eps^2 with a square pair (a, c = a^2), one round."""
     pair = ctx.store.take(dealer.square_pair(x.shape[1:]))
     (eps,) = ctx.open([x - pair["a"]], ARITHMETIC, tag="square")
-    z = pair["c"] + np.uint64(2) * eps[None] * pair["a"]
-    return ctx.add_public(z, eps * eps)
+    eps = eps[None]
+    z = pair["c"] + np.uint64(2) * eps * pair["a"]
+    return ctx.add_public(z, (eps * eps)[0])

@@ -16,7 +16,9 @@ Two modes:
 * ``probabilistic``: eta_xr is taken as 0, as the paper does, with signed wrap counts.  This
   fails (an error of about 2^(64-k)) with probability |x| / 2^64 per element.
 
-In both modes the result is floor(x / 2^k) minus at most P - 1 units in the last place.
+Rounding: dividing each share by 2^k floors P times, which biases the result by (P - 1) / 2
+units in the last place on average (up to P - 1); adding P * 2^(k-1) before the division centres
+the error, so the result is x / 2^k rounded, within P / 2 + 1/2 units in the last place.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ def truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
         return x
     exact = ctx.truncation == "exact"
     signed = not exact
-    if exact:
-        x = ctx.add_public(x, HALF)
+    offset = ctx.parties << (bits - 1)  # rounding and share-floor bias, see above
+    x = ctx.add_public(x, np.uint64(offset + (1 << 63 if exact else 0)))
     pair = ctx.store.take(dealer.wrap_pair(x.shape[1:], signed, with_bits=exact))
     z_shares = x + pair["r"]
     beta = add_wraps(x, pair["r"], signed).view(np.uint64)           # line 4

@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+
+import ppml.mpc as mpc
+
+from ..conftest import PARTIES
+
+
+@pytest.mark.parametrize("parties", PARTIES)
+@pytest.mark.parametrize("method", ["pairwise", "tournament"])
+def test_argmax_is_a_one_hot_of_the_maximum(parties, method, rng):
+    scores = rng.uniform(-2, 2, (6, 7))
+    ctx = mpc.local_context(parties, seed=5)
+    onehot = mpc.argmax(ctx.share(scores, owner=0), method=method).reveal()
+    assert np.array_equal(onehot, np.eye(7, dtype=np.int64)[scores.argmax(axis=1)])
+
+
+@pytest.mark.parametrize("method", ["pairwise", "tournament"])
+def test_tied_maxima_are_chosen_uniformly(method):
+    scores = np.tile([1.0, 3.0, 0.5, 3.0, 3.0, -1.0], (3000, 1))
+    ctx = mpc.local_context(3, seed=6)
+    onehot = mpc.argmax(ctx.share(scores, owner=0), method=method).reveal()
+    assert np.all(onehot.sum(axis=1) == 1)
+    counts = onehot.sum(axis=0)
+    assert counts[[0, 2, 5]].sum() == 0
+    chi2 = ((counts[[1, 3, 4]] - 1000) ** 2 / 1000).sum()
+    assert chi2 < 18  # 2 degrees of freedom, p ~ 1e-4
+
+
+def test_single_arm_and_bad_method():
+    ctx = mpc.local_context(2, seed=7)
+    x = ctx.share(np.array([[0.3]]), owner=0)
+    assert mpc.argmax(x).reveal().tolist() == [[1]]
+    with pytest.raises(ValueError, match="method"):
+        mpc.argmax(x, method="bubble")
+
+
+def test_pairwise_rounds_are_logarithmic_in_arms():
+    ctx = mpc.local_context(2, seed=8)
+    mpc.argmax(ctx.share(np.zeros(100), owner=0))
+    # A2B (7) + AND tree over 99 (7) + B2A (1)
+    assert ctx.comm.stats[0].by_op["argmax"]["rounds"] == 15

@@ -1,0 +1,48 @@
+"""Algorithm 3: exact truncation never fails; the probabilistic mode fails at about |x|/2^64."""
+
+import numpy as np
+import pytest
+
+import ppml.mpc as mpc
+from ppml.crypto.fixed import encode_integers
+from ppml.mpc.protocols.truncate import truncate
+from ppml.mpc.ring import ARITHMETIC
+
+from ..conftest import PARTIES
+
+
+def truncated(parties, mode, values, bits, seed=0):
+    ctx = mpc.local_context(parties, seed=seed, truncation=mode)
+    x = ctx.share(values, owner=0, frac_bits=0)
+    (out,) = ctx.open([truncate(ctx, x.data, bits)], ARITHMETIC)
+    return out.view(np.int64)
+
+
+@pytest.mark.parametrize("parties", PARTIES)
+def test_exact_rounds_within_p_half_ulps_over_the_whole_range(parties, rng):
+    values = rng.integers(-(2**62), 2**62, 20_000, dtype=np.int64, endpoint=True)
+    values[:4] = [-(2**62), 2**62, 0, -1]
+    error = values / 2**20 - truncated(parties, "exact", values, 20)
+    assert np.abs(error).max() <= parties / 2 + 0.5
+    assert abs(error.mean()) < 0.05
+
+
+@pytest.mark.parametrize("parties", PARTIES)
+def test_probabilistic_is_right_for_small_values(parties, rng):
+    values = rng.integers(-(2**40), 2**40, 20_000)
+    error = values / 2**20 - truncated(parties, "probabilistic", values, 20)
+    assert np.abs(error).max() <= parties / 2 + 0.5
+
+
+def test_probabilistic_fails_at_the_paper_rate_for_large_values(rng):
+    values = np.full(40_000, 2**60, dtype=np.int64)  # failure probability 2^60 / 2^64 = 1/16
+    error = (values >> 20) - truncated(3, "probabilistic", values, 20)
+    failures = np.mean(np.abs(error) > 3)
+    assert 0.04 < failures < 0.085
+    assert np.all(np.abs(truncated(3, "exact", values, 20) - (values >> 20)) <= 3)
+
+
+def test_shift_by_zero_is_identity():
+    ctx = mpc.local_context(2, seed=1)
+    x = ctx.share(encode_integers([5]), owner=0, frac_bits=0)
+    assert truncate(ctx, x.data, 0) is x.data

@@ -1,0 +1,49 @@
+"""Bad input gets a ValueError that names the parameter."""
+
+import numpy as np
+import pytest
+
+import ppml.mpc as mpc
+
+
+def noop(ctx, a=None):
+    return None
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(parties=1), "parties"),
+    (dict(parties=2, runtime="mpi"), "runtime"),
+    (dict(parties=2, precision_bits=40), "precision_bits"),
+    (dict(parties=2, truncation="magic"), "truncation"),
+    (dict(parties=2, inputs={5: {"a": 1}}), "inputs"),
+])
+def test_run_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        mpc.run(noop, **kwargs)
+
+
+def test_input_values():
+    ctx = mpc.local_context(2, seed=1)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        ctx.share(np.array([np.nan]), owner=0)
+    with pytest.raises(ValueError, match="fixed-point range"):
+        ctx.share(np.array([1e13]), owner=0)
+    with pytest.raises(ValueError, match="shape"):
+        ctx.share(np.ones(3), owner=0, shape=(4,))
+    with pytest.raises(ValueError, match="owner"):
+        ctx.share(np.ones(3), owner=2)
+    with pytest.raises(ValueError, match="value=None"):
+        ctx.share(None, owner=0)
+
+
+def test_operations_on_bad_shapes_and_parties():
+    ctx = mpc.local_context(2, seed=1)
+    x, y = ctx.share(np.ones((2, 3)), owner=0), ctx.share(np.ones((4, 5)), owner=1)
+    with pytest.raises(ValueError, match="matmul shapes"):
+        x @ y
+    with pytest.raises(ValueError):
+        x * y
+    with pytest.raises(ValueError, match="to must be a party"):
+        x.reveal(to=7)
+    with pytest.raises(ValueError, match="public operand"):
+        x + np.inf
