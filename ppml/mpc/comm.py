@@ -74,14 +74,38 @@ class Comm:
     def _count(self, sender: int, nbytes: int) -> None:
         self.stats[sender].add(self.current_op, 0, nbytes)
 
-    def _count_round(self) -> None:
+    def _count_round(self) -> int:
+        """Start a round, counted for every held party; returns its number."""
         self._round += 1
         for stats in self.stats.values():
             stats.add(self.current_op, 1, 0)
+        return self._round
 
     def _record(self, receiver: int, sender: int, tag: str, payload) -> None:
         if self.views is not None:
             self.views[receiver].append((self._round, self.current_op, tag, sender, payload))
+
+    def _account_exchange(self, nbytes: dict, receivers, stacks, tag: str) -> None:
+        """Count and record one exchange round (after ``_count_round``), for the held parties.
+
+        ``nbytes[s]``: the bytes of held sender ``s``'s pieces, sent to every receiver but s.
+        ``stacks``: the payloads stacked over all P parties, or None where nothing is received.
+        """
+        for sender, n in nbytes.items():
+            self._count(sender, n * sum(1 for r in receivers if r != sender))
+        for receiver in receivers:
+            if stacks is not None and receiver in self.held:
+                for sender in range(self.parties):
+                    if sender != receiver:
+                        self._record(receiver, sender, tag, [s[sender].copy() for s in stacks])
+
+    def _account_broadcast(self, value, owner: int, tag: str) -> None:
+        """Count and record one broadcast round (after ``_count_round``), for the held parties."""
+        if owner in self.held:
+            self._count(owner, len(repr(value).encode()) * (self.parties - 1))
+        for receiver in self.held:
+            if receiver != owner:
+                self._record(receiver, owner, tag, value)
 
     def check_party(self, party, name: str = "party") -> int:
         if isinstance(party, bool) or not isinstance(party, (int, np.integer)) \
@@ -117,19 +141,11 @@ class LocalComm(Comm):
     def exchange(self, payloads, to=None, tag="open"):
         receivers = range(self.parties) if to is None else (to,)
         self._count_round()
-        for sender in range(self.parties):
-            nbytes = sum(int(p[sender].nbytes) for p in payloads)
-            self._count(sender, nbytes * sum(1 for r in receivers if r != sender))
-        for receiver in receivers:
-            for sender in range(self.parties):
-                if sender != receiver:
-                    self._record(receiver, sender, tag, [p[sender].copy() for p in payloads])
+        nbytes = {s: sum(int(p[s].nbytes) for p in payloads) for s in self.held}
+        self._account_exchange(nbytes, receivers, payloads, tag)
         return list(payloads)
 
     def broadcast(self, value, owner, tag="public"):
         self._count_round()
-        self._count(owner, len(repr(value).encode()) * (self.parties - 1))
-        for receiver in range(self.parties):
-            if receiver != owner:
-                self._record(receiver, owner, tag, value)
+        self._account_broadcast(value, owner, tag)
         return value

@@ -12,7 +12,7 @@ import numpy as np
 from ppml.crypto.fixed import check_precision_bits, encode, encode_integers
 from ppml.mpc.ring import ARITHMETIC, BINARY, Ring
 
-TRUNCATION_MODES = ("exact", "probabilistic")
+TRUNCATION_MODES = ("bounded", "exact", "probabilistic")
 
 
 class PerParty(list):
@@ -20,7 +20,7 @@ class PerParty(list):
 
 
 class Context:
-    def __init__(self, comm, keys, store, precision_bits: int = 20, truncation: str = "exact"):
+    def __init__(self, comm, keys, store, precision_bits: int = 20, truncation: str = "bounded"):
         if truncation not in TRUNCATION_MODES:
             raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
         self.comm = comm

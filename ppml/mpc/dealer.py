@@ -106,6 +106,15 @@ def wrap_pair(shape: tuple, signed: bool, with_bits: bool) -> Material:
     return Material("wrap", (shape, signed, with_bits), (Field("r", shape),), dependent, None)
 
 
+def truncation_pair(shape: tuple, bits: int) -> Material:
+    """Random r with shares of r >> bits (signed) and of r's sign bit, for bounded truncation."""
+    return Material("truncpair", (shape, bits), (Field("r", shape),),
+                    (Field("shifted", shape), Field("msb", shape)),
+                    lambda v, s, n: {"shifted": (v["r"].view(np.int64) >> np.int64(bits))
+                                     .view(np.uint64),
+                                     "msb": v["r"] >> np.uint64(63)})
+
+
 def dabit(shape: tuple) -> Material:
     """A random bit shared both ways: XOR shares ``b`` and arithmetic shares ``a``."""
     return Material("dabit", (shape,), (Field("b", shape, BINARY, bit=True),),

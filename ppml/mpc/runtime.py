@@ -45,7 +45,7 @@ def select_party(value, party: int):
     return value
 
 
-def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "exact",
+def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "bounded",
                   record_views: bool = False) -> Context:
     """A context holding every party in this process (the local runtime)."""
     comm = LocalComm(parties, record_views=record_views)
@@ -55,7 +55,7 @@ def local_context(parties: int, precision_bits: int = 20, seed=None, truncation:
 
 
 def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
-        inputs: dict | None = None, truncation: str = "exact", record_views: bool = False,
+        inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
         **runtime_options) -> list:
     """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
 

@@ -14,6 +14,7 @@ MATERIALS = [
     dealer.square_pair((6,)),
     dealer.wrap_pair((7,), signed=False, with_bits=True),
     dealer.wrap_pair((7,), signed=True, with_bits=False),
+    dealer.truncation_pair((7,), 20),
     dealer.dabit((9,)),
     dealer.permutation((4,), 5),
     dealer.bernoulli((1000,), 0.2),
@@ -52,6 +53,9 @@ def test_material_is_correct(parties):
                 assert np.array_equal(v["theta"].view(np.int64), count_wraps(got["r"], signed))
                 if "bits" in v:
                     assert np.array_equal(v["bits"], v["r"])
+            elif m.kind == "truncpair":
+                assert np.array_equal(v["shifted"].view(np.int64), v["r"].view(np.int64) >> 20)
+                assert np.array_equal(v["msb"], v["r"] >> np.uint64(63))
             elif m.kind == "dabit":
                 assert set(np.unique(v["b"])) <= {0, 1} and np.array_equal(v["a"], v["b"])
             elif m.kind == "permutation":

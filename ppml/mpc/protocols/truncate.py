@@ -1,24 +1,31 @@
 """Public division by 2^k that stays correct for any number of parties.
 
 Hannun et al., appendix C, Algorithm 3.  Dividing each share by 2^k is wrong by theta_x * Q / 2^k
-whenever the shares wrap; the parties therefore compute a sharing of the wrap count
-    theta_x = theta_z + beta_xr - theta_r - eta_xr                       (Alg. 3, line 10)
-from a dealer pair (r, theta_r) (line 1), the local carries beta of x_p + r_p (line 4) and the
-opened z = x + r with its own wrap count theta_z (lines 7-8), and return
-    x / 2^k = sum_p (x_p >> k) - theta_x * 2^(64-k).
+whenever the shares wrap.  Three modes:
 
-Two modes:
+* ``exact``: Algorithm 3 in full.  The parties compute a sharing of the wrap count
+      theta_x = theta_z + beta_xr - theta_r - eta_xr                    (line 10)
+  from a dealer pair (r, theta_r) (line 1), the local carries beta of x_p + r_p (line 4) and the
+  opened z = x + r with its wrap count theta_z (lines 7-8), and eta_xr = [z < r] (line 9) by a
+  binary comparison of the public z against the dealer-provided bits of r (a Kogge-Stone carry,
+  6 AND rounds, plus one B2A round).  The value is offset by 2^63 so that everything is read
+  unsigned; no catastrophic error can occur, for any P and any value in the ring.  Then
+      x / 2^k = sum_p (x_p >> k) - theta_x * 2^(64-k).
+* ``probabilistic``: Algorithm 3 with eta_xr = 0, as the paper runs it, read signed.  It fails
+  (an error of about 2^(64-k)) with probability |x| / 2^64 per element.
+* ``bounded`` (the default): exact whenever |x| < 2^62, which every product that fits the ring
+  with one bit of headroom satisfies, at one round and no wrap counting.  From
+  s(x) + s(r) = s(z) + eta Q (signed readings), x / 2^k = (z >> k) - (r >> k) + eta 2^(64-k)
+  up to one unit in the last place, with the dealer sharing r >> k and the sign bit m of r; and
+  for |x| < 2^62 the signed wrap eta depends only on the public z and on m:
+      eta = [z < -2^62] (1 - m) - [z >= 2^62] m.
+  (eta = 1 needs r > 2^62, so m = 0, and gives z < -2^62; eta = -1 needs r < -2^62 and gives
+  z >= 2^62; with eta = 0, z < -2^62 forces r < 0 and z >= 2^62 forces r > 0.)
 
-* ``exact``: eta_xr = [z < r] (line 9) is computed with a binary comparison of the public z
-  against the dealer-provided bits of r (a Kogge-Stone carry, 6 AND rounds, plus one B2A round).
-  The value is offset by 2^63 so that everything is read unsigned; no catastrophic error can
-  occur, for any P and any value in the ring.
-* ``probabilistic``: eta_xr is taken as 0, as the paper does, with signed wrap counts.  This
-  fails (an error of about 2^(64-k)) with probability |x| / 2^64 per element.
-
-Rounding: dividing each share by 2^k floors P times, which biases the result by (P - 1) / 2
-units in the last place on average (up to P - 1); adding P * 2^(k-1) before the division centres
-the error, so the result is x / 2^k rounded, within P / 2 + 1/2 units in the last place.
+Rounding: with wrap counting, dividing each share floors P times, which biases the result by
+(P - 1) / 2 units in the last place on average; adding P * 2^(k-1) first centres the error
+within P / 2 + 1/2 units.  The bounded mode needs no offset: (z >> k) - (r >> k) is x / 2^k
+rounded up or down at random with the right odds (unbiased), always within one unit.
 """
 
 from __future__ import annotations
@@ -30,7 +37,28 @@ from ppml.mpc.protocols.binary import prefix_carries
 from ppml.mpc.protocols.convert import bits_to_arithmetic
 from ppml.mpc.ring import ALL_ONES, ARITHMETIC, BINARY, add_wraps, count_wraps
 
-HALF = np.uint64(1 << 63)
+QUARTER = np.int64(1 << 62)
+
+
+def truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
+    """Shares of x / 2^bits, rounded, for arithmetic shares ``x``, in the context's mode."""
+    if bits == 0:
+        return x
+    if ctx.truncation == "bounded":
+        return _pair_truncate(ctx, x, bits)
+    return _wrap_count_truncate(ctx, x, bits, exact=ctx.truncation == "exact")
+
+
+def _pair_truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
+    """The bounded mode: one opening of z = x + r and a local correction (see module doc)."""
+    pair = ctx.store.take(dealer.truncation_pair(x.shape[1:], bits))
+    (z,) = ctx.open([x + pair["r"]], ARITHMETIC, tag="truncate")
+    signed_z = z.view(np.int64)[None]
+    low = (signed_z < -QUARTER).astype(np.uint64)
+    high = (signed_z >= QUARTER).astype(np.uint64)
+    eta = ctx.add_public(np.uint64(0) - (low + high) * pair["msb"], low[0])
+    public = (signed_z[0] >> np.int64(bits)).view(np.uint64)
+    return ctx.add_public(eta * (np.uint64(1) << np.uint64(64 - bits)) - pair["shifted"], public)
 
 
 def _z_less_than_r(ctx, z: np.ndarray, r_bits: np.ndarray) -> np.ndarray:
@@ -42,14 +70,11 @@ def _z_less_than_r(ctx, z: np.ndarray, r_bits: np.ndarray) -> np.ndarray:
     return bits_to_arithmetic(ctx, carry_out)
 
 
-def truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
-    """Shares of floor(x / 2^bits) for arithmetic shares ``x`` (Algorithm 3 and eq. after it)."""
-    if bits == 0:
-        return x
-    exact = ctx.truncation == "exact"
+def _wrap_count_truncate(ctx, x: np.ndarray, bits: int, exact: bool) -> np.ndarray:
+    """Algorithm 3: exact (with line 9) or probabilistic (eta = 0, signed)."""
     signed = not exact
-    offset = ctx.parties << (bits - 1)  # rounding and share-floor bias, see above
-    x = ctx.add_public(x, np.uint64(offset + (1 << 63 if exact else 0)))
+    offset = ctx.parties << (bits - 1)  # rounding and share-floor bias, see module doc
+    x = ctx.add_public(x, np.uint64(offset + (0 if signed else 1 << 63)))
     pair = ctx.store.take(dealer.wrap_pair(x.shape[1:], signed, with_bits=exact))
     z_shares = x + pair["r"]
     beta = add_wraps(x, pair["r"], signed).view(np.uint64)           # line 4
@@ -60,7 +85,9 @@ def truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     if exact:
         theta = theta - _z_less_than_r(ctx, z, pair["bits"])          # line 9
     theta = ctx.add_public(theta, theta_z)                            # line 10
-    k = np.uint64(bits)
-    shifted = x >> k if exact else (x.view(np.int64) >> np.int64(bits)).view(np.uint64)
+    if signed:
+        shifted = (x.view(np.int64) >> np.int64(bits)).view(np.uint64)
+    else:
+        shifted = x >> np.uint64(bits)
     out = shifted - theta * (np.uint64(1) << np.uint64(64 - bits))
-    return ctx.add_public(out, np.uint64((1 << 64) - (1 << (63 - bits)))) if exact else out
+    return out if signed else ctx.add_public(out, np.uint64((1 << 64) - (1 << (63 - bits))))

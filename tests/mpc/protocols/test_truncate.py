@@ -1,4 +1,4 @@
-"""Algorithm 3: exact truncation never fails; the probabilistic mode fails at about |x|/2^64."""
+"""Algorithm 3: exact and bounded truncation never fail; probabilistic fails at about |x|/2^64."""
 
 import numpy as np
 import pytest
@@ -28,6 +28,16 @@ def test_exact_rounds_within_p_half_ulps_over_the_whole_range(parties, rng):
 
 
 @pytest.mark.parametrize("parties", PARTIES)
+def test_bounded_is_exact_below_two_to_the_62(parties, rng):
+    limit = 2**62 - 1
+    values = rng.integers(-limit, limit, 20_000, dtype=np.int64, endpoint=True)
+    values[:4] = [-limit, limit, 0, -1]
+    error = values / 2**20 - truncated(parties, "bounded", values, 20)
+    assert np.abs(error).max() < 1.0
+    assert abs(error.mean()) < 0.05
+
+
+@pytest.mark.parametrize("parties", PARTIES)
 def test_probabilistic_is_right_for_small_values(parties, rng):
     values = rng.integers(-(2**40), 2**40, 20_000)
     error = values / 2**20 - truncated(parties, "probabilistic", values, 20)
@@ -39,7 +49,8 @@ def test_probabilistic_fails_at_the_paper_rate_for_large_values(rng):
     error = (values >> 20) - truncated(3, "probabilistic", values, 20)
     failures = np.mean(np.abs(error) > 3)
     assert 0.04 < failures < 0.085
-    assert np.all(np.abs(truncated(3, "exact", values, 20) - (values >> 20)) <= 3)
+    for mode in ("exact", "bounded"):
+        assert np.all(np.abs(truncated(3, mode, values, 20) - (values >> 20)) <= 3)
 
 
 def test_shift_by_zero_is_identity():
