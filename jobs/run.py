@@ -1,0 +1,91 @@
+"""Run one experiment: ``python -m jobs.run [experiment=<name>] [key=value ...]``.
+
+Hydra composes conf/config.yaml with the overrides (``-m`` sweeps over comma-separated values),
+`load_config` validates it, Ray is started or joined when ``runtime=ray``, the registered
+experiment runs, and its rows go to one Parquet file in ``results_dir``. The summary table and
+the path written are printed at the end.
+"""
+
+import dataclasses
+import datetime as dt
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import hydra
+import ray
+from omegaconf import DictConfig
+
+from ppml.experiments import registry  # importing the package registers every experiment
+from ppml.experiments.config import RunConfig, load_config
+from ppml.experiments.results import RunOutput, write_run
+
+log = logging.getLogger(__name__)
+
+# Absolute, so `main` finds the configs however it is started: `python -m jobs.run` or imported
+# by another script (Hydra would resolve a relative path against the importing package).
+CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+
+
+def run(cfg: DictConfig) -> Path:
+    """Validate, run and record one experiment; returns the Parquet file written."""
+    config = load_config(cfg)
+    experiment = registry.get(config.experiment)
+    if config.seed is not None:
+        log.warning(
+            "INSECURE: seeded reproducible mode (seed=%d); shares, masks and keys are predictable",
+            config.seed,
+        )
+    started_at = dt.datetime.now(dt.timezone.utc)
+    with ray_runtime(config):
+        output = experiment(config)
+    path = write_run(config.results_dir, dataclasses.asdict(config), output, started_at=started_at)
+    print(summary_text(output))
+    print(f"results: {path}")
+    return path
+
+
+@contextmanager
+def ray_runtime(config: RunConfig) -> Iterator[None]:
+    """Start or join Ray for ``runtime=ray`` (and leave it afterwards); nothing for ``local``.
+
+    ray_address None starts a private local instance using every CPU of this machine;
+    otherwise the driver joins the cluster at ray_address ('auto' inside ``ray job submit``).
+    """
+    if config.runtime != "ray":
+        yield
+        return
+    if config.ray_address is None:
+        ray.init(address="local", num_cpus=os.cpu_count())
+    else:
+        ray.init(address=config.ray_address)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def summary_text(output: RunOutput) -> str:
+    """The experiment's own table if it gave one, else the summary values one per line."""
+    if output.table is not None:
+        return output.table
+    return _format_mapping(output.summary) if output.summary else "(no summary values)"
+
+
+def _format_mapping(values: Mapping[str, Any]) -> str:
+    """``key  value`` lines with the keys aligned."""
+    width = max(len(key) for key in values)
+    return "\n".join(f"{key:<{width}}  {value}" for key, value in values.items())
+
+
+@hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    """Hydra entry point (one call per job of a sweep)."""
+    run(cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+"""Experiments: the run configuration, the registry of experiments and the Parquet results sink.
+
+Importing this package registers every experiment: each experiment module is imported below and
+registers itself with `ppml.experiments.registry.register`.
+"""
+
+from ppml.experiments import registry
+
+# Experiment modules (each registers itself on import), one import line per experiment:

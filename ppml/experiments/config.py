@@ -1,0 +1,119 @@
+"""The run configuration: one flat schema shared by every experiment.
+
+`RunConfig` is registered in Hydra's ConfigStore as ``base_config`` and sits first in
+``conf/config.yaml``'s defaults list, so OmegaConf refuses a misspelt key (``arsm=3``) or a value of
+the wrong type (``parties=two``) while Hydra composes the config, before anything runs. The bounds
+that a type cannot express are checked when a `RunConfig` is constructed (`__post_init__`), which
+`load_config` triggers; every error names the parameter and its bound.
+
+Top-level keys mean the same in every experiment; an experiment's YAML file sets its own defaults
+and ignores the keys it does not use.
+"""
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Optional
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+
+RUNTIMES = ("local", "ray")
+TRUNCATIONS = ("exact", "probabilistic")
+PRECISION_BITS_RANGE = (8, 32)
+DATA_DIR_ENV = "PPML_DATA"
+
+
+@dataclass
+class RunConfig:
+    """Every key of a run; see docs/results-schema.md for how they land in Parquet."""
+
+    experiment: str = "bench_ops"
+    """Registered experiment name (ppml.experiments.registry)."""
+    arms: int = 10
+    """Number of bandit arms (for op benchmarks: vector length of the arm dimension)."""
+    parties: int = 2
+    """Number of computing parties holding secret shares."""
+    dims: int = 10
+    """Context / feature dimension."""
+    horizon: int = 100
+    """Number of protocol steps (rounds of play)."""
+    seed: Optional[int] = None
+    """None: randomness from the OS CSPRNG. An int: INSECURE reproducible mode."""
+    runtime: str = "local"
+    """'local': all parties in one process. 'ray': parties as Ray actors."""
+    dataset: str = "digits"
+    """Dataset loader name; 'digits' is embedded (ships with scikit-learn)."""
+    results_dir: str = "results"
+    """Folder that receives one Parquet file per run."""
+    precision_bits: int = 20
+    """Fractional bits of the fixed-point encoding."""
+    ray_address: Optional[str] = None
+    """None: start a private local Ray instance; else the address to join ('auto', host:port)."""
+    data_dir: Optional[str] = None
+    """Folder of downloaded datasets; None falls back to the PPML_DATA environment variable."""
+    progress: bool = True
+    """Show progress bars."""
+
+    # Experiment-specific keys (one flat namespace, so sweeps and result columns stay uniform).
+    truncation: str = "exact"
+    """Fixed-point truncation protocol: 'exact' or 'probabilistic'."""
+    sizes: list[int] = field(default_factory=lambda: [10, 100])
+    """Operand sizes (number of elements) swept by op benchmarks."""
+    repeats: int = 3
+    """Timed repetitions per benchmark point."""
+
+    def __post_init__(self) -> None:
+        _at_least("arms", self.arms, 1)
+        _at_least("parties", self.parties, 2)
+        _at_least("dims", self.dims, 1)
+        _at_least("horizon", self.horizon, 1)
+        _at_least("repeats", self.repeats, 1)
+        if self.seed is not None:
+            _at_least("seed", self.seed, 0)
+        _one_of("runtime", self.runtime, RUNTIMES)
+        _one_of("truncation", self.truncation, TRUNCATIONS)
+        low, high = PRECISION_BITS_RANGE
+        if not low <= self.precision_bits <= high:
+            bits = self.precision_bits
+            raise ValueError(f"precision_bits must be in [{low}, {high}], got {bits}")
+        if not self.sizes:
+            raise ValueError("sizes must list at least one size, got []")
+        for size in self.sizes:
+            _at_least("sizes[*]", size, 1)
+        for name in ("experiment", "dataset", "results_dir"):
+            if not getattr(self, name):
+                raise ValueError(f"{name} must be a non-empty string")
+
+
+def _at_least(name: str, value: int, bound: int) -> None:
+    if value < bound:
+        raise ValueError(f"{name} must be >= {bound}, got {value}")
+
+
+def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def load_config(cfg: DictConfig) -> RunConfig:
+    """Turn Hydra's composed config into a validated `RunConfig`.
+
+    Keys added with Hydra's ``+key=value`` (which struct mode lets through) are refused.
+    ``data_dir`` left at None takes the value of the PPML_DATA environment variable (if set), so
+    the folder actually used is what the run records.
+    """
+    known = [f.name for f in fields(RunConfig)]
+    unknown = sorted(set(cfg.keys()) - set(known))
+    if unknown:
+        raise ValueError(f"unknown config keys {unknown}; known keys: {', '.join(known)}")
+    config = OmegaConf.to_object(cfg)
+    if not isinstance(config, RunConfig):
+        raise TypeError(
+            f"expected a config composed on base_config (RunConfig), got {type(config).__name__}"
+        )
+    if config.data_dir is None and os.environ.get(DATA_DIR_ENV):
+        config = replace(config, data_dir=os.environ[DATA_DIR_ENV])
+    return config
+
+
+ConfigStore.instance().store(name="base_config", node=RunConfig)

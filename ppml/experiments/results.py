@@ -1,0 +1,220 @@
+"""The Parquet results sink: one file per run, one schema for every experiment.
+
+A run's file holds one row per step (or per benchmarked op), or a single row when the experiment
+has no per-step rows. Every row carries the run's metadata (`META_COLUMNS`), every config value
+under its own key, and the run-level summary values; docs/results-schema.md describes the columns.
+
+Files are written atomically (temp file in the same folder, then ``os.replace``), so a crashed
+or failed run never leaves a partial file and never touches the files of completed runs.
+`read_results` reads the whole folder back as one table, tolerating runs with different columns.
+"""
+
+import datetime as dt
+import os
+import secrets
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any, Optional
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+import ppml
+
+META_COLUMNS: dict[str, pa.DataType] = {
+    "run_id": pa.string(),
+    "experiment": pa.string(),
+    "code_version": pa.string(),
+    "started_at": pa.timestamp("us", tz="UTC"),
+}
+"""Set by `write_run` on every row; experiments must not produce them."""
+
+STEP_COLUMNS: dict[str, pa.DataType] = {
+    "step": pa.int64(),
+    "arm": pa.int64(),
+    "reward": pa.float64(),
+    "plaintext_arm": pa.int64(),
+}
+"""Per-step rows of bandit / RL runs (plaintext_arm where a plaintext reference runs beside)."""
+
+BENCH_COLUMNS: dict[str, pa.DataType] = {
+    "op": pa.string(),
+    "size": pa.int64(),
+    "rounds": pa.int64(),
+    "bytes_per_party": pa.int64(),
+    "online_s": pa.float64(),
+    "offline_s": pa.float64(),
+    "plaintext_s": pa.float64(),
+    "slowdown": pa.float64(),
+}
+"""Per-op rows of operation benchmarks."""
+
+RUN_COLUMNS: dict[str, pa.DataType] = {
+    "secure_cumulative_reward": pa.float64(),
+    "plaintext_cumulative_reward": pa.float64(),
+    "wall_s": pa.float64(),
+    "plaintext_wall_s": pa.float64(),
+}
+"""Run-level values, reported in `RunOutput.summary`."""
+
+RESERVED_COLUMNS: dict[str, pa.DataType] = {
+    **META_COLUMNS,
+    **STEP_COLUMNS,
+    **BENCH_COLUMNS,
+    **RUN_COLUMNS,
+}
+
+
+@dataclass
+class RunOutput:
+    """What an experiment returns: per-step (or per-op) rows, run-level values, optional table."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    table: Optional[str] = None
+    """Text to print at the end of the run instead of the summary dict."""
+
+
+def validate_rows(rows: Iterable[Mapping[str, Any]], *, where: str = "rows") -> None:
+    """Refuse rows that misuse a reserved column: metadata names, or a reserved name whose value
+    has the wrong type (ints for int64 columns; ints or floats for float64; str for string).
+    None is accepted everywhere (a missing value).
+    """
+    for index, row in enumerate(rows):
+        for name, value in row.items():
+            if name in META_COLUMNS:
+                raise ValueError(f"{where}[{index}]: column {name!r} is set by write_run")
+            expected = RESERVED_COLUMNS.get(name)
+            if expected is not None and value is not None and not _has_type(value, expected):
+                raise TypeError(
+                    f"{where}[{index}]: column {name!r} must be {expected}, "
+                    f"got {type(value).__name__} {value!r}"
+                )
+
+
+def validate_summary(summary: Mapping[str, Any]) -> None:
+    """`validate_rows` for the run-level summary values."""
+    validate_rows([summary], where="summary")
+
+
+def _has_type(value: Any, expected: pa.DataType) -> bool:
+    if isinstance(value, bool):  # bool is an Integral: never a valid count, index or measurement
+        return False
+    if pa.types.is_integer(expected):
+        return isinstance(value, Integral)
+    if pa.types.is_floating(expected):
+        return isinstance(value, Real)
+    if pa.types.is_string(expected):
+        return isinstance(value, str)
+    raise AssertionError(f"no type check for reserved type {expected}")
+
+
+def code_version() -> str:
+    """The package version, plus ``git describe --always --dirty`` when run from a checkout."""
+    repo = Path(ppml.__file__).resolve().parent.parent
+    if not (repo / ".git").exists():
+        return ppml.__version__
+    try:
+        described = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ppml.__version__
+    return f"{ppml.__version__}+{described}" if described else ppml.__version__
+
+
+def write_run(
+    results_dir: str | os.PathLike,
+    config: Mapping[str, Any],
+    output: RunOutput,
+    *,
+    started_at: dt.datetime,
+) -> Path:
+    """Write one run as ``<experiment>-<UTC timestamp>-<8 hex>.parquet`` in results_dir.
+
+    ``config`` must hold an ``experiment`` key; its values become columns under the same names.
+    ``started_at`` must be timezone-aware. Returns the path written; the file stem is the run_id.
+    """
+    if started_at.tzinfo is None:
+        raise ValueError("started_at must be timezone-aware (e.g. datetime.now(timezone.utc))")
+    validate_rows(output.rows)
+    validate_summary(output.summary)
+    _refuse_clashes(config, output)
+
+    started_at = started_at.astimezone(dt.timezone.utc)
+    run_id = f"{config['experiment']}-{started_at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+    run_values = {
+        "run_id": run_id,
+        "experiment": config["experiment"],
+        "code_version": code_version(),
+        "started_at": started_at,
+        **config,
+        **output.summary,
+    }
+    rows = [{**run_values, **row} for row in output.rows] or [run_values]
+    table = _to_table(rows)
+
+    folder = Path(results_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{run_id}.parquet"
+    temp = folder / f".{run_id}.parquet.tmp"
+    try:
+        pq.write_table(table, temp)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    return path
+
+
+def _refuse_clashes(config: Mapping[str, Any], output: RunOutput) -> None:
+    """A name means one thing: config keys, summary keys and row fields must not overlap."""
+    if "experiment" not in config:
+        raise ValueError("config must contain 'experiment'")
+    for name in config:
+        if name in RESERVED_COLUMNS and name != "experiment":
+            raise ValueError(f"config key {name!r} is a reserved results column")
+    sources = {"config": set(config), "summary": set(output.summary)}
+    row_fields = {name for row in output.rows for name in row}
+    for label, names in sources.items():
+        clash = sorted(row_fields & names)
+        if clash:
+            raise ValueError(f"row fields {clash} clash with {label} keys")
+    clash = sorted(sources["config"] & sources["summary"])
+    if clash:
+        raise ValueError(f"summary keys {clash} clash with config keys")
+
+
+def _to_table(rows: list[dict[str, Any]]) -> pa.Table:
+    """Columns in order of first appearance; reserved columns get their fixed types."""
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    columns = {
+        name: pa.array([row.get(name) for row in rows], type=RESERVED_COLUMNS.get(name))
+        for name in names
+    }
+    return pa.table(columns)
+
+
+def read_results(results_dir: str | os.PathLike) -> pa.Table:
+    """Read every run file in results_dir as one table.
+
+    Schemas are unified permissively: a column missing from a run is null there, and a column
+    whose type differs between runs is promoted (int64 -> double, null -> anything).
+    Hidden files (in-flight temp files, Hydra's .hydra folder) are ignored.
+    """
+    folder = Path(results_dir)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"results_dir {str(folder)!r} is not a folder")
+    files = sorted(str(p) for p in folder.glob("*.parquet") if not p.name.startswith("."))
+    if not files:
+        return pa.table({})
+    schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
+    return ds.dataset(files, schema=schema, format="parquet").to_table()

@@ -1,0 +1,105 @@
+"""The run configuration: Hydra refuses bad keys and types, RunConfig refuses bad values."""
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from hydra.errors import ConfigCompositionException
+
+from ppml.experiments.config import RunConfig, load_config
+
+REPO = Path(__file__).resolve().parents[2]
+CONF = REPO / "conf"
+
+
+
+def test_default_config_is_bench_ops_with_its_defaults(compose_run_config):
+    config = load_config(compose_run_config())
+    assert isinstance(config, RunConfig)
+    assert config.experiment == "bench_ops"
+    assert (config.parties, config.arms, config.dims) == (2, 100, 10)
+    assert (config.sizes, config.repeats, config.seed) == ([10, 100], 3, None)
+
+
+def test_command_line_overrides_win_over_the_experiment_file(compose_run_config):
+    config = load_config(compose_run_config("parties=3", "seed=7", "sizes=[5]"))
+    assert (config.parties, config.seed, config.sizes) == (3, 7, [5])
+
+
+@pytest.mark.parametrize(
+    "override, named",
+    [("arsm=3", "arsm"), ("parties=two", "parties"), ("precision_bits=1.5", "precision_bits")],
+)
+def test_hydra_refuses_a_misspelt_key_or_a_wrong_type(override, named, compose_run_config):
+    with pytest.raises(ConfigCompositionException) as refused:
+        compose_run_config(override)
+    assert named in str(refused.value) + str(refused.value.__cause__)
+
+
+def test_an_appended_unknown_key_is_refused(compose_run_config):
+    with pytest.raises(ValueError, match=r"unknown config keys \['arsm'\]"):
+        load_config(compose_run_config("+arsm=3"))
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("parties", 1, "parties must be >= 2, got 1"),
+        ("arms", 0, "arms must be >= 1"),
+        ("dims", 0, "dims must be >= 1"),
+        ("horizon", 0, "horizon must be >= 1"),
+        ("repeats", 0, "repeats must be >= 1"),
+        ("seed", -1, "seed must be >= 0"),
+        ("runtime", "cloud", "runtime must be one of local, ray"),
+        ("truncation", "round", "truncation must be one of exact, probabilistic"),
+        ("precision_bits", 7, r"precision_bits must be in \[8, 32\], got 7"),
+        ("precision_bits", 33, r"precision_bits must be in \[8, 32\], got 33"),
+        ("sizes", [], "sizes must list at least one size"),
+        ("sizes", [10, 0], r"sizes\[\*\] must be >= 1, got 0"),
+        ("results_dir", "", "results_dir must be a non-empty string"),
+    ],
+)
+def test_out_of_bound_values_name_the_parameter_and_bound(key, value, message):
+    with pytest.raises(ValueError, match=message):
+        RunConfig(**{key: value})
+
+
+def test_bounds_are_checked_on_the_composed_config_too(compose_run_config):
+    with pytest.raises(ValueError, match="parties must be >= 2"):
+        load_config(compose_run_config("parties=1"))
+
+
+def test_data_dir_falls_back_to_ppml_data(monkeypatch, tmp_path, compose_run_config):
+    monkeypatch.setenv("PPML_DATA", str(tmp_path))
+    assert load_config(compose_run_config()).data_dir == str(tmp_path)
+    assert load_config(compose_run_config("data_dir=/elsewhere")).data_dir == "/elsewhere"
+    monkeypatch.delenv("PPML_DATA")
+    assert load_config(compose_run_config()).data_dir is None
+
+
+def test_the_schema_defaults_pass_validation():
+    assert dataclasses.asdict(RunConfig())["runtime"] == "local"
+
+
+@pytest.mark.parametrize("path", sorted((CONF / "experiment").glob("*.yaml")), ids=lambda p: p.stem)
+def test_experiment_files_are_global_and_name_their_experiment(path):
+    text = path.read_text()
+    assert text.startswith("# @package _global_\n")
+    assert yaml.safe_load(text)["experiment"] == path.stem
+
+
+@pytest.mark.parametrize("override, named", [("arsm=3", "arsm"), ("parties=two", "parties")])
+def test_the_command_line_refuses_bad_config_before_running(tmp_path, override, named):
+    done = subprocess.run(
+        [sys.executable, "-m", "jobs.run", override, f"results_dir={tmp_path}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert named in done.stderr
+    assert not list(tmp_path.glob("*.parquet"))

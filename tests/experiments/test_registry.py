@@ -1,0 +1,34 @@
+"""The experiment registry: register once, get by name, unknown names list the known ones."""
+
+import pytest
+
+from ppml.experiments import registry
+from ppml.experiments.results import RunOutput
+
+
+def _noop(config):
+    return RunOutput()
+
+
+def test_register_then_get_returns_the_function():
+    assert registry.register("test_registry_roundtrip")(_noop) is _noop
+    assert registry.get("test_registry_roundtrip") is _noop
+    assert "test_registry_roundtrip" in registry.names()
+
+
+def test_a_name_can_be_registered_once():
+    registry.register("test_registry_once")(_noop)
+    with pytest.raises(ValueError, match="'test_registry_once' is already registered"):
+        registry.register("test_registry_once")(lambda config: RunOutput())
+
+
+def test_unknown_name_lists_the_known_names():
+    registry.register("test_registry_known")(_noop)
+    known = "unknown experiment 'nope'; known experiments: .*test_registry_known"
+    with pytest.raises(ValueError, match=known):
+        registry.get("nope")
+
+
+def test_empty_name_is_refused():
+    with pytest.raises(ValueError, match="non-empty"):
+        registry.register("")

@@ -1,0 +1,114 @@
+"""`python -m jobs.run`: validate, run the registered experiment, write Parquet, print a summary.
+
+The test-only experiments ``probe`` and ``probe_fails`` come from probe_job.py beside this file,
+registered here in-process and run as a script for the command-line tests. Their
+conf/experiment/*.yaml files live in a temporary folder added to Hydra's search path.
+"""
+
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from jobs.run import run
+from ppml.experiments.results import read_results
+
+REPO = Path(__file__).resolve().parents[2]
+PROBE_JOB = Path(__file__).resolve().parent / "probe_job.py"
+PROBE_YAML = "# @package _global_\nexperiment: probe\nparties: 3\nhorizon: 4\n"
+
+runpy.run_path(str(PROBE_JOB))  # registers probe and probe_fails in this process
+
+
+@pytest.fixture
+def searchpath(tmp_path) -> str:
+    """A Hydra search-path folder holding experiment/probe.yaml and experiment/probe_fails.yaml."""
+    folder = tmp_path / "conf"
+    (folder / "experiment").mkdir(parents=True)
+    (folder / "experiment" / "probe.yaml").write_text(PROBE_YAML)
+    (folder / "experiment" / "probe_fails.yaml").write_text(
+        PROBE_YAML.replace("experiment: probe", "experiment: probe_fails")
+    )
+    return f"hydra.searchpath=[file://{folder}]"
+
+
+
+def test_run_writes_one_parquet_file_and_prints_summary_and_path(
+    tmp_path, searchpath, capsys, compose_run_config
+):
+    results_dir = tmp_path / "results"
+    path = run(compose_run_config("experiment=probe", searchpath, f"results_dir={results_dir}"))
+    assert path.parent == results_dir
+    table = pq.read_table(path)
+    assert table.column("step").to_pylist() == [0, 1, 2, 3]
+    assert set(table.column("parties").to_pylist()) == {3}
+    assert set(table.column("ray").to_pylist()) == {False}  # runtime=local never starts Ray
+    printed = capsys.readouterr().out
+    assert "secure_cumulative_reward  4.0" in printed
+    assert f"results: {path}" in printed
+
+
+def test_seeded_mode_logs_a_loud_insecure_warning(tmp_path, searchpath, caplog, compose_run_config):
+    run(compose_run_config("experiment=probe", searchpath, f"results_dir={tmp_path}", "seed=7"))
+    assert "INSECURE: seeded reproducible mode (seed=7)" in caplog.text
+
+
+def test_default_mode_does_not_warn(tmp_path, searchpath, caplog, compose_run_config):
+    run(compose_run_config("experiment=probe", searchpath, f"results_dir={tmp_path}"))
+    assert "INSECURE" not in caplog.text
+
+
+def test_a_failed_run_writes_nothing_and_keeps_earlier_runs(
+    tmp_path, searchpath, compose_run_config
+):
+    results_dir = tmp_path / "results"
+    earlier = run(compose_run_config("experiment=probe", searchpath, f"results_dir={results_dir}"))
+    before = earlier.read_bytes()
+    with pytest.raises(RuntimeError, match="protocol aborted"):
+        run(compose_run_config("experiment=probe_fails", searchpath, f"results_dir={results_dir}"))
+    assert [p.name for p in results_dir.iterdir()] == [earlier.name]
+    assert earlier.read_bytes() == before
+
+
+def test_an_unregistered_experiment_is_refused_naming_the_known_ones(tmp_path, compose_run_config):
+    cfg = compose_run_config(f"results_dir={tmp_path}")
+    cfg.experiment = "not_registered"
+    known = "unknown experiment 'not_registered'; known experiments: .*probe"
+    with pytest.raises(ValueError, match=known):
+        run(cfg)
+    assert not list(tmp_path.glob("*.parquet"))
+
+
+def run_child(tmp_path: Path, searchpath: str, *args: str) -> subprocess.CompletedProcess:
+    """Run probe_job.py (jobs.run's Hydra main with probe registered) in a child process."""
+    results_dir = tmp_path / "results"
+    overrides = ["experiment=probe", searchpath, f"results_dir={results_dir}"]
+    command = [sys.executable, str(PROBE_JOB), *args, *overrides]  # Hydra flags (-m) come first
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_multirun_sweeps_one_file_per_job(tmp_path, searchpath):
+    run_child(tmp_path, searchpath, "-m", "parties=2,5")
+    table = read_results(tmp_path / "results")
+    assert sorted(set(table.column("parties").to_pylist())) == [2, 5]
+    assert len(list((tmp_path / "results").glob("*.parquet"))) == 2
+    assert not (REPO / "multirun").exists() and not (REPO / "outputs").exists()
+
+
+@pytest.mark.ray
+@pytest.mark.slow  # starts a full Ray instance with its dashboard (about 10 s on 2 cores)
+def test_runtime_ray_starts_a_private_instance(tmp_path, searchpath):
+    run_child(tmp_path, searchpath, "runtime=ray")
+    assert set(read_results(tmp_path / "results").column("ray").to_pylist()) == {True}
+
+
+@pytest.mark.ray
+def test_runtime_ray_joins_the_cluster_at_ray_address(tmp_path, searchpath, ray_cluster):
+    address = ray_cluster.address_info["gcs_address"]
+    run_child(tmp_path, searchpath, "runtime=ray", f"ray_address={address}")
+    assert set(read_results(tmp_path / "results").column("ray").to_pylist()) == {True}
