@@ -98,11 +98,18 @@ class Context:
         stacks = self.comm.exchange(datas, to=to, tag=tag)
         return None if stacks is None else [ring.reconstruct(s) for s in stacks]
 
-    def add_public(self, data: np.ndarray, public, ring: Ring = ARITHMETIC) -> np.ndarray:
-        """Add (or XOR) a public array into the shared value: party 0 alone adds it to its share."""
+    def add_public(self, data: np.ndarray, public, ring: Ring = ARITHMETIC,
+                   inplace: bool = False) -> np.ndarray:
+        """Add (or XOR) a public array into the shared value: party 0 alone adds it to its share.
+
+        ``inplace=True`` reuses ``data`` (a fresh array the caller owns) when the shapes allow.
+        """
         public = np.asarray(public, dtype=np.uint64)
-        out_shape = np.broadcast_shapes(data.shape[1:], public.shape)
-        out = np.broadcast_to(data, data.shape[:1] + out_shape).copy()
+        if public.ndim <= data.ndim - 1 and public.shape == data.shape[data.ndim - public.ndim:]:
+            out = data if inplace else data.copy()
+        else:
+            out_shape = np.broadcast_shapes(data.shape[1:], public.shape)
+            out = np.broadcast_to(data, data.shape[:1] + out_shape).copy()
         at = self.comm.index(0)
         if at is not None:
             out[at] = ring.add(out[at], public)
@@ -122,3 +129,12 @@ class Context:
             d["offline_seconds"] = self.store.offline_seconds
             out.append(d)
         return self.per_party(out)
+
+    def view(self):
+        """Everything each held party received: (round, op, tag, sender, payload) entries.
+
+        Needs ``record_views=True``; identical in the local and the Ray runtime.
+        """
+        if self.comm.views is None:
+            raise ValueError("views are not recorded: run with record_views=True")
+        return self.per_party([self.comm.views[p] for p in self.held])

@@ -16,6 +16,7 @@ give the same material whichever runtime asks for it and whichever order batches
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -54,7 +55,7 @@ class Material:
     dependent: tuple
     derive: Callable
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         return f"{self.kind}{self.spec}"
 
@@ -67,6 +68,7 @@ def _product_fields(shape_a, shape_b, ring, out_shape):
     return (Field("a", shape_a, ring), Field("b", shape_b, ring)), (Field("c", out_shape, ring),)
 
 
+@functools.lru_cache(maxsize=4096)
 def mul_triple(shape_a: tuple, shape_b: tuple) -> Material:
     """Beaver triple (a, b, c = a * b) for an elementwise product with broadcasting."""
     out = np.broadcast_shapes(shape_a, shape_b)
@@ -75,6 +77,7 @@ def mul_triple(shape_a: tuple, shape_b: tuple) -> Material:
                     lambda v, s, n: {"c": multiply(v["a"], v["b"])})
 
 
+@functools.lru_cache(maxsize=4096)
 def and_triple(shape_a: tuple, shape_b: tuple) -> Material:
     """Binary Beaver triple (a, b, c = a & b) on bit-packed words."""
     out = np.broadcast_shapes(shape_a, shape_b)
@@ -83,6 +86,7 @@ def and_triple(shape_a: tuple, shape_b: tuple) -> Material:
                     lambda v, s, n: {"c": multiply(v["a"], v["b"], np.bitwise_and)})
 
 
+@functools.lru_cache(maxsize=4096)
 def matmul_triple(shape_a: tuple, shape_b: tuple, out_shape: tuple) -> Material:
     """Beaver triple (A, B, C = A @ B) for a batched matrix product."""
     free, dep = _product_fields(shape_a, shape_b, ARITHMETIC, out_shape)
@@ -90,12 +94,14 @@ def matmul_triple(shape_a: tuple, shape_b: tuple, out_shape: tuple) -> Material:
                     lambda v, s, n: {"c": matmul(v["a"], v["b"], lead=1)})
 
 
+@functools.lru_cache(maxsize=4096)
 def square_pair(shape: tuple) -> Material:
     """Beaver pair (a, a^2) for squaring."""
     return Material("square", (shape,), (Field("a", shape),), (Field("c", shape),),
                     lambda v, s, n: {"c": v["a"] * v["a"]})
 
 
+@functools.lru_cache(maxsize=4096)
 def wrap_pair(shape: tuple, signed: bool, with_bits: bool) -> Material:
     """Random r with the shared count theta_r of its wraps and, optionally, r's bits.
 
@@ -106,6 +112,7 @@ def wrap_pair(shape: tuple, signed: bool, with_bits: bool) -> Material:
     return Material("wrap", (shape, signed, with_bits), (Field("r", shape),), dependent, None)
 
 
+@functools.lru_cache(maxsize=4096)
 def truncation_pair(shape: tuple, bits: int) -> Material:
     """Random r with shares of r >> bits (signed) and of r's sign bit, for bounded truncation."""
     return Material("truncpair", (shape, bits), (Field("r", shape),),
@@ -115,12 +122,14 @@ def truncation_pair(shape: tuple, bits: int) -> Material:
                                      "msb": v["r"] >> np.uint64(63)})
 
 
+@functools.lru_cache(maxsize=4096)
 def dabit(shape: tuple) -> Material:
     """A random bit shared both ways: XOR shares ``b`` and arithmetic shares ``a``."""
     return Material("dabit", (shape,), (Field("b", shape, BINARY, bit=True),),
                     (Field("a", shape),), lambda v, s, n: {"a": v["b"]})
 
 
+@functools.lru_cache(maxsize=4096)
 def permutation(batch_shape: tuple, n: int) -> Material:
     """Secret uniform permutations of range(n) over the last axis (Hannun et al., sec. 3)."""
     shape = tuple(batch_shape) + (n,)
@@ -129,6 +138,7 @@ def permutation(batch_shape: tuple, n: int) -> Material:
                                          .astype(np.uint64)})
 
 
+@functools.lru_cache(maxsize=4096)
 def bernoulli(shape: tuple, p: float) -> Material:
     """Private Bernoulli(p) bits (Algorithm 1, line 8), shared at scale 1."""
     if not 0.0 <= p <= 1.0:
@@ -137,6 +147,7 @@ def bernoulli(shape: tuple, p: float) -> Material:
                     lambda v, s, n: {"y": (s.uniform((n,) + shape) < p).astype(np.uint64)})
 
 
+@functools.lru_cache(maxsize=4096)
 def uniform(shape: tuple, precision_bits: int) -> Material:
     """Private Uniform[0, 1) reals (Algorithm 1, line 12), shared at ``precision_bits``."""
     return Material("uniform", (shape, precision_bits), (), (Field("u", shape),),

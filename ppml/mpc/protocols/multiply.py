@@ -41,8 +41,10 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> l
     out = []
     for k, t in enumerate(triples):
         eps, delta = opened[k][None], opened[n + k][None]
-        z = ring.add(ring.add(t["c"], product(eps, t["b"])), product(t["a"], delta))
-        out.append(ctx.add_public(z, product(eps, delta)[0], ring))
+        z = product(t["a"], delta)
+        ring.add(z, product(eps, t["b"]), out=z)
+        ring.add(z, t["c"], out=z)
+        out.append(ctx.add_public(z, product(eps, delta)[0], ring, inplace=True))
     return out
 
 

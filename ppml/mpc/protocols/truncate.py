@@ -53,12 +53,15 @@ def _pair_truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     """The bounded mode: one opening of z = x + r and a local correction (see module doc)."""
     pair = ctx.store.take(dealer.truncation_pair(x.shape[1:], bits))
     (z,) = ctx.open([x + pair["r"]], ARITHMETIC, tag="truncate")
-    signed_z = z.view(np.int64)[None]
-    low = (signed_z < -QUARTER).astype(np.uint64)
-    high = (signed_z >= QUARTER).astype(np.uint64)
-    eta = ctx.add_public(np.uint64(0) - (low + high) * pair["msb"], low[0])
-    public = (signed_z[0] >> np.int64(bits)).view(np.uint64)
-    return ctx.add_public(eta * (np.uint64(1) << np.uint64(64 - bits)) - pair["shifted"], public)
+    signed_z = z.view(np.int64)
+    low = (signed_z < -QUARTER).astype(np.uint64) << np.uint64(64 - bits)
+    high = (signed_z >= QUARTER).astype(np.uint64) << np.uint64(64 - bits)
+    # x / 2^k = (z >> k) - [r >> k] + eta 2^(64-k), eta = low (1 - [m]) - high [m]
+    out = (low + high)[None] * pair["msb"]
+    out += pair["shifted"]
+    np.negative(out, out=out)
+    public = (signed_z >> np.int64(bits)).view(np.uint64) + low
+    return ctx.add_public(out, public, inplace=True)
 
 
 def _z_less_than_r(ctx, z: np.ndarray, r_bits: np.ndarray) -> np.ndarray:
