@@ -76,11 +76,40 @@ def matmul(a: np.ndarray, b: np.ndarray, lead: int = 1) -> np.ndarray:
     batch = max(a.ndim, b.ndim) - lead - 2
     a = a.reshape(a.shape[:lead] + (1,) * (batch - (a.ndim - lead - 2)) + a.shape[lead:])
     b = b.reshape(b.shape[:lead] + (1,) * (batch - (b.ndim - lead - 2)) + b.shape[lead:])
-    out = np.matmul(a, b)
+    out = _exact_matmul(a, b)
     if a_vec:
         out = out[..., 0, :]
     if b_vec:
         out = out[..., 0]
+    return out
+
+
+#: products with at least this many multiply-adds go through float64 BLAS in 16-bit limbs
+LIMB_MATMUL_MIN_WORK = 1 << 22
+_LIMB_BITS = 16
+_LIMB_MASK = np.uint64((1 << _LIMB_BITS) - 1)
+
+
+def _exact_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` modulo 2^64, through BLAS when the product is large enough to pay.
+
+    numpy's integer matmul does not use BLAS.  Splitting each word into four 16-bit limbs, every
+    limb product is below 2^32 and a dot product of n terms below n * 2^34 (four products per
+    output limb), exact in float64 while n < 2^19.  The ten limb products that matter modulo
+    2^64 then cost ten float64 matmuls.
+    """
+    inner = a.shape[-1]
+    work = inner * a.shape[-2] * b.shape[-1] * int(np.prod(np.broadcast_shapes(a.shape[:-2],
+                                                                               b.shape[:-2])))
+    if work < LIMB_MATMUL_MIN_WORK or inner >= 1 << 19:
+        return np.matmul(a, b)
+    limbs_a = [((a >> np.uint64(_LIMB_BITS * i)) & _LIMB_MASK).astype(np.float64) for i in range(4)]
+    limbs_b = [((b >> np.uint64(_LIMB_BITS * i)) & _LIMB_MASK).astype(np.float64) for i in range(4)]
+    out = None
+    for shift in range(4):
+        part = sum(np.matmul(limbs_a[i], limbs_b[shift - i]) for i in range(shift + 1))
+        term = part.astype(np.uint64) << np.uint64(_LIMB_BITS * shift)
+        out = term if out is None else out + term
     return out
 
 
