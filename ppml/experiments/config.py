@@ -17,8 +17,10 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-RUNTIMES = ("local", "ray")
-TRUNCATIONS = ("exact", "probabilistic")
+# The engine's own lists, so a mode the engine gains is accepted here too.
+from ppml.mpc.context import TRUNCATION_MODES
+from ppml.mpc.runtime import RUNTIMES
+
 PRECISION_BITS_RANGE = (8, 32)
 DATA_DIR_ENV = "PPML_DATA"
 
@@ -56,7 +58,7 @@ class RunConfig:
 
     # Experiment-specific keys (one flat namespace, so sweeps and result columns stay uniform).
     truncation: str = "exact"
-    """Fixed-point truncation protocol: 'exact' or 'probabilistic'."""
+    """Fixed-point truncation protocol, one of ppml.mpc.context.TRUNCATION_MODES."""
     sizes: list[int] = field(default_factory=lambda: [10, 100])
     """Operand sizes (number of elements) swept by op benchmarks."""
     repeats: int = 3
@@ -71,7 +73,7 @@ class RunConfig:
         if self.seed is not None:
             _at_least("seed", self.seed, 0)
         _one_of("runtime", self.runtime, RUNTIMES)
-        _one_of("truncation", self.truncation, TRUNCATIONS)
+        _one_of("truncation", self.truncation, TRUNCATION_MODES)
         low, high = PRECISION_BITS_RANGE
         if not low <= self.precision_bits <= high:
             bits = self.precision_bits

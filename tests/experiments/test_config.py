@@ -54,7 +54,7 @@ def test_an_appended_unknown_key_is_refused(compose_run_config):
         ("repeats", 0, "repeats must be >= 1"),
         ("seed", -1, "seed must be >= 0"),
         ("runtime", "cloud", "runtime must be one of local, ray"),
-        ("truncation", "round", "truncation must be one of exact, probabilistic"),
+        ("truncation", "round", "truncation must be one of .*exact.*; got 'round'"),
         ("precision_bits", 7, r"precision_bits must be in \[8, 32\], got 7"),
         ("precision_bits", 33, r"precision_bits must be in \[8, 32\], got 33"),
         ("sizes", [], "sizes must list at least one size"),
