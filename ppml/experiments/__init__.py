@@ -7,3 +7,4 @@ registers itself with `ppml.experiments.registry.register`.
 from ppml.experiments import registry
 
 # Experiment modules (each registers itself on import), one import line per experiment:
+from ppml.experiments import bench_ops, truncation_study  # noqa: F401,E402

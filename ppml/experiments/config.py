@@ -57,10 +57,10 @@ class RunConfig:
     """Show progress bars."""
 
     # Experiment-specific keys (one flat namespace, so sweeps and result columns stay uniform).
-    truncation: str = "exact"
+    truncation: str = "bounded"
     """Fixed-point truncation protocol, one of ppml.mpc.context.TRUNCATION_MODES."""
-    sizes: list[int] = field(default_factory=lambda: [10, 100])
-    """Operand sizes (number of elements) swept by op benchmarks."""
+    samples: int = 1_000_000
+    """Random trials of a statistical study (truncation_study: truncations per cell)."""
     repeats: int = 3
     """Timed repetitions per benchmark point."""
 
@@ -70,6 +70,7 @@ class RunConfig:
         _at_least("dims", self.dims, 1)
         _at_least("horizon", self.horizon, 1)
         _at_least("repeats", self.repeats, 1)
+        _at_least("samples", self.samples, 1)
         if self.seed is not None:
             _at_least("seed", self.seed, 0)
         _one_of("runtime", self.runtime, RUNTIMES)
@@ -78,10 +79,6 @@ class RunConfig:
         if not low <= self.precision_bits <= high:
             bits = self.precision_bits
             raise ValueError(f"precision_bits must be in [{low}, {high}], got {bits}")
-        if not self.sizes:
-            raise ValueError("sizes must list at least one size, got []")
-        for size in self.sizes:
-            _at_least("sizes[*]", size, 1)
         for name in ("experiment", "dataset", "results_dir"):
             if not getattr(self, name):
                 raise ValueError(f"{name} must be a non-empty string")

@@ -21,12 +21,12 @@ def test_default_config_is_bench_ops_with_its_defaults(compose_run_config):
     assert isinstance(config, RunConfig)
     assert config.experiment == "bench_ops"
     assert (config.parties, config.arms, config.dims) == (2, 100, 10)
-    assert (config.sizes, config.repeats, config.seed) == ([10, 100], 3, None)
+    assert (config.samples, config.repeats, config.seed) == (1_000_000, 3, None)
 
 
 def test_command_line_overrides_win_over_the_experiment_file(compose_run_config):
-    config = load_config(compose_run_config("parties=3", "seed=7", "sizes=[5]"))
-    assert (config.parties, config.seed, config.sizes) == (3, 7, [5])
+    config = load_config(compose_run_config("parties=3", "seed=7", "samples=5"))
+    assert (config.parties, config.seed, config.samples) == (3, 7, 5)
 
 
 @pytest.mark.parametrize(
@@ -57,8 +57,7 @@ def test_an_appended_unknown_key_is_refused(compose_run_config):
         ("truncation", "round", "truncation must be one of .*exact.*; got 'round'"),
         ("precision_bits", 7, r"precision_bits must be in \[8, 32\], got 7"),
         ("precision_bits", 33, r"precision_bits must be in \[8, 32\], got 33"),
-        ("sizes", [], "sizes must list at least one size"),
-        ("sizes", [10, 0], r"sizes\[\*\] must be >= 1, got 0"),
+        ("samples", 0, "samples must be >= 1"),
         ("results_dir", "", "results_dir must be a non-empty string"),
     ],
 )

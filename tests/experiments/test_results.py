@@ -50,7 +50,7 @@ def test_every_row_carries_metadata_config_and_summary(tmp_path):
     assert first["experiment"] == "toy"
     assert first["code_version"].startswith(ppml.__version__)
     assert first["started_at"] == STARTED
-    assert (first["parties"], first["seed"], first["sizes"]) == (3, 9, [10, 100])
+    assert (first["parties"], first["seed"], first["samples"]) == (3, 9, 1_000_000)
     assert set(RunConfig.__dataclass_fields__) <= set(table.column_names)
     assert table.column("wall_s").to_pylist() == [0.5] * 3
     assert table.column("step").to_pylist() == [0, 1, 2]
