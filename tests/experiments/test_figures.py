@@ -1,0 +1,32 @@
+import dataclasses
+import datetime as dt
+
+import pytest
+
+from ppml.experiments.bench_ops import bench_ops
+from ppml.experiments.config import RunConfig
+from ppml.experiments.figures import draw_all
+from ppml.experiments.results import write_run
+from ppml.experiments.truncation_study import truncation_study
+
+
+@pytest.fixture
+def results(tmp_path):
+    now = dt.datetime.now(dt.timezone.utc)
+    for mode, bits in [("probabilistic", 28), ("bounded", 28), ("probabilistic", 24)]:
+        config = RunConfig(experiment="truncation_study", truncation=mode, precision_bits=bits,
+                           samples=2000, seed=1)
+        write_run(tmp_path, dataclasses.asdict(config), truncation_study(config), started_at=now)
+    config = RunConfig(arms=3, dims=2, repeats=1, seed=1)
+    write_run(tmp_path, dataclasses.asdict(config), bench_ops(config), started_at=now)
+    return tmp_path
+
+
+def test_every_experiment_with_runs_gets_its_figures(results):
+    paths = draw_all(results)
+    assert sorted(p.name for p in paths) == ["bench_ops_slowdown.png", "truncation_failures.png"]
+    assert all(p.stat().st_size > 10_000 for p in paths)
+
+
+def test_an_empty_folder_draws_nothing(tmp_path):
+    assert draw_all(tmp_path) == []
