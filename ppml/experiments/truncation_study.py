@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from tqdm import tqdm
 
 import ppml.mpc as mpc
 from ppml.crypto.fixed import encode
@@ -24,12 +25,14 @@ from ppml.mpc.ring import ARITHMETIC
 CHUNK = 1 << 17
 
 
-def failures(parties: int, precision_bits: int, mode: str, samples: int, seed) -> dict:
+def failures(parties: int, precision_bits: int, mode: str, samples: int, seed,
+             progress: bool = False) -> dict:
     """Count the failed truncations among ``samples`` products in one local run."""
     rng = np.random.default_rng(0 if seed is None else seed)
     ctx = mpc.local_context(parties, precision_bits, seed, mode)
     failed, worst, done = 0, 0.0, 0
     start = time.perf_counter()
+    bar = tqdm(total=samples, disable=not progress, unit="trunc", desc=f"{mode} L={precision_bits}")
     while done < samples:
         n = min(CHUNK, samples - done)
         a, b = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
@@ -41,6 +44,8 @@ def failures(parties: int, precision_bits: int, mode: str, samples: int, seed) -
         failed += int(np.sum(error > parties + 1))
         worst = max(worst, float(error.max()))
         done += n
+        bar.update(n)
+    bar.close()
     return {"failures": failed, "failure_rate": failed / samples,
             "max_error_ulps": worst, "wall_s": time.perf_counter() - start}
 
@@ -48,7 +53,7 @@ def failures(parties: int, precision_bits: int, mode: str, samples: int, seed) -
 @register("truncation_study")
 def truncation_study(config: RunConfig) -> RunOutput:
     row = failures(config.parties, config.precision_bits, config.truncation, config.samples,
-                   config.seed)
+                   config.seed, config.progress)
     summary = {"wall_s": row.pop("wall_s")}
     shown = {"truncation": config.truncation, "precision_bits": config.precision_bits,
              "parties": config.parties, "samples": config.samples, **row}
