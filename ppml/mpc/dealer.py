@@ -179,24 +179,26 @@ class Dealer:
         self.party_keys = dict(party_keys)
         self.secret_key = secret_key
 
-    def corrections(self, material: Material, batch: int, count: int) -> dict:
+    def values(self, material: Material, batch: int, count: int) -> dict:
+        """The reconstructed values of every field of one batch (free and dependent)."""
         parties = sorted(self.party_keys)
+        free = {f.name: np.stack([draw_piece(self.party_keys[p], material, batch, f, count)
+                                  for p in parties]) for f in material.free}
+        values = {f.name: f.ring.reconstruct(free[f.name]) for f in material.free}
         if material.derive is None:  # the wrap count needs the pieces themselves
-            (field,) = material.free
-            pieces = np.stack([draw_piece(self.party_keys[p], material, batch, field, count)
-                               for p in parties])
-            values = _derive_wraps(material, pieces)
+            values.update(_derive_wraps(material, free["r"]))
         else:
-            free_values = {
-                f.name: f.ring.reconstruct(np.stack([
-                    draw_piece(self.party_keys[p], material, batch, f, count) for p in parties]))
-                for f in material.free}
             secret = Stream(derive_key(self.secret_key, material.key, batch))
-            values = material.derive(free_values, secret, count)
+            values.update(material.derive(values, secret, count))
+        return values
+
+    def corrections(self, material: Material, batch: int, count: int) -> dict:
+        """Party 0's pieces of the dependent fields: value minus the other parties' pieces."""
+        values = self.values(material, batch, count)
         out = {}
         for field in material.dependent:
             others = [draw_piece(self.party_keys[p], material, batch, field, count)
-                      for p in parties if p != 0]
+                      for p in sorted(self.party_keys) if p != 0]
             rest = field.ring.reconstruct(np.stack(others)) if others else 0
             out[field.name] = field.ring.sub(values[field.name], rest)
         return out

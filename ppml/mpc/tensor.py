@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ppml.crypto.fixed import decode, encode, encode_integers, to_signed
+from ppml.mpc import dealer
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, functions, multiply
 from ppml.mpc.protocols.truncate import truncate
@@ -279,6 +280,36 @@ class BinaryShared:
 
     def __repr__(self) -> str:
         return f"BinaryShared(shape={self.shape})"
+
+
+def _common_scale(tensors: list) -> tuple:
+    frac = max(t.frac_bits for t in tensors)
+    return [t.at_scale(frac).data for t in tensors], frac
+
+
+def concatenate(tensors: list, axis: int = 0) -> ArithmeticShared:
+    """Shared tensors joined along an existing logical axis (at their common scale); local."""
+    datas, frac = _common_scale(tensors)
+    ndim = tensors[0].ndim
+    return ArithmeticShared(tensors[0].ctx, np.concatenate(datas, axis=axis % ndim + 1), frac)
+
+
+def stack(tensors: list, axis: int = 0) -> ArithmeticShared:
+    """Shared tensors stacked along a new logical axis (at their common scale); local."""
+    datas, frac = _common_scale(tensors)
+    ndim = tensors[0].ndim + 1
+    return ArithmeticShared(tensors[0].ctx, np.stack(datas, axis=axis % ndim + 1), frac)
+
+
+def bernoulli(ctx, p: float, shape=()) -> ArithmeticShared:
+    """Private Bernoulli(p) bits from the dealer (Hannun et al., Algorithm 1, line 8)."""
+    return ArithmeticShared(ctx, ctx.store.take(dealer.bernoulli(tuple(shape), float(p)))["y"], 0)
+
+
+def uniform(ctx, shape=()) -> ArithmeticShared:
+    """Private Uniform[0, 1) reals from the dealer (Algorithm 1, line 12)."""
+    material = dealer.uniform(tuple(shape), ctx.precision_bits)
+    return ArithmeticShared(ctx, ctx.store.take(material)["u"], ctx.precision_bits)
 
 
 def _reveal(ctx, data: np.ndarray, ring, to, decode_value):

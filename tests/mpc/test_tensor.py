@@ -77,3 +77,18 @@ def test_binary_sharing_xor_and():
     assert np.array_equal((x & y).reveal(), a & b)
     assert np.array_equal((~x).reveal(), ~a)
     assert np.array_equal((x >> 2).reveal(), a >> np.uint64(2))
+
+
+def test_concatenate_stack_and_private_samples(rng):
+    ctx = mpc.local_context(3, seed=6)
+    a, b = rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, (2, 2))
+    x, y = ctx.share(a, owner=0), ctx.share(b, owner=1)
+    bits = ctx.share(np.array([[1, 0], [0, 1]]), owner=2, frac_bits=0)
+    assert np.allclose(mpc.concatenate([x, y], axis=1).reveal(), np.hstack([a, b]), atol=ULP)
+    assert np.allclose(mpc.concatenate([y, bits], axis=-1).reveal(),
+                       np.hstack([b, [[1, 0], [0, 1]]]), atol=ULP)
+    assert np.allclose(mpc.stack([y, bits]).reveal(), np.stack([b, [[1, 0], [0, 1]]]), atol=ULP)
+    y_bits = mpc.bernoulli(ctx, 0.25, (4000,)).reveal()
+    assert set(np.unique(y_bits)) == {0, 1} and abs(y_bits.mean() - 0.25) < 0.03
+    u = mpc.uniform(ctx, (4000,)).reveal()
+    assert 0 <= u.min() and u.max() < 1 and abs(u.mean() - 0.5) < 0.03
