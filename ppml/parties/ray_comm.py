@@ -1,0 +1,81 @@
+"""The communicator of one party in the Ray runtime: peer-to-peer rounds over its links.
+
+A :class:`RayComm` holds one party (``held == (rank,)``), so share arrays carry a held-party axis
+of size 1.  An exchange sends this party's piece of every payload to each receiving peer in ONE
+message (one frame per peer per round), then, if this party receives, waits in its mailbox for
+the P-1 pieces of the same round and stacks them over all P parties, exactly as
+:class:`ppml.mpc.comm.LocalComm` returns them.  Counting and view recording are the base class's,
+so stats and views are identical in both runtimes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ppml.mpc.comm import Comm
+from ppml.parties import wire
+from ppml.parties.mailbox import Mailbox
+
+
+class RayComm(Comm):
+    """One party's endpoint: ``send(peer, frame)`` moves bytes, the mailbox receives them."""
+
+    def __init__(self, rank: int, parties: int, send, mailbox: Mailbox, timeout_s: float,
+                 record_views: bool = False):
+        super().__init__(parties, (rank,), record_views)
+        self.rank = rank
+        self._send = send
+        self._mailbox = mailbox
+        self.timeout_s = timeout_s
+
+    def exchange(self, payloads, to=None, tag="open"):
+        receivers = range(self.parties) if to is None else (to,)
+        round_ = self._count_round()
+        pieces = [p[0] for p in payloads]
+        frame = wire.encode_arrays(round_, tag, pieces)
+        for peer in receivers:
+            if peer != self.rank:
+                self._send(peer, frame)
+        stacks = None
+        if self.rank in receivers:
+            received = self._receive(round_, tag)
+            for sender, body in received.items():
+                _check_pieces(body, pieces, sender, round_, tag)
+            stacks = [np.stack([piece if s == self.rank else received[s][k]
+                                for s in range(self.parties)])
+                      for k, piece in enumerate(pieces)]
+        self._account_exchange({self.rank: sum(int(p.nbytes) for p in pieces)}, receivers,
+                               stacks, tag)
+        return stacks
+
+    def broadcast(self, value, owner, tag="public"):
+        round_ = self._count_round()
+        if owner == self.rank:
+            frame = wire.encode_value(round_, tag, value)
+            for peer in range(self.parties):
+                if peer != self.rank:
+                    self._send(peer, frame)
+        else:
+            value = self._receive(round_, tag, senders=(owner,))[owner]
+        self._account_broadcast(value, owner, tag)
+        return value
+
+    def _receive(self, round_: int, tag: str, senders=None) -> dict:
+        """sender -> body of this round's messages, checked to be the step this party is at."""
+        if senders is None:
+            senders = [s for s in range(self.parties) if s != self.rank]
+        messages = self._mailbox.collect(round_, senders, self.timeout_s)
+        for sender, (got, _) in messages.items():
+            if got != tag:
+                raise RuntimeError(f"out of step with party {sender} in round {round_}: it sent "
+                                   f"{got!r}, party {self.rank} expected {tag!r}")
+        return {sender: body for sender, (_, body) in messages.items()}
+
+
+def _check_pieces(body, pieces: list, sender: int, round_: int, tag: str) -> None:
+    """The peer's pieces must match this party's own in number, dtype and shape (SPMD)."""
+    theirs = [(a.dtype, a.shape) for a in body] if isinstance(body, list) else body
+    ours = [(a.dtype, a.shape) for a in pieces]
+    if theirs != ours:
+        raise RuntimeError(f"out of step with party {sender} in round {round_} ({tag!r}): it "
+                           f"sent pieces {theirs}, this party has {ours}")
