@@ -1,0 +1,58 @@
+"""Fixtures of the dataset tests: a session cache folder (never ~/.cache) and the MNIST data dir.
+
+MNIST tests need ``PPML_DATA`` (CI sets it to ../shared/datasets) and are skipped without it.
+PCA on the full MNIST training set runs at most once per session: every test shares the session
+cache folder, and the first MNIST test fills it.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ppml.data.checksums import DATA_DIR_ENV, clear_verified_cache
+
+
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("ppml-cache")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(session_cache, monkeypatch):
+    """Every dataset test caches into the session folder, not the user's ~/.cache/ppml."""
+    monkeypatch.setenv("PPML_CACHE", str(session_cache))
+
+
+@pytest.fixture
+def no_data_dir(monkeypatch):
+    """PPML_DATA unset for this test."""
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+
+
+@pytest.fixture(scope="session")
+def mnist_dir() -> Path:
+    """The folder holding mnist/ (``$PPML_DATA``); skips the test when it is unset."""
+    folder = os.environ.get(DATA_DIR_ENV)
+    if not folder:
+        pytest.skip(f"{DATA_DIR_ENV} is not set: MNIST tests need the data directory "
+                    "(CI sets it to ../shared/datasets)")
+    if not (Path(folder) / "mnist").is_dir():
+        pytest.skip(f"{DATA_DIR_ENV}={folder} has no mnist/ folder")
+    return Path(folder)
+
+
+@pytest.fixture(scope="session")
+def mnist20(mnist_dir, session_cache):
+    """MNIST projected on 20 principal components (fitted once per session, then cached)."""
+    from ppml.data.mnist import mnist_pca
+
+    return mnist_pca(20, mnist_dir, session_cache)
+
+
+@pytest.fixture
+def fresh_verification():
+    """Forget verified files before and after the test, so hashing really happens."""
+    clear_verified_cache()
+    yield
+    clear_verified_cache()

@@ -1,0 +1,127 @@
+import hashlib
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ppml.data import checksums
+from ppml.data.checksums import (CHECKSUMS, ChecksumError, data_dir, resolve_data_dir,
+                                 verified_path)
+
+FAKE = "fake/blob.bin"
+CONTENT = b"ppml dataset bytes\n" * 1000
+
+
+@pytest.fixture
+def fake_dir(tmp_path, monkeypatch, fresh_verification):
+    """A data dir holding fake/blob.bin, registered in the checksum table for this test."""
+    (tmp_path / "fake").mkdir()
+    (tmp_path / FAKE).write_bytes(CONTENT)
+    monkeypatch.setitem(CHECKSUMS, FAKE, (len(CONTENT), hashlib.sha256(CONTENT).hexdigest()))
+    return tmp_path
+
+
+def test_table_matches_provenance():
+    provenance = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "PROVENANCE.md"
+    if os.environ.get("PPML_DATA"):
+        provenance = Path(os.environ["PPML_DATA"]) / "PROVENANCE.md"
+    if not provenance.exists():
+        pytest.skip(f"no PROVENANCE.md at {provenance}")
+    rows = re.findall(r"^\| (\S+) \| (\d+) \| ([0-9a-f]{64}) \|$", provenance.read_text(),
+                      re.MULTILINE)
+    assert {path: (int(size), digest) for path, size, digest in rows} == CHECKSUMS
+
+
+def test_data_dir_explicit_then_environment(tmp_path, monkeypatch):
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setenv("PPML_DATA", str(tmp_path))
+    assert data_dir() == tmp_path
+    assert data_dir(other) == other
+    assert data_dir(str(other)) == other
+    assert resolve_data_dir is data_dir
+
+
+def test_no_data_dir_names_both_ways_to_set_it(no_data_dir):
+    with pytest.raises(FileNotFoundError, match=r"PPML_DATA.*data_dir=") as error:
+        data_dir()
+    assert "not set" in str(error.value)
+
+
+def test_nonexistent_data_dir_names_folder_and_source(tmp_path, monkeypatch):
+    missing = tmp_path / "nowhere"
+    with pytest.raises(FileNotFoundError, match=r"nowhere.*from data_dir"):
+        data_dir(missing)
+    monkeypatch.setenv("PPML_DATA", str(missing))
+    with pytest.raises(FileNotFoundError, match=r"nowhere.*from PPML_DATA"):
+        data_dir()
+
+
+def test_verified_path_accepts_the_right_file(fake_dir):
+    assert verified_path(fake_dir, FAKE) == fake_dir / FAKE
+
+
+def test_verified_path_reads_ppml_data(fake_dir, monkeypatch):
+    monkeypatch.setenv("PPML_DATA", str(fake_dir))
+    assert verified_path(None, FAKE) == fake_dir / FAKE
+
+
+def test_wrong_bytes_same_size_is_refused_naming_the_file(fake_dir):
+    tampered = bytearray(CONTENT)
+    tampered[100] ^= 1
+    (fake_dir / FAKE).write_bytes(bytes(tampered))
+    with pytest.raises(ChecksumError, match=r"blob\.bin.*SHA-256") as error:
+        verified_path(fake_dir, FAKE)
+    assert isinstance(error.value, ValueError)
+    assert "PPML_DATA" in str(error.value)
+
+
+def test_wrong_size_is_refused_naming_the_file(fake_dir):
+    (fake_dir / FAKE).write_bytes(CONTENT[:-1])
+    with pytest.raises(ChecksumError, match=rf"blob\.bin.*{len(CONTENT) - 1} bytes"):
+        verified_path(fake_dir, FAKE)
+
+
+def test_missing_file_names_the_file_and_the_fix(fake_dir):
+    (fake_dir / FAKE).unlink()
+    with pytest.raises(FileNotFoundError, match=r"fake/blob\.bin.*missing.*PPML_DATA"):
+        verified_path(fake_dir, FAKE)
+
+
+def test_file_without_a_checksum_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"no embedded checksum for 'mnist/other\.gz'"):
+        verified_path(tmp_path, "mnist/other.gz")
+
+
+def test_verified_file_is_not_hashed_again_until_it_changes(fake_dir, monkeypatch):
+    calls = []
+    real = checksums.sha256_file
+    monkeypatch.setattr(checksums, "sha256_file", lambda path: calls.append(path) or real(path))
+    for _ in range(3):
+        verified_path(fake_dir, FAKE)
+    assert len(calls) == 1
+    tampered = bytearray(CONTENT)
+    tampered[0] ^= 1
+    path = fake_dir / FAKE
+    path.write_bytes(bytes(tampered))
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # mtime surely moves
+    with pytest.raises(ChecksumError):
+        verified_path(fake_dir, FAKE)
+    assert len(calls) == 2
+
+
+def test_tampered_copy_of_real_mnist_file(mnist_dir, tmp_path, fresh_verification):
+    relpath = "mnist/t10k-labels-idx1-ubyte.gz"
+    (tmp_path / "mnist").mkdir()
+    copy = tmp_path / relpath
+    shutil.copyfile(mnist_dir / relpath, copy)
+    assert verified_path(tmp_path, relpath) == copy
+    data = bytearray(copy.read_bytes())
+    data[-1] ^= 0xFF
+    copy.write_bytes(bytes(data))
+    os.utime(copy, ns=(0, 10**9))
+    with pytest.raises(ChecksumError, match="t10k-labels-idx1-ubyte.gz"):
+        verified_path(tmp_path, relpath)
