@@ -41,21 +41,39 @@ class PartyStats:
 class Comm:
     """Communicator interface shared by the local and the Ray runtime.
 
+    Ranks 0..P-1 are the *compute parties*, which hold shares.  Ranks P..P+C-1 are *clients*
+    (Hannun et al.'s p' and p''): they hold no shares, but can input secrets (one message to
+    party 0, the other shares derived from pairwise keys) and receive values revealed to them.
+
     Attributes:
-        parties: the number of parties P.
-        held: the indices of the parties whose shares this process holds, in axis order.
+        parties: the number P of compute parties.
+        clients: the number C of clients.
+        held: the compute parties whose shares this process holds, in axis order.
+        held_clients: the clients this process runs.
     """
 
     parties: int
     held: tuple
 
-    def __init__(self, parties: int, held: tuple, record_views: bool = False):
+    def __init__(self, parties: int, held: tuple, record_views: bool = False, clients: int = 0,
+                 held_clients: tuple = ()):
         self.parties = parties
+        self.clients = clients
         self.held = tuple(held)
-        self.stats = {p: PartyStats() for p in self.held}
-        self.views = {p: [] for p in self.held} if record_views else None
+        self.held_clients = tuple(held_clients)
+        self.stats = {p: PartyStats() for p in self.held_ranks}
+        self.views = {p: [] for p in self.held_ranks} if record_views else None
         self._ops: list[str] = []
         self._round = 0
+
+    @property
+    def ranks(self) -> int:
+        """P + C: every compute party and every client."""
+        return self.parties + self.clients
+
+    @property
+    def held_ranks(self) -> tuple:
+        return self.held + self.held_clients
 
     # -- bookkeeping ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -94,24 +112,36 @@ class Comm:
         for sender, n in nbytes.items():
             self._count(sender, n * sum(1 for r in receivers if r != sender))
         for receiver in receivers:
-            if stacks is not None and receiver in self.held:
+            if stacks is not None and receiver in self.held_ranks:
                 for sender in range(self.parties):
                     if sender != receiver:
                         self._record(receiver, sender, tag, [s[sender].copy() for s in stacks])
 
     def _account_broadcast(self, value, owner: int, tag: str) -> None:
-        """Count and record one broadcast round (after ``_count_round``), for the held parties."""
-        if owner in self.held:
-            self._count(owner, len(repr(value).encode()) * (self.parties - 1))
-        for receiver in self.held:
+        """Count and record one broadcast round (after ``_count_round``), for the held ranks."""
+        if owner in self.held_ranks:
+            self._count(owner, len(repr(value).encode()) * (self.ranks - 1))
+        for receiver in self.held_ranks:
             if receiver != owner:
                 self._record(receiver, owner, tag, value)
 
+    def _account_delivery(self, payload, sender: int, receiver: int, tag: str) -> None:
+        """Count and record one message from ``sender`` to ``receiver`` (after _count_round)."""
+        if sender in self.held_ranks:
+            self._count(sender, int(payload.nbytes))
+        if receiver in self.held_ranks:
+            self._record(receiver, sender, tag, [payload.copy()])
+
     def check_party(self, party, name: str = "party") -> int:
+        """``party`` if it is a rank (compute party or client), else a ValueError naming ``name``."""
         if isinstance(party, bool) or not isinstance(party, (int, np.integer)) \
-                or not 0 <= party < self.parties:
-            raise ValueError(f"{name} must be a party index in [0, {self.parties - 1}], got {party!r}")
+                or not 0 <= party < self.ranks:
+            raise ValueError(f"{name} must be a party index in [0, {self.ranks - 1}], got {party!r}")
         return int(party)
+
+    def holds(self, rank: int) -> bool:
+        """Whether this process runs ``rank`` (a compute party or a client)."""
+        return rank in self.held or rank in self.held_clients
 
     def index(self, party: int) -> int | None:
         """Position of ``party`` on the held-party axis, or None when not held here."""
@@ -128,15 +158,20 @@ class Comm:
         raise NotImplementedError
 
     def broadcast(self, value, owner: int, tag: str = "public"):
-        """One round: ``owner`` sends a public Python value (for example a shape) to all parties."""
+        """One round: ``owner`` sends a public Python value (for example a shape) to all ranks."""
+        raise NotImplementedError
+
+    def deliver(self, payload, sender: int, receiver: int, tag: str = "input"):
+        """One round: ``sender`` sends one array to ``receiver``; returns it there, else None."""
         raise NotImplementedError
 
 
 class LocalComm(Comm):
-    """All parties in one process; the held-party axis is the full party axis."""
+    """Every compute party and every client in one process."""
 
-    def __init__(self, parties: int, record_views: bool = False):
-        super().__init__(parties, tuple(range(parties)), record_views)
+    def __init__(self, parties: int, record_views: bool = False, clients: int = 0):
+        super().__init__(parties, tuple(range(parties)), record_views, clients,
+                         tuple(range(parties, parties + clients)))
 
     def exchange(self, payloads, to=None, tag="open"):
         receivers = range(self.parties) if to is None else (to,)
@@ -149,3 +184,8 @@ class LocalComm(Comm):
         self._count_round()
         self._account_broadcast(value, owner, tag)
         return value
+
+    def deliver(self, payload, sender, receiver, tag="input"):
+        self._count_round()
+        self._account_delivery(payload, sender, receiver, tag)
+        return payload

@@ -37,6 +37,24 @@ class Context:
     def held(self) -> tuple:
         return self.comm.held
 
+    def holds(self, rank: int) -> bool:
+        """Whether this process runs ``rank`` (a compute party or a client)."""
+        return self.comm.holds(rank)
+
+    def value_at(self, value, rank: int):
+        """``rank``'s part of a per-party value (a reveal's result), or None if not run here."""
+        if isinstance(value, PerParty):
+            return value[self.comm.held_ranks.index(rank)] if self.holds(rank) else None
+        return value if self.holds(rank) else None
+
+    def constant(self, value, frac_bits: int | None = None):
+        """Shares of a public constant: party 0 holds its encoding, the others zero (local)."""
+        from ppml.mpc.tensor import ArithmeticShared
+        frac = self.precision_bits if frac_bits is None else frac_bits
+        encoded = encode(value, frac, name="constant") if frac else encode_integers(value, "constant")
+        zeros = np.zeros((len(self.held),) + encoded.shape, dtype=np.uint64)
+        return ArithmeticShared(self, self.add_public(zeros, encoded, inplace=True), frac)
+
     # -- sharing -----------------------------------------------------------------------------
     def share(self, value, owner: int, shape=None, frac_bits: int | None = None):
         """Arithmetic sharing of ``owner``'s real array (fixed point) or, with frac_bits=0, integers.
@@ -48,7 +66,7 @@ class Context:
         from ppml.mpc.tensor import ArithmeticShared
         frac = self.precision_bits if frac_bits is None else frac_bits
         encoded = None
-        if self.comm.index(self.comm.check_party(owner, "owner")) is not None:
+        if self.holds(self.comm.check_party(owner, "owner")):
             if value is None:
                 raise ValueError(f"party {owner} owns the input but passed value=None")
             encoded = (encode(value, frac, name=f"input of party {owner}") if frac
@@ -60,7 +78,7 @@ class Context:
         """XOR sharing of ``owner``'s integer words (bit-packed uint64)."""
         from ppml.mpc.tensor import BinaryShared
         encoded = None
-        if self.comm.index(self.comm.check_party(owner, "owner")) is not None:
+        if self.holds(self.comm.check_party(owner, "owner")):
             if value is None:
                 raise ValueError(f"party {owner} owns the input but passed value=None")
             encoded = encode_integers(value, name=f"input of party {owner}")
@@ -75,21 +93,30 @@ class Context:
         return self.share_pieces(encoded, owner, shape, ring)
 
     def share_pieces(self, encoded, owner: int, shape: tuple, ring: Ring) -> np.ndarray:
-        """Share ring elements held by ``owner`` (None elsewhere) with pairwise-derived masks."""
+        """Share ring elements held by ``owner`` (None elsewhere) with pairwise-derived masks.
+
+        Every compute party but one gets a mask derived from the key it shares with the owner;
+        the remaining one (the owner itself, or party 0 for a client) holds the value minus the
+        masks.  A client sends that piece to party 0: its one message.
+        """
         data = np.zeros((len(self.held),) + shape, dtype=np.uint64)
-        owner_at = self.comm.index(owner)
+        owner_here = self.holds(owner)
+        last = owner if owner < self.parties else 0
         masks = np.zeros(shape, dtype=np.uint64)
         for q in range(self.parties):
             q_at = self.comm.index(q)
-            if q == owner or (q_at is None and owner_at is None):
+            if q == last or (q_at is None and not owner_here):
                 continue
             mask = self.keys.pair_stream(owner, q).uint64(shape)
             if q_at is not None:
                 data[q_at] = mask
-            if owner_at is not None:
+            if owner_here:
                 masks = ring.add(masks, mask)
-        if owner_at is not None:
-            data[owner_at] = ring.sub(encoded, masks)
+        rest = ring.sub(encoded, masks) if owner_here else None
+        if owner >= self.parties:
+            rest = self.comm.deliver(rest, owner, 0)
+        if self.comm.index(last) is not None:
+            data[self.comm.index(last)] = rest
         return data
 
     # -- opening -----------------------------------------------------------------------------
@@ -116,15 +143,15 @@ class Context:
         return out
 
     def per_party(self, values: list):
-        """``values`` aligned with the held parties, as what each party returns."""
-        if len(self.held) == 1:
+        """``values`` aligned with the held ranks (compute parties, then clients)."""
+        if len(self.comm.held_ranks) == 1:
             return values[0]
         return PerParty(values)
 
     def stats(self):
-        """Online rounds, bytes sent and the breakdown by operation, per held party."""
+        """Online rounds, bytes sent and the breakdown by operation, per held rank."""
         out = []
-        for p in self.held:
+        for p in self.comm.held_ranks:
             d = self.comm.stats[p].as_dict()
             d["offline_seconds"] = self.store.offline_seconds
             out.append(d)
@@ -137,4 +164,4 @@ class Context:
         """
         if self.comm.views is None:
             raise ValueError("views are not recorded: run with record_views=True")
-        return self.per_party([self.comm.views[p] for p in self.held])
+        return self.per_party([self.comm.views[p] for p in self.comm.held_ranks])

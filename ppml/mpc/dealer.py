@@ -237,7 +237,8 @@ class DealerStore:
             per_party = [corrections[field.name] if (p == 0 and field in material.dependent)
                          else draw_piece(self.keys[p], material, batch, field, count)
                          for p in self.held]
-            pieces[field.name] = np.stack(per_party)
+            pieces[field.name] = np.stack(per_party) if per_party else \
+                np.zeros((0, count) + field.shape, dtype=np.uint64)  # a client holds no shares
         buf = [batch, 0, count, pieces]
         self._buffers[material.key] = buf
         self.generated[material.kind] = self.generated.get(material.kind, 0) + count

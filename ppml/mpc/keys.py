@@ -55,10 +55,14 @@ def dealer_secret_key(seed) -> bytes:
     return _key(seed, "dealer-secret")
 
 
-def local_keys(parties: int, seed) -> tuple:
-    """Keys for all parties in one process, and the dealer's secret key."""
+def local_keys(parties: int, seed, clients: int = 0) -> tuple:
+    """Keys for every compute party and client in one process, and the dealer's secret key.
+
+    Pairs cover every two ranks; only compute parties have dealer keys.
+    """
+    ranks = parties + clients
     keys = PartyKeys(
-        own={p: own_key(seed, p) for p in range(parties)},
-        pairs={(i, j): pair_key(seed, i, j) for i in range(parties) for j in range(i + 1, parties)},
+        own={p: own_key(seed, p) for p in range(ranks)},
+        pairs={(i, j): pair_key(seed, i, j) for i in range(ranks) for j in range(i + 1, ranks)},
         dealer={p: dealer_party_key(seed, p) for p in range(parties)})
     return keys, dealer_secret_key(seed)

@@ -20,12 +20,18 @@ def check_parties(parties) -> int:
     return int(parties)
 
 
-def check_inputs(inputs, parties: int) -> dict:
+def check_clients(clients) -> int:
+    if isinstance(clients, bool) or not isinstance(clients, (int, np.integer)) or clients < 0:
+        raise ValueError(f"clients must be an integer >= 0, got {clients!r}")
+    return int(clients)
+
+
+def check_inputs(inputs, ranks: int) -> dict:
     inputs = dict(inputs or {})
     for party, kwargs in inputs.items():
         if isinstance(party, bool) or not isinstance(party, (int, np.integer)) \
-                or not 0 <= party < parties:
-            raise ValueError(f"inputs names party {party!r}, but parties are 0..{parties - 1}")
+                or not 0 <= party < ranks:
+            raise ValueError(f"inputs names party {party!r}, but parties are 0..{ranks - 1}")
         if not isinstance(kwargs, dict):
             raise ValueError(f"inputs[{party}] must be a dict of keyword arguments, got "
                              f"{type(kwargs).__name__}")
@@ -46,18 +52,21 @@ def select_party(value, party: int):
 
 
 def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "bounded",
-                  record_views: bool = False) -> Context:
-    """A context holding every party in this process (the local runtime)."""
-    comm = LocalComm(parties, record_views=record_views)
-    keys, dealer_secret = local_keys(parties, seed)
+                  record_views: bool = False, clients: int = 0) -> Context:
+    """A context holding every party and client in this process (the local runtime)."""
+    comm = LocalComm(parties, record_views=record_views, clients=clients)
+    keys, dealer_secret = local_keys(parties, seed, clients)
     store = DealerStore(comm.held, keys.dealer, Dealer(keys.dealer, dealer_secret))
     return Context(comm, keys, store, precision_bits, truncation)
 
 
 def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
         inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
-        **runtime_options) -> list:
+        clients: int = 0, **runtime_options) -> list:
     """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
+
+    Ranks 0..parties-1 compute on shares; ranks parties..parties+clients-1 are clients that hold
+    no shares but may input secrets and receive revealed values (Hannun et al.'s p' and p'').
 
     ``seed=None`` (default) draws every key from the OS CSPRNG; an integer seed is an INSECURE
     reproducible mode and says so in the log.  The same seed gives bit-identical results in the
@@ -69,13 +78,14 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     check_precision_bits(precision_bits)
     if truncation not in TRUNCATION_MODES:
         raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
-    inputs = check_inputs(inputs, parties)
+    clients = check_clients(clients)
+    inputs = check_inputs(inputs, parties + clients)
     if seed is not None:
         warn_insecure(seed)
     if runtime == "ray":
         from ppml.parties.ray_runtime import run_ray
         return run_ray(program, parties, precision_bits, seed, inputs, truncation, record_views,
-                       **runtime_options)
+                       clients=clients, **runtime_options)
     if runtime_options:
         raise ValueError(f"unknown options for the local runtime: {sorted(runtime_options)}")
     merged = {}
@@ -84,6 +94,6 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
             if name in merged:
                 raise ValueError(f"input {name!r} is given by more than one party")
             merged[name] = value
-    ctx = local_context(parties, precision_bits, seed, truncation, record_views)
+    ctx = local_context(parties, precision_bits, seed, truncation, record_views, clients)
     result = program(ctx, **merged)
-    return [select_party(result, p) for p in range(parties)]
+    return [select_party(result, p) for p in range(parties + clients)]

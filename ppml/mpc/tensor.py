@@ -321,7 +321,7 @@ def _reveal(ctx, data: np.ndarray, ring, to, decode_value):
     value = None if opened is None else decode_value(opened[0])
     if to is None:
         return value
-    return ctx.per_party([value if p == to else None for p in ctx.held])
+    return ctx.per_party([value if p == to else None for p in ctx.comm.held_ranks])
 
 
 def argmax(x: ArithmeticShared, method: str = "pairwise") -> ArithmeticShared:

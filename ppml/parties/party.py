@@ -30,17 +30,19 @@ from ppml.parties.ray_comm import RayComm
 
 @ray.remote
 class Party:
-    def __init__(self, rank: int, parties: int, seed, timeout_s: float):
+    def __init__(self, rank: int, parties: int, seed, timeout_s: float, clients: int = 0):
         self.rank = rank
         self.parties = parties
+        self.clients = clients
+        self.ranks = parties + clients   # compute parties, then clients (no shares, no dealer key)
         self.timeout_s = timeout_s
         self._own_key = own_key(seed, rank)
         self._pair_keys = {pair(rank, j): pair_key(seed, rank, j)
-                           for j in range(rank + 1, parties)}
+                           for j in range(rank + 1, self.ranks)}
         self._dealer_key = None
         self._ran = False
         self._mailbox = Mailbox()
-        self._links = Links(rank, parties, self._mailbox, ray.util.get_node_ip_address())
+        self._links = Links(rank, self.ranks, self._mailbox, ray.util.get_node_ip_address())
 
     def address(self) -> tuple:
         """Where the peers of higher rank connect to this party."""
@@ -50,7 +52,7 @@ class Party:
     def send_pair_keys(self, members: list) -> None:
         """Send the key of each pair (rank, j), j > rank, to party j (``members[j]``) alone."""
         ray.get([members[j].accept_pair_key.remote(self.rank, self._pair_keys[pair(self.rank, j)])
-                 for j in range(self.rank + 1, self.parties)], timeout=self.timeout_s)
+                 for j in range(self.rank + 1, self.ranks)], timeout=self.timeout_s)
 
     def accept_pair_key(self, sender: int, key: bytes) -> None:
         if not 0 <= sender < self.rank:
@@ -65,9 +67,10 @@ class Party:
 
     def connect(self, addresses: list) -> None:
         """Open the authenticated links to every peer (needs all pair keys)."""
-        missing = [ij for ij in (pair(self.rank, j) for j in range(self.parties) if j != self.rank)
+        missing = [ij for ij in (pair(self.rank, j) for j in range(self.ranks) if j != self.rank)
                    if ij not in self._pair_keys]
-        if missing or self._dealer_key is None:
+        needs_dealer = self.rank < self.parties
+        if missing or (needs_dealer and self._dealer_key is None):
             raise RuntimeError(f"party {self.rank} is missing keys: pairs {missing}, dealer key "
                                f"{'missing' if self._dealer_key is None else 'present'}")
         self._links.connect(addresses, self._pair_keys, self.timeout_s)
@@ -82,10 +85,11 @@ class Party:
         if self._ran:
             raise RuntimeError(f"party {self.rank} has already run a program")
         self._ran = True
+        dealer_keys = {self.rank: self._dealer_key} if self.rank < self.parties else {}
         keys = PartyKeys(own={self.rank: self._own_key}, pairs=dict(self._pair_keys),
-                         dealer={self.rank: self._dealer_key})
+                         dealer=dealer_keys)
         comm = RayComm(self.rank, self.parties, self._links.send, self._mailbox, self.timeout_s,
-                       record_views)
+                       record_views, self.clients)
         source = None if dealer is None else DealerProxy(dealer, self.timeout_s)
         store = DealerStore(comm.held, keys.dealer, source)
         ctx = Context(comm, keys, store, precision_bits, truncation)

@@ -18,11 +18,18 @@ from ppml.parties.mailbox import Mailbox
 
 
 class RayComm(Comm):
-    """One party's endpoint: ``send(peer, frame)`` moves bytes, the mailbox receives them."""
+    """One rank's endpoint: ``send(peer, frame)`` moves bytes, the mailbox receives them.
+
+    A compute party holds its own shares (held-party axis of size 1).  A client holds none (axis
+    of size 0): it sends nothing in an exchange, receives only what is revealed to it, and where
+    it receives nothing gets zeros of the right shape, which its empty share arrays never use.
+    """
 
     def __init__(self, rank: int, parties: int, send, mailbox: Mailbox, timeout_s: float,
-                 record_views: bool = False):
-        super().__init__(parties, (rank,), record_views)
+                 record_views: bool = False, clients: int = 0):
+        is_client = rank >= parties
+        super().__init__(parties, () if is_client else (rank,), record_views, clients,
+                         (rank,) if is_client else ())
         self.rank = rank
         self._send = send
         self._mailbox = mailbox
@@ -31,28 +38,32 @@ class RayComm(Comm):
     def exchange(self, payloads, to=None, tag="open"):
         receivers = range(self.parties) if to is None else (to,)
         round_ = self._count_round()
-        pieces = [p[0] for p in payloads]
-        frame = wire.encode_arrays(round_, tag, pieces)
-        for peer in receivers:
-            if peer != self.rank:
-                self._send(peer, frame)
+        shapes = [(p.dtype, p.shape[1:]) for p in payloads]
+        pieces = [p[0] for p in payloads] if self.held else []
+        if pieces:
+            frame = wire.encode_arrays(round_, tag, pieces)
+            for peer in receivers:
+                if peer != self.rank:
+                    self._send(peer, frame)
         stacks = None
         if self.rank in receivers:
-            received = self._receive(round_, tag)
+            received = self._receive(round_, tag, [s for s in range(self.parties) if s != self.rank])
             for sender, body in received.items():
-                _check_pieces(body, pieces, sender, round_, tag)
-            stacks = [np.stack([piece if s == self.rank else received[s][k]
+                _check_pieces(body, shapes, sender, round_, tag)
+            stacks = [np.stack([pieces[k] if s == self.rank else received[s][k]
                                 for s in range(self.parties)])
-                      for k, piece in enumerate(pieces)]
-        self._account_exchange({self.rank: sum(int(p.nbytes) for p in pieces)}, receivers,
-                               stacks, tag)
+                      for k in range(len(payloads))]
+        self._account_exchange({r: sum(int(p.nbytes) for p in pieces) for r in self.held},
+                               receivers, stacks, tag)
+        if stacks is None and not self.held:
+            return [np.zeros((self.parties,) + shape, dtype) for dtype, shape in shapes]
         return stacks
 
     def broadcast(self, value, owner, tag="public"):
         round_ = self._count_round()
         if owner == self.rank:
             frame = wire.encode_value(round_, tag, value)
-            for peer in range(self.parties):
+            for peer in range(self.ranks):
                 if peer != self.rank:
                     self._send(peer, frame)
         else:
@@ -60,10 +71,20 @@ class RayComm(Comm):
         self._account_broadcast(value, owner, tag)
         return value
 
-    def _receive(self, round_: int, tag: str, senders=None) -> dict:
+    def deliver(self, payload, sender, receiver, tag="input"):
+        round_ = self._count_round()
+        if self.rank == sender:
+            self._send(receiver, wire.encode_arrays(round_, tag, [payload]))
+        elif self.rank == receiver:
+            (payload,) = self._receive(round_, tag, senders=(sender,))[sender]
+        else:
+            payload = None
+        if payload is not None:
+            self._account_delivery(payload, sender, receiver, tag)
+        return payload if self.rank == receiver else None
+
+    def _receive(self, round_: int, tag: str, senders) -> dict:
         """sender -> body of this round's messages, checked to be the step this party is at."""
-        if senders is None:
-            senders = [s for s in range(self.parties) if s != self.rank]
         messages = self._mailbox.collect(round_, senders, self.timeout_s)
         for sender, (got, _) in messages.items():
             if got != tag:
@@ -72,10 +93,9 @@ class RayComm(Comm):
         return {sender: body for sender, (_, body) in messages.items()}
 
 
-def _check_pieces(body, pieces: list, sender: int, round_: int, tag: str) -> None:
-    """The peer's pieces must match this party's own in number, dtype and shape (SPMD)."""
+def _check_pieces(body, ours: list, sender: int, round_: int, tag: str) -> None:
+    """The peer's pieces must match this rank's payloads in number, dtype and shape (SPMD)."""
     theirs = [(a.dtype, a.shape) for a in body] if isinstance(body, list) else body
-    ours = [(a.dtype, a.shape) for a in pieces]
     if theirs != ours:
         raise RuntimeError(f"out of step with party {sender} in round {round_} ({tag!r}): it "
                            f"sent pieces {theirs}, this party has {ours}")

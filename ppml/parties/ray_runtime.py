@@ -33,8 +33,10 @@ class PartyError(RuntimeError):
 
 
 def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, truncation: str,
-            record_views: bool, **options) -> list:
-    """Run ``program(ctx, **inputs[i])`` in party i's actor for every i; return the P results.
+            record_views: bool, clients: int = 0, **options) -> list:
+    """Run ``program(ctx, **inputs[i])`` in rank i's actor for every i; return the P + C results.
+
+    Ranks 0..P-1 are compute parties, P..P+C-1 clients (actors that hold no shares).
 
     Options: ``timeout_s`` (default 300): how long a party waits for a peer's message, and
     each setup step for the actors; ``placement``: see :mod:`ppml.parties.placement`.
@@ -46,18 +48,19 @@ def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, trun
     timeout_s = _check_timeout(options.get("timeout_s", DEFAULT_TIMEOUT_S))
     if not ray.is_initialized():
         ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False)
-    resources = placement_.resources(options.get("placement"), parties)
+    resources = placement_.resources(options.get("placement"), parties + clients)
 
     dealer_resources = resources.get("dealer")
     dealer = DealerActor.options(resources=dealer_resources or {}).remote(
         parties, seed, dealer_resources)
-    members = [Party.options(resources=resources.get(p, {})).remote(p, parties, seed, timeout_s)
-               for p in range(parties)]
-    ranks = list(range(parties))
+    members = [Party.options(resources=resources.get(p, {})).remote(p, parties, seed, timeout_s,
+                                                                     clients)
+               for p in range(parties + clients)]
+    ranks = list(range(parties + clients))
     try:
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
         _gather([m.send_pair_keys.remote(members) for m in members]
-                + [dealer.hand_out_keys.remote(members)], ranks + [None], timeout_s)
+                + [dealer.hand_out_keys.remote(members[:parties])], ranks + [None], timeout_s)
         _gather([m.connect.remote(addresses) for m in members], ranks, timeout_s)
         return _gather([m.run.remote(program, inputs.get(p, {}), precision_bits, truncation,
                                      record_views, dealer if p == 0 else None)
