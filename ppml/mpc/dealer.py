@@ -24,7 +24,8 @@ from typing import Callable
 import numpy as np
 
 from ppml.crypto.rng import Stream, derive_key
-from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, count_wraps, matmul, multiply
+from ppml.mpc.ring import (ARITHMETIC, BINARY, Ring, count_wraps, matmul, matmul_shape,
+                           multiply)
 
 #: a batch holds about this many words per field, and never more than ``MAX_BATCH`` instances
 TARGET_WORDS = 1 << 16
@@ -87,9 +88,9 @@ def and_triple(shape_a: tuple, shape_b: tuple) -> Material:
 
 
 @functools.lru_cache(maxsize=4096)
-def matmul_triple(shape_a: tuple, shape_b: tuple, out_shape: tuple) -> Material:
+def matmul_triple(shape_a: tuple, shape_b: tuple) -> Material:
     """Beaver triple (A, B, C = A @ B) for a batched matrix product."""
-    free, dep = _product_fields(shape_a, shape_b, ARITHMETIC, out_shape)
+    free, dep = _product_fields(shape_a, shape_b, ARITHMETIC, matmul_shape(shape_a, shape_b))
     return Material("matmul", (shape_a, shape_b), free, dep,
                     lambda v, s, n: {"c": matmul(v["a"], v["b"], lead=1)})
 
@@ -152,6 +153,20 @@ def uniform(shape: tuple, precision_bits: int) -> Material:
     """Private Uniform[0, 1) reals (Algorithm 1, line 12), shared at ``precision_bits``."""
     return Material("uniform", (shape, precision_bits), (), (Field("u", shape),),
                     lambda v, s, n: {"u": s.below(precision_bits, (n,) + shape)})
+
+
+#: kind -> constructor; a material is rebuilt from (kind, spec), so only data crosses to the dealer
+CONSTRUCTORS = {"mul": mul_triple, "and": and_triple, "matmul": matmul_triple,
+                "square": square_pair, "wrap": wrap_pair, "truncpair": truncation_pair,
+                "dabit": dabit, "permutation": permutation, "bernoulli": bernoulli,
+                "uniform": uniform}
+
+
+def material(kind: str, spec: tuple) -> Material:
+    """The material of ``kind`` with constructor arguments ``spec`` (ValueError if unknown)."""
+    if kind not in CONSTRUCTORS:
+        raise ValueError(f"unknown material kind {kind!r}; known: {sorted(CONSTRUCTORS)}")
+    return CONSTRUCTORS[kind](*spec)
 
 
 def _derive_wraps(material: Material, pieces: np.ndarray) -> dict:

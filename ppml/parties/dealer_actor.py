@@ -14,14 +14,19 @@ from __future__ import annotations
 
 import ray
 
-from ppml.mpc.dealer import Dealer
+from ppml.mpc.dealer import Dealer, material
 from ppml.mpc.keys import dealer_party_key, dealer_secret_key
 
 
 @ray.remote
-def corrections_task(party_keys: dict, secret_key: bytes, material, batch: int, count: int):
-    """Party 0's corrections of one batch: a Ray task, run where the dealer's tasks are placed."""
-    return Dealer(party_keys, secret_key).corrections(material, batch, count)
+def corrections_task(party_keys: dict, secret_key: bytes, kind: str, spec: tuple, batch: int,
+                     count: int):
+    """Party 0's corrections of one batch: a Ray task, run where the dealer's tasks are placed.
+
+    The material is rebuilt from (kind, spec) by the dealer's own code: party 0 sends data, never
+    code that would run next to the dealer's keys.
+    """
+    return Dealer(party_keys, secret_key).corrections(material(kind, spec), batch, count)
 
 
 @ray.remote
@@ -47,13 +52,13 @@ class DealerActor:
         ray.get([member.accept_dealer_key.remote(self._party_keys[p])
                  for p, member in enumerate(members)])
 
-    def corrections(self, material, batch: int, count: int) -> list:
+    def corrections(self, kind: str, spec: tuple, batch: int, count: int) -> list:
         """Start making one batch; returns ``[ObjectRef]`` of party 0's corrections.
 
         The ref is wrapped in a list so that Ray hands it over unresolved: party 0 fetches the
         arrays from the task, and the actor stays free to start further batches.
         """
-        return [self._task.remote(self._party_keys, self._secret_key, material, batch, count)]
+        return [self._task.remote(self._party_keys, self._secret_key, kind, spec, batch, count)]
 
 
 class DealerProxy:
@@ -65,11 +70,12 @@ class DealerProxy:
         self._ahead = {}  # material key -> (batch, count, reference to the dealer's answer)
 
     def corrections(self, material, batch: int, count: int) -> dict:
+        kind, spec = material.kind, material.spec
         ahead = self._ahead.pop(material.key, None)
         answer = ahead[2] if ahead is not None and ahead[:2] == (batch, count) else \
-            self._dealer.corrections.remote(material, batch, count)
+            self._dealer.corrections.remote(kind, spec, batch, count)
         self._ahead[material.key] = (batch + 1, count,
-                                     self._dealer.corrections.remote(material, batch + 1, count))
+                                     self._dealer.corrections.remote(kind, spec, batch + 1, count))
         try:
             (task,) = ray.get(answer, timeout=self._timeout_s)
             return ray.get(task, timeout=self._timeout_s)

@@ -10,7 +10,7 @@ from ppml.mpc.ring import count_wraps, matmul
 MATERIALS = [
     dealer.mul_triple((3, 4), (4,)),
     dealer.and_triple((5,), (5,)),
-    dealer.matmul_triple((2, 3, 3), (3,), (2, 3)),
+    dealer.matmul_triple((2, 3, 3), (3,)),
     dealer.square_pair((6,)),
     dealer.wrap_pair((7,), signed=False, with_bits=True),
     dealer.wrap_pair((7,), signed=True, with_bits=False),
@@ -92,3 +92,10 @@ def test_bernoulli_probability_bounds():
         dealer.bernoulli((1,), 1.5)
 
 
+
+
+def test_materials_are_rebuilt_from_kind_and_spec():
+    for m in MATERIALS:
+        assert dealer.material(m.kind, m.spec).key == m.key
+    with pytest.raises(ValueError, match="unknown material kind"):
+        dealer.material("cake", ())

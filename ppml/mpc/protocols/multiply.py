@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ppml.mpc import dealer
-from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, matmul, matmul_shape, multiply
+from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, matmul, multiply
 
 
 def _elementwise(ring: Ring):
@@ -25,9 +25,7 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> l
     logical axes); in the binary ring "mul" is AND.
     """
     if kind == "matmul":
-        materials = [dealer.matmul_triple(x.shape[1:], y.shape[1:],
-                                          matmul_shape(x.shape[1:], y.shape[1:]))
-                     for x, y in products]
+        materials = [dealer.matmul_triple(x.shape[1:], y.shape[1:]) for x, y in products]
         product = matmul
     else:
         make = dealer.and_triple if ring is BINARY else dealer.mul_triple

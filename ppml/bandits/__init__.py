@@ -1,0 +1,1 @@
+"""Bandit protocols and their plaintext references."""
