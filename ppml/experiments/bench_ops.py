@@ -67,26 +67,29 @@ def secure_ops(shared: dict) -> dict:
 
 def program(ctx, arms: int, dims: int, repeats: int, w=None, x=None, den=None, scores=None,
             e=None, v=None) -> list:
-    """SPMD benchmark body: per operation, rounds, bytes this party sent and times."""
+    """SPMD benchmark body: per operation, rounds, bytes this party sent, median online time and
+    mean offline (dealer) time over ``repeats`` calls."""
     shapes = {"w": (arms, dims, dims), "x": (dims,), "den": (arms,), "scores": (arms,),
               "e": (arms,), "v": (arms, dims, dims)}
     values = {"w": w, "x": x, "den": den, "scores": scores, "e": e, "v": v}
     shared = {name: ctx.share(values[name], owner=1 if name == "v" else 0, shape=shapes[name])
               for name in shapes}
     rows = []
+    party = ctx.held[0]
     for op, run_op in secure_ops(shared).items():
         run_op()  # warm-up: fills the dealer store for this shape
-        party = ctx.held[0]
         rounds0, bytes0 = ctx.comm.stats[party].rounds, _bytes(ctx)
-        offline0 = ctx.store.offline_seconds
-        start = time.perf_counter()
+        online, offline = [], []
         for _ in range(repeats):
+            offline0 = ctx.store.offline_seconds
+            start = time.perf_counter()
             run_op()
-        wall = time.perf_counter() - start
-        offline = ctx.store.offline_seconds - offline0
+            wall = time.perf_counter() - start
+            offline.append(ctx.store.offline_seconds - offline0)
+            online.append(wall - offline[-1])
         rows.append({"op": op, "rounds": (ctx.comm.stats[party].rounds - rounds0) // repeats,
                      "bytes_per_party": int((_bytes(ctx) - bytes0) / repeats),
-                     "online_s": (wall - offline) / repeats, "offline_s": offline / repeats})
+                     "online_s": float(np.median(online)), "offline_s": float(np.mean(offline))})
     return rows
 
 
@@ -95,16 +98,23 @@ def _bytes(ctx) -> float:
     return float(np.mean([ctx.comm.stats[p].bytes_sent for p in ctx.held]))
 
 
-def time_plaintext(fn, min_seconds: float = 0.05) -> float:
-    """Seconds per call of a fast numpy callable, timed over enough calls to be measurable."""
+def time_plaintext(fn, min_seconds: float = 0.05, trials: int = 5) -> float:
+    """Seconds per call of a fast numpy callable: the median of ``trials`` timings, each over
+    enough calls to last about ``min_seconds``."""
     calls, elapsed = 1, 0.0
-    while elapsed < min_seconds:
+    while elapsed < min_seconds / trials:
         calls *= 4
         start = time.perf_counter()
         for _ in range(calls):
             fn()
         elapsed = time.perf_counter() - start
-    return elapsed / calls
+    timings = []
+    for _ in range(trials):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        timings.append((time.perf_counter() - start) / calls)
+    return float(np.median(timings))
 
 
 def size_of(op: str, arms: int, dims: int) -> int:

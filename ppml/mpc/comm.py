@@ -29,7 +29,9 @@ class PartyStats:
     def add(self, op: str, rounds: int, nbytes: int) -> None:
         self.rounds += rounds
         self.bytes_sent += nbytes
-        entry = self.by_op.setdefault(op, {"rounds": 0, "bytes_sent": 0})
+        entry = self.by_op.get(op)
+        if entry is None:
+            entry = self.by_op[op] = {"rounds": 0, "bytes_sent": 0}
         entry["rounds"] += rounds
         entry["bytes_sent"] += nbytes
 
@@ -95,8 +97,9 @@ class Comm:
     def _count_round(self) -> int:
         """Start a round, counted for every held party; returns its number."""
         self._round += 1
+        op = self.current_op
         for stats in self.stats.values():
-            stats.add(self.current_op, 1, 0)
+            stats.add(op, 1, 0)
         return self._round
 
     def _record(self, receiver: int, sender: int, tag: str, payload) -> None:
@@ -109,10 +112,13 @@ class Comm:
         ``nbytes[s]``: the bytes of held sender ``s``'s pieces, sent to every receiver but s.
         ``stacks``: the payloads stacked over all P parties, or None where nothing is received.
         """
+        op = self.current_op
         for sender, n in nbytes.items():
-            self._count(sender, n * sum(1 for r in receivers if r != sender))
+            self.stats[sender].add(op, 0, n * (len(receivers) - (sender in receivers)))
+        if self.views is None or stacks is None:
+            return
         for receiver in receivers:
-            if stacks is not None and receiver in self.held_ranks:
+            if receiver in self.held_ranks:
                 for sender in range(self.parties):
                     if sender != receiver:
                         self._record(receiver, sender, tag, [s[sender].copy() for s in stacks])

@@ -17,12 +17,18 @@ ONE = np.uint64(1)
 ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def _xor_reduce(stack: np.ndarray) -> np.ndarray:
-    return np.asarray(np.bitwise_xor.reduce(stack, axis=0))
+def _fold(op):
+    """Reduce stacked shares over axis 0 with ``op`` (a loop: P is small, arrays may be too)."""
+    def reduce(stack: np.ndarray) -> np.ndarray:
+        out = np.array(stack[0])
+        for share in stack[1:]:
+            op(out, share, out=out)
+        return out
+    return reduce
 
 
-def _sum_reduce(stack: np.ndarray) -> np.ndarray:
-    return np.asarray(np.sum(stack, axis=0, dtype=U64))
+_xor_reduce = _fold(np.bitwise_xor)
+_sum_reduce = _fold(np.add)
 
 
 @dataclass(frozen=True)

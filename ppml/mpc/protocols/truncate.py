@@ -37,9 +37,6 @@ from ppml.mpc.protocols.binary import prefix_carries
 from ppml.mpc.protocols.convert import bits_to_arithmetic
 from ppml.mpc.ring import ALL_ONES, ARITHMETIC, BINARY, add_wraps, count_wraps
 
-QUARTER = np.int64(1 << 62)
-
-
 def truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     """Shares of x / 2^bits, rounded, for arithmetic shares ``x``, in the context's mode."""
     if bits == 0:
@@ -53,14 +50,14 @@ def _pair_truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     """The bounded mode: one opening of z = x + r and a local correction (see module doc)."""
     pair = ctx.store.take(dealer.truncation_pair(x.shape[1:], bits))
     (z,) = ctx.open([x + pair["r"]], ARITHMETIC, tag="truncate")
-    signed_z = z.view(np.int64)
-    low = (signed_z < -QUARTER).astype(np.uint64) << np.uint64(64 - bits)
-    high = (signed_z >= QUARTER).astype(np.uint64) << np.uint64(64 - bits)
-    # x / 2^k = (z >> k) - [r >> k] + eta 2^(64-k), eta = low (1 - [m]) - high [m]
-    out = (low + high)[None] * pair["msb"]
+    shift = np.uint64(64 - bits)
+    outside = (z + np.uint64(1 << 62)) >> np.uint64(63)      # [z < -2^62 or z >= 2^62]
+    low = outside & (z >> np.uint64(63))                      # [z < -2^62]
+    # x / 2^k = (z >> k) - [r >> k] + eta 2^(64-k), eta = low (1 - [m]) - (outside - low) [m]
+    out = (outside << shift)[None] * pair["msb"]
     out += pair["shifted"]
     np.negative(out, out=out)
-    public = (signed_z >> np.int64(bits)).view(np.uint64) + low
+    public = (z.view(np.int64) >> np.int64(bits)).view(np.uint64) + (low << shift)
     return ctx.add_public(out, public, inplace=True)
 
 
