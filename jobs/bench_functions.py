@@ -8,13 +8,11 @@ Parquet file.  The numbers are in docs/mpc.md.
 """
 
 import datetime as dt
-import sys
 
 import numpy as np
 
 import ppml.mpc as mpc
-from ppml.experiments.results import RunOutput, write_run
-from ppml.experiments.table import format_table
+from jobs.cli import finish, options
 
 
 def reciprocal_rows(grid: np.ndarray) -> list:
@@ -47,15 +45,10 @@ def exp_rows(grid: np.ndarray) -> list:
 
 
 def main(argv=None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    results_dir = next((a.split("=", 1)[1] for a in argv if a.startswith("results_dir=")), "results")
+    opts = options({"results_dir": "results"}, argv)
+    started_at = dt.datetime.now(dt.timezone.utc)
     rows = reciprocal_rows(np.linspace(1, 10, 2001)) + exp_rows(np.linspace(-4, 2, 2001))
-    columns = ["op", "iterations", "rounds", "max_rel_error_1_10", "max_rel_error_1_5",
-               "max_rel_error_-4_2"]
-    print(format_table(rows, columns))
-    path = write_run(results_dir, {"experiment": "bench_functions"}, RunOutput(rows=rows),
-                     started_at=dt.datetime.now(dt.timezone.utc))
-    print(f"results: {path}")
+    finish("bench_functions", rows, opts["results_dir"], started_at)
 
 
 if __name__ == "__main__":

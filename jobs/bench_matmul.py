@@ -7,13 +7,11 @@ writes one Parquet file.  ppml.mpc.ring.LIMB_MATMUL_MIN_WORK is chosen from thes
 """
 
 import datetime as dt
-import sys
 import time
 
 import numpy as np
 
-from ppml.experiments.results import RunOutput, write_run
-from ppml.experiments.table import format_table
+from jobs.cli import finish, options
 from ppml.mpc import ring
 
 SIZES = (32, 64, 128, 256, 512, 1024)
@@ -45,14 +43,10 @@ def measure(n: int, rng) -> dict:
 
 
 def main(argv=None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    results_dir = next((a.split("=", 1)[1] for a in argv if a.startswith("results_dir=")), "results")
+    opts = options({"results_dir": "results"}, argv)
+    started_at = dt.datetime.now(dt.timezone.utc)
     rng = np.random.default_rng(0)
-    rows = [measure(n, rng) for n in SIZES]
-    print(format_table(rows, list(rows[0])))
-    path = write_run(results_dir, {"experiment": "bench_matmul"}, RunOutput(rows=rows),
-                     started_at=dt.datetime.now(dt.timezone.utc))
-    print(f"results: {path}")
+    finish("bench_matmul", [measure(n, rng) for n in SIZES], opts["results_dir"], started_at)
 
 
 if __name__ == "__main__":

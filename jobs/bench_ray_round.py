@@ -1,6 +1,6 @@
 """Per-round latency of the runtimes at P = 2 and 3.
 
-    python -m jobs.bench_ray_round [--rounds 200] [--results-dir results]
+    python -m jobs.bench_ray_round [rounds=200] [results_dir=results]
 
 Each measurement opens a 10-element shared array ``rounds`` times (one round each) and divides
 the wall time of that loop, measured inside the program, by ``rounds``; actor start-up and key
@@ -12,12 +12,11 @@ setup are not included.  Three rows per party count:
   per peer per round, threaded actors), the transport the links replaced.
 
 Prints a table and writes one Parquet file (columns runtime, parties, rounds,
-seconds_per_round) to the results folder.
+ms_per_round) to the results folder.
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import functools
 import os
@@ -27,7 +26,7 @@ import numpy as np
 import ray
 
 import ppml.mpc as mpc
-from ppml.experiments.results import RunOutput, write_run
+from jobs.cli import finish, options
 from ppml.mpc.ring import ARITHMETIC
 from ppml.parties.mailbox import Mailbox
 
@@ -81,27 +80,18 @@ def measure(runtime: str, parties: int, rounds: int) -> float:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=200, help="openings per measurement")
-    parser.add_argument("--results-dir", default="results", help="folder for the Parquet file")
-    args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error("--rounds must be >= 1")
+    opts = options({"rounds": 200, "results_dir": "results"}, argv)
+    if opts["rounds"] < 1:
+        raise SystemExit(f"rounds must be >= 1, got {opts['rounds']}")
     started_at = dt.datetime.now(dt.timezone.utc)
     ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False)
     try:
-        rows = [{"runtime": runtime, "parties": parties, "rounds": args.rounds,
-                 "seconds_per_round": measure(runtime, parties, args.rounds)}
+        rows = [{"runtime": runtime, "parties": parties, "rounds": opts["rounds"],
+                 "ms_per_round": 1e3 * measure(runtime, parties, opts["rounds"])}
                 for runtime in ("local", "ray", "ray-actor-calls") for parties in PARTIES]
     finally:
         ray.shutdown()
-    table = "\n".join([f"{'runtime':<16} {'parties':>7} {'ms/round':>9}"] +
-                      [f"{r['runtime']:<16} {r['parties']:>7} {1e3 * r['seconds_per_round']:>9.3f}"
-                       for r in rows])
-    path = write_run(args.results_dir, {"experiment": "bench_ray_round"}, RunOutput(rows=rows),
-                     started_at=started_at)
-    print(table)
-    print(f"results: {path}")
+    finish("bench_ray_round", rows, opts["results_dir"], started_at)
 
 
 if __name__ == "__main__":

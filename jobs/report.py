@@ -5,26 +5,14 @@ has runs there (ppml/experiments/figures.py), into ``figures_dir`` (default
 ``<results_dir>/figures``).
 """
 
-import sys
-
+from jobs.cli import options as parse_options
 from ppml.experiments.figures import draw_all
 
-KEYS = ("results_dir", "figures_dir")
-
-
-def parse(argv: list) -> dict:
-    """``key=value`` arguments; only the keys in KEYS are accepted."""
-    options = {"results_dir": "results", "figures_dir": None}
-    for arg in argv:
-        key, sep, value = arg.partition("=")
-        if not sep or key not in KEYS:
-            raise SystemExit(f"jobs.report takes {' '.join(k + '=...' for k in KEYS)}; got {arg!r}")
-        options[key] = value
-    return options
+DEFAULTS = {"results_dir": "results", "figures_dir": None}
 
 
 def main(argv=None) -> list:
-    options = parse(sys.argv[1:] if argv is None else argv)
+    options = parse_options(DEFAULTS, argv)
     paths = draw_all(options["results_dir"], options["figures_dir"])
     for path in paths:
         print(path)
