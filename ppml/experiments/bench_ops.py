@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 import ppml.mpc as mpc
-from ppml.experiments.config import RunConfig
+from ppml.experiments.config import RunConfig, engine_options
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
@@ -126,9 +126,7 @@ def bench_ops(config: RunConfig) -> RunOutput:
     data = operands(config.arms, config.dims, np.random.default_rng(0))
     start = time.perf_counter()
     body = functools.partial(program, arms=config.arms, dims=config.dims, repeats=config.repeats)
-    outs = mpc.run(body, parties=config.parties, runtime=config.runtime,
-                   precision_bits=config.precision_bits, seed=config.seed,
-                   truncation=config.truncation, inputs=data)
+    outs = mpc.run(body, inputs=data, **engine_options(config))
     wall = time.perf_counter() - start
     reference = plaintext_ops(data)
     rows = []

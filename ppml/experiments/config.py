@@ -55,6 +55,8 @@ class RunConfig:
     """Folder of downloaded datasets; None falls back to the PPML_DATA environment variable."""
     progress: bool = True
     """Show progress bars."""
+    placement: bool = False
+    """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
 
     # Experiment-specific keys (one flat namespace, so sweeps and result columns stay uniform).
     truncation: str = "bounded"
@@ -92,6 +94,16 @@ def _at_least(name: str, value: int, bound: int) -> None:
 def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def engine_options(config: RunConfig) -> dict:
+    """The keyword arguments of ``ppml.mpc.run`` that a run's config sets."""
+    options = {"parties": config.parties, "runtime": config.runtime,
+               "precision_bits": config.precision_bits, "seed": config.seed,
+               "truncation": config.truncation}
+    if config.runtime == "ray" and config.placement:
+        options["placement"] = True
+    return options
 
 
 def load_config(cfg: DictConfig) -> RunConfig:

@@ -20,7 +20,7 @@ def test_default_config_is_bench_ops_with_its_defaults(compose_run_config):
     config = load_config(compose_run_config())
     assert isinstance(config, RunConfig)
     assert config.experiment == "bench_ops"
-    assert (config.parties, config.arms, config.dims) == (2, 100, 10)
+    assert (config.parties, config.arms, config.dims, config.runtime) == (2, 10, 5, "ray")
     assert (config.samples, config.repeats, config.seed) == (1_000_000, 3, None)
 
 
@@ -102,3 +102,11 @@ def test_the_command_line_refuses_bad_config_before_running(tmp_path, override, 
     assert done.returncode != 0
     assert named in done.stderr
     assert not list(tmp_path.glob("*.parquet"))
+
+
+def test_engine_options_follow_the_config():
+    from ppml.experiments.config import RunConfig, engine_options
+    local = engine_options(RunConfig(parties=3, seed=4, placement=True))
+    assert local == {"parties": 3, "runtime": "local", "precision_bits": 20, "seed": 4,
+                     "truncation": "bounded"}
+    assert engine_options(RunConfig(runtime="ray", placement=True))["placement"] is True
