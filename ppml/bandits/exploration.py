@@ -4,8 +4,9 @@ The secure learner draws its private Bernoulli(eps) bit y_t (line 8), its Unifor
 v_a (line 12) and the tie-breaking permutation of argmax from the dealer.  The plaintext
 reference must see the very same draws to be comparable step by step; :class:`ExplorationTape`
 replays them by asking the dealer for the *values* of the same material in the same order,
-batch by batch, as the parties' store consumes it.  Only an evaluation harness that already holds
-the dealer (the local runtime, or a seeded run) can build a tape.
+batch by batch, as the parties' store consumes it.  Those materials have no free fields: their
+values depend on the dealer's secret key alone, which the harness chose and passed to
+``mpc.run(dealer_secret=...)``; nobody else can build the tape.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def tie_break(arms: int) -> Material:
 class ExplorationTape:
     """Reconstructed values of dealer material, taken in the order the online store takes them."""
 
-    def __init__(self, source: Dealer):
-        self.source = source
+    def __init__(self, dealer_secret: bytes):
+        self.source = Dealer({}, dealer_secret)
         self._buffers = {}
 
     def take(self, material: Material) -> dict:

@@ -11,14 +11,14 @@ Roles (every role is a party of the engine: an index in the local runtime, an ac
 State per arm a, shared: W_a^-1 (identity at the start, lines 1-3) and b_a (zero).  Every step
 updates all arms, masked by the secret one-hot o_a, so no feature party learns the arm.  Scores
 use s_{t,a} = b_a^T (W_a^-1 x_t), which equals w_a^T x_t with w_a = W_a^-1 b_a (lines 10-11)
-because W_a^-1 is symmetric, and shares u_a = W_a^-1 x_t with the Sherman-Morrison update (eq. 1):
+because W_a^-1 is symmetric, and share u_a = W_a^-1 x_t with the Sherman-Morrison update (eq. 1):
     W_a^-1 <- W_a^-1 - o_a u_a u_a^T / (1 + x_t^T u_a).
-Since W_a >= I and |x_t| = 1, the denominator lies in [1, 1 + 1 / (1 + delta)] (delta the
-diagonal regulariser), which is the reciprocal's domain.
+Since W_a >= (1 + delta) I and |x_t| = 1, the denominator lies in [1, 1 + 1 / (1 + delta)]: the
+reciprocal's domain.
 
 Options of the paper's section 7, off by default: a diagonal regulariser delta (W_a starts at
 (1 + delta) I) and an exact refresh of W_a^-1 every k steps (two Newton-Schulz iterations
-X <- X (2I - W X) from the drifted inverse; W_a is then kept as well).
+X <- X (2I - W X) from the drifted inverse; W_a is then kept as well, one more product a step).
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from tqdm import tqdm
 
 import ppml.mpc as mpc
+from ppml.mpc.protocols.argmax import METHODS
+from ppml.mpc.protocols.functions import START_VALUES
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,11 @@ class PrivateCBConfig:
         if self.dims < self.parties:
             raise ValueError(f"dims must be >= parties ({self.parties}) so that every feature party"
                              f" owns a feature, got dims={self.dims}")
+        if self.reciprocal_start not in START_VALUES:
+            raise ValueError(f"reciprocal_start must be one of {START_VALUES}, got "
+                             f"{self.reciprocal_start!r}")
+        if self.argmax_method not in METHODS:
+            raise ValueError(f"argmax_method must be one of {METHODS}, got {self.argmax_method!r}")
 
     @property
     def puller(self) -> int:
@@ -73,47 +81,49 @@ class PrivateCBConfig:
 
 
 class PrivateLinearBandit:
-    """The shared state of Algorithm 1 and one step of it, for the parties held in a context."""
+    """The shared state of Algorithm 1 and its steps, for the ranks held in a context."""
 
     def __init__(self, ctx, config: PrivateCBConfig):
         self.ctx, self.config = ctx, config
         a, d = config.arms, config.dims
-        zeros = ctx.share_constant(np.zeros((a, d, d)))
         eye = np.tile(np.eye(d), (a, 1, 1))
-        self.w_inv = zeros + eye / (1.0 + config.regularizer)                  # lines 1, 3
-        self.w = zeros + eye * (1.0 + config.regularizer) if config.refresh_every else None
-        self.b = ctx.share_constant(np.zeros((a, d)))                           # lines 2, 3
+        self.w_inv = ctx.constant(eye / (1.0 + config.regularizer))             # lines 1, 3
+        self.w = ctx.constant(eye * (1.0 + config.regularizer)) if config.refresh_every else None
+        self.b = ctx.constant(np.zeros((a, d)))                                 # lines 2, 3
         self.steps = 0
 
-    def share_context(self, features) -> "mpc.ArithmeticShared":
-        """Lines 5-7: every feature party shares its own block; the blocks are concatenated."""
-        blocks = self.config.feature_blocks()
-        parts = [self.ctx.share(features if self.ctx.holds(p) and features is not None else None,
-                                owner=p, shape=(len(cols),)) for p, cols in enumerate(blocks)]
+    def share_context(self, blocks: dict):
+        """Lines 5-7: every feature party shares its own block; the blocks are concatenated.
+
+        ``blocks`` maps the feature parties held here to their block of x_t.
+        """
+        parts = [self.ctx.share(blocks.get(p), owner=p, shape=(len(cols),))
+                 for p, cols in enumerate(self.config.feature_blocks())]
         return mpc.concatenate(parts)
 
     def private_scores(self, x) -> tuple:
-        """Lines 8-13: the differentially private scores, plus what the update reuses."""
+        """Lines 8-13: the differentially private scores, and what the update reuses."""
         c = self.config
-        u = self.w_inv @ x                                                      # W_a^-1 x, [A, D]
-        both = mpc.stack([self.b, x + 0 * self.b]) .transpose(1, 0, 2)           # [A, 2, D]
-        dots = (both @ u.reshape(c.arms, c.dims, 1)).reshape(c.arms, 2)
-        scores, quad = dots[:, 0], dots[:, 1]                                  # s_{t,a}, x^T u_a
-        y = mpc.bernoulli(self.ctx, c.epsilon)                                  # line 8
-        v = mpc.uniform(self.ctx, (c.arms,))                                    # line 12
-        private = scores + y * (v - scores)                                     # line 13
-        return private, u, quad
+        u = self.w_inv @ x                                                    # W_a^-1 x, [A, D]
+        rows = mpc.stack([self.b, x.broadcast_to((c.arms, c.dims))], axis=1)  # [A, 2, D]
+        dots = (rows @ u.reshape(c.arms, c.dims, 1)).reshape(c.arms, 2)       # one round for both
+        scores, quad = dots[:, 0], dots[:, 1]                                 # s_{t,a}, x^T u_a
+        y = mpc.bernoulli(self.ctx, c.epsilon)                                # line 8
+        v = mpc.uniform(self.ctx, (c.arms,))                                  # line 12
+        return scores + y * (v - scores), u, quad                             # line 13
 
     def update(self, x, u, quad, onehot, reward) -> None:
-        """Lines 20-23 for every arm, masked by the one-hot, with eq. 1 for W_a^-1."""
+        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1."""
         c = self.config
         rec = (quad + 1).reciprocal(c.nr_iterations, c.reciprocal_start, c.denominator_domain())
-        gains = onehot.reshape(c.arms, 1) * mpc.stack([rec, reward + 0 * rec], axis=1)  # o*[1/den, r]
-        scaled = gains.reshape(c.arms, 2, 1) * mpc.stack([u, x + 0 * u], axis=1)       # [A, 2, D]
-        self.w_inv = self.w_inv - scaled[:, 0].reshape(c.arms, c.dims, 1) * u.reshape(c.arms, 1, c.dims)
-        self.b = self.b + scaled[:, 1]                                          # line 22
+        gains = onehot.reshape(c.arms, 1) * mpc.stack([rec, reward.broadcast_to((c.arms,))], 1)
+        scaled = gains.reshape(c.arms, 2, 1) * mpc.stack([u, x.broadcast_to(u.shape)], axis=1)
+        self.w_inv = self.w_inv - scaled[:, 0].reshape(c.arms, c.dims, 1) * \
+            u.reshape(c.arms, 1, c.dims)                                      # eq. 1, line 21
+        self.b = self.b + scaled[:, 1]                                        # line 22
         if self.w is not None:
-            self.w = self.w + onehot.reshape(c.arms, 1, 1) * (x.reshape(c.dims, 1) * x.reshape(1, c.dims))
+            outer = x.reshape(c.dims, 1) * x.reshape(1, c.dims)
+            self.w = self.w + onehot.reshape(c.arms, 1, 1) * outer            # line 21 itself
         self.steps += 1
         if c.refresh_every and self.steps % c.refresh_every == 0:
             self.refresh()
@@ -122,4 +132,42 @@ class PrivateLinearBandit:
         """Two Newton-Schulz iterations X <- X (2I - W X): the drift of eq. 1 squared away."""
         eye = np.tile(np.eye(self.config.dims), (self.config.arms, 1, 1))
         for _ in range(2):
-            self.w_inv = self.w_inv @ (2 * eye - self.w @ self.w_inv)
+            self.w_inv = self.w_inv @ (2.0 * eye - self.w @ self.w_inv)
+
+
+def program(ctx, config: PrivateCBConfig, progress: bool = False, world=None, **features):
+    """Algorithm 1 for T steps, SPMD for every role.
+
+    ``features_<p>`` is feature party p's [T, D_p] block of the contexts; ``world`` (given to p'
+    and p'') pulls arms and pays rewards.  Returns, per rank: the arms p' pulled, the rewards p''
+    received, and every rank's communication stats.
+    """
+    bandit = PrivateLinearBandit(ctx, config)
+    mine = {p: features[f"features_{p}"] for p in range(config.parties)
+            if f"features_{p}" in features}
+    arms, rewards = [], []
+    for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
+                  desc="private_cb", unit="step"):
+        x = bandit.share_context({p: block[t] for p, block in mine.items()})
+        private, u, quad = bandit.private_scores(x)
+        onehot = mpc.argmax(private, method=config.argmax_method)              # line 15
+        pulled = ctx.value_at(onehot.reveal(to=config.puller), config.puller)  # line 16
+        if pulled is not None:
+            arms.append(int(np.argmax(pulled)))                                # line 17
+            world.pull(t, arms[-1])
+        o = ctx.share(pulled, owner=config.puller, shape=(config.arms,), frac_bits=0)  # line 18
+        reward = world.reward(t) if ctx.holds(config.rewarder) else None
+        if reward is not None:
+            rewards.append(reward)
+        r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
+        bandit.update(x, u, quad, o, r)                                        # lines 20-23
+    stats = ctx.stats()
+    per_rank = []
+    for k, rank in enumerate(ctx.comm.held_ranks):
+        out = {"stats": stats[k] if isinstance(stats, list) else stats}
+        if rank == config.puller:
+            out["arms"] = arms
+        if rank == config.rewarder:
+            out["rewards"] = rewards
+        per_rank.append(out)
+    return ctx.per_party(per_rank)

@@ -54,6 +54,15 @@ def _splitmix64(index: np.ndarray, key: np.uint64) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
+def _splitmix64_one(index: int, key: int) -> int:
+    """:func:`_splitmix64` of one index, in Python integers (no numpy call overhead)."""
+    mask = (1 << 64) - 1
+    z = (key + (index + 1) * int(_GOLDEN)) & mask
+    z = ((z ^ (z >> 30)) * int(_MIX1)) & mask
+    z = ((z ^ (z >> 27)) * int(_MIX2)) & mask
+    return z ^ (z >> 31)
+
+
 def reward_key(name: str, seed: int) -> np.uint64:
     """The 64-bit key of a dataset's reward uniforms (a function of its name and data seed)."""
     digest = hashlib.sha256(f"ppml-data-rewards/{name}/{int(seed)}".encode()).digest()
@@ -152,8 +161,15 @@ class ContextualData:
 
     def reward(self, t: int, arm: int) -> float:
         """The realised reward of ``arm`` at step t: ``float(u[t, arm] < mean_rewards(t)[arm])``,
-        the same however often it is asked."""
-        return float(self.rewards(t)[self._arm(arm)])
+        the same however often it is asked (computed for the one arm: a bandit run asks every
+        step)."""
+        step, arm = int(self._steps(t)), self._arm(arm)
+        uniform = (_splitmix64_one((step << 32) | arm, int(self._key)) >> 11) * 2.0**-53
+        return float(uniform < self.mean_reward(step, arm))
+
+    def mean_reward(self, t: int, arm: int) -> float:
+        """Expected reward of one arm at step t (subclasses answer without the other arms)."""
+        return float(self.mean_rewards(t)[arm])
 
     def best_arm(self, t: int) -> int:
         """An arm with the highest expected reward at step t (the lowest index among ties)."""
@@ -205,3 +221,6 @@ class ClassificationData(ContextualData):
     def mean_rewards_at(self, steps) -> np.ndarray:
         labels = self.labels[self._steps(steps)]
         return (labels[:, None] == np.arange(self.arms)).astype(np.float64)
+
+    def mean_reward(self, t: int, arm: int) -> float:
+        return 1.0 if self.labels[t] == arm else 0.0

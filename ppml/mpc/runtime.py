@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ppml.crypto.fixed import check_precision_bits
-from ppml.crypto.rng import warn_insecure
+from ppml.crypto.rng import KEY_BYTES, warn_insecure
 from ppml.mpc.comm import LocalComm
 from ppml.mpc.context import TRUNCATION_MODES, Context, PerParty
 from ppml.mpc.dealer import Dealer, DealerStore
@@ -38,6 +38,12 @@ def check_inputs(inputs, ranks: int) -> dict:
     return inputs
 
 
+def check_key(key) -> bytes:
+    if not isinstance(key, bytes) or len(key) != KEY_BYTES:
+        raise ValueError(f"dealer_secret must be {KEY_BYTES} bytes, got {key!r:.40}")
+    return key
+
+
 def select_party(value, party: int):
     """Party ``party``'s part of a program's return value (PerParty entries are per party)."""
     if isinstance(value, PerParty):
@@ -52,21 +58,28 @@ def select_party(value, party: int):
 
 
 def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "bounded",
-                  record_views: bool = False, clients: int = 0) -> Context:
+                  record_views: bool = False, clients: int = 0,
+                  dealer_secret: bytes | None = None) -> Context:
     """A context holding every party and client in this process (the local runtime)."""
     comm = LocalComm(parties, record_views=record_views, clients=clients)
-    keys, dealer_secret = local_keys(parties, seed, clients)
+    keys, derived_secret = local_keys(parties, seed, clients)
+    dealer_secret = derived_secret if dealer_secret is None else check_key(dealer_secret)
     store = DealerStore(comm.held, keys.dealer, Dealer(keys.dealer, dealer_secret))
     return Context(comm, keys, store, precision_bits, truncation)
 
 
 def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
         inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
-        clients: int = 0, **runtime_options) -> list:
+        clients: int = 0, dealer_secret: bytes | None = None, **runtime_options) -> list:
     """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
 
     Ranks 0..parties-1 compute on shares; ranks parties..parties+clients-1 are clients that hold
     no shares but may input secrets and receive revealed values (Hannun et al.'s p' and p'').
+
+    ``dealer_secret`` (32 bytes) keys the dealer's own randomness (private Bernoulli and Uniform
+    samples, permutations) instead of a fresh or seed-derived key.  It is for evaluation
+    harnesses that replay those draws in a plaintext reference
+    (:class:`ppml.bandits.exploration.ExplorationTape`); only the dealer and the harness see it.
 
     ``seed=None`` (default) draws every key from the OS CSPRNG; an integer seed is an INSECURE
     reproducible mode and says so in the log.  The same seed gives bit-identical results in the
@@ -80,20 +93,24 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
         raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
     clients = check_clients(clients)
     inputs = check_inputs(inputs, parties + clients)
+    if dealer_secret is not None:
+        check_key(dealer_secret)
     if seed is not None:
         warn_insecure(seed)
     if runtime == "ray":
         from ppml.parties.ray_runtime import run_ray
         return run_ray(program, parties, precision_bits, seed, inputs, truncation, record_views,
-                       clients=clients, **runtime_options)
+                       clients=clients, dealer_secret=dealer_secret, **runtime_options)
     if runtime_options:
         raise ValueError(f"unknown options for the local runtime: {sorted(runtime_options)}")
     merged = {}
     for party in sorted(inputs):
         for name, value in inputs[party].items():
-            if name in merged:
-                raise ValueError(f"input {name!r} is given by more than one party")
+            if name in merged and merged[name] is not value:
+                raise ValueError(f"input {name!r} is given by more than one party with different "
+                                 f"values; the local runtime passes one value per name")
             merged[name] = value
-    ctx = local_context(parties, precision_bits, seed, truncation, record_views, clients)
+    ctx = local_context(parties, precision_bits, seed, truncation, record_views, clients,
+                        dealer_secret)
     result = program(ctx, **merged)
     return [select_party(result, p) for p in range(parties + clients)]

@@ -18,7 +18,7 @@ from ppml.mpc import dealer
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, functions, multiply
 from ppml.mpc.protocols.truncate import truncate
-from ppml.mpc.ring import ARITHMETIC, BINARY
+from ppml.mpc.ring import ARITHMETIC, BINARY, pad
 
 
 def _is_integer(value) -> bool:
@@ -67,6 +67,11 @@ class ArithmeticShared:
     @property
     def T(self) -> "ArithmeticShared":
         return self.transpose()
+
+    def broadcast_to(self, shape) -> "ArithmeticShared":
+        """The value repeated to ``shape`` by numpy's broadcasting rules (local)."""
+        data = np.broadcast_to(pad(self.data, len(shape)), self.data.shape[:1] + tuple(shape))
+        return self._like(np.ascontiguousarray(data))
 
     def sum(self, axis=None) -> "ArithmeticShared":
         axes = tuple(range(self.ndim)) if axis is None else \

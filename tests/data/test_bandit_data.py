@@ -116,3 +116,11 @@ def test_survives_pickling_for_ray_actors():
     data = half_data()
     copy = pickle.loads(pickle.dumps(data))
     assert all(np.array_equal(copy.rewards(t), data.rewards(t)) for t in range(50))
+
+
+def test_single_reward_matches_the_vectorised_rewards():
+    from ppml.data import load_contextual
+    for name in ("digits", "synthetic"):
+        data = load_contextual(name, arms=10, horizon=50, data_seed=3)
+        for t in range(0, 50, 7):
+            assert [data.reward(t, a) for a in range(10)] == list(data.rewards(t))
