@@ -196,9 +196,32 @@ class Dealer:
 
     def values(self, material: Material, batch: int, count: int) -> dict:
         """The reconstructed values of every field of one batch (free and dependent)."""
-        parties = sorted(self.party_keys)
-        free = {f.name: np.stack([draw_piece(self.party_keys[p], material, batch, f, count)
-                                  for p in parties]) for f in material.free}
+        return self._values(material, batch, count, self._free_pieces(material, batch, count))
+
+    def pieces(self, material: Material, batch: int, count: int) -> dict:
+        """Every party's pieces of one batch, ``[P, count, ...]`` per field, party 0's dependent
+        pieces being its corrections."""
+        free = self._free_pieces(material, batch, count)
+        values = self._values(material, batch, count, free)
+        out = dict(free)
+        for field in material.dependent:
+            others = [draw_piece(self.party_keys[p], material, batch, field, count)
+                      for p in sorted(self.party_keys) if p != 0]
+            rest = field.ring.reconstruct(np.stack(others)) if others else 0
+            out[field.name] = np.stack([field.ring.sub(values[field.name], rest)] + others)
+        return out
+
+    def corrections(self, material: Material, batch: int, count: int) -> dict:
+        """Party 0's pieces of the dependent fields: value minus the other parties' pieces."""
+        pieces = self.pieces(material, batch, count)
+        return {field.name: pieces[field.name][0] for field in material.dependent}
+
+    def _free_pieces(self, material: Material, batch: int, count: int) -> dict:
+        return {f.name: np.stack([draw_piece(self.party_keys[p], material, batch, f, count)
+                                  for p in sorted(self.party_keys)])
+                for f in material.free}
+
+    def _values(self, material: Material, batch: int, count: int, free: dict) -> dict:
         values = {f.name: f.ring.reconstruct(free[f.name]) for f in material.free}
         if material.derive is None:  # the wrap count needs the pieces themselves
             values.update(_derive_wraps(material, free["r"]))
@@ -206,17 +229,6 @@ class Dealer:
             secret = Stream(derive_key(self.secret_key, material.key, batch))
             values.update(material.derive(values, secret, count))
         return values
-
-    def corrections(self, material: Material, batch: int, count: int) -> dict:
-        """Party 0's pieces of the dependent fields: value minus the other parties' pieces."""
-        values = self.values(material, batch, count)
-        out = {}
-        for field in material.dependent:
-            others = [draw_piece(self.party_keys[p], material, batch, field, count)
-                      for p in sorted(self.party_keys) if p != 0]
-            rest = field.ring.reconstruct(np.stack(others)) if others else 0
-            out[field.name] = field.ring.sub(values[field.name], rest)
-        return out
 
 
 class DealerStore:
@@ -246,6 +258,19 @@ class DealerStore:
     def _refill(self, material: Material, last_batch: int) -> list:
         start = time.perf_counter()
         batch, count = last_batch + 1, material.batch_count()
+        if isinstance(self.source, Dealer) and self.held == tuple(sorted(self.source.party_keys)):
+            # an in-process dealer of exactly the parties held here (the local runtime)
+            pieces = self.source.pieces(material, batch, count)
+        else:
+            pieces = self._own_pieces(material, batch, count)
+        buf = [batch, 0, count, pieces]
+        self._buffers[material.key] = buf
+        self.generated[material.kind] = self.generated.get(material.kind, 0) + count
+        self.offline_seconds += time.perf_counter() - start
+        return buf
+
+    def _own_pieces(self, material: Material, batch: int, count: int) -> dict:
+        """Pieces derived from the held parties' keys, with party 0's corrections from source."""
         corrections = self.source.corrections(material, batch, count) if 0 in self.held else {}
         pieces = {}
         for field in material.free + material.dependent:
@@ -254,8 +279,4 @@ class DealerStore:
                          for p in self.held]
             pieces[field.name] = np.stack(per_party) if per_party else \
                 np.zeros((0, count) + field.shape, dtype=np.uint64)  # a client holds no shares
-        buf = [batch, 0, count, pieces]
-        self._buffers[material.key] = buf
-        self.generated[material.kind] = self.generated.get(material.kind, 0) + count
-        self.offline_seconds += time.perf_counter() - start
-        return buf
+        return pieces

@@ -33,9 +33,10 @@ def corrections_task(party_keys: dict, secret_key: bytes, kind: str, spec: tuple
 class DealerActor:
     """The dealer's keys, and the batches made from them (seeded like ``ppml.mpc.keys``)."""
 
-    def __init__(self, parties: int, seed, task_resources: dict | None = None):
+    def __init__(self, parties: int, seed, task_resources: dict | None = None,
+                 secret_key: bytes | None = None):
         self._party_keys = {p: dealer_party_key(seed, p) for p in range(parties)}
-        self._secret_key = dealer_secret_key(seed)
+        self._secret_key = dealer_secret_key(seed) if secret_key is None else secret_key
         self._handed_out = False
         self._task = corrections_task.options(resources=task_resources) if task_resources \
             else corrections_task

@@ -33,7 +33,8 @@ class PartyError(RuntimeError):
 
 
 def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, truncation: str,
-            record_views: bool, clients: int = 0, **options) -> list:
+            record_views: bool, clients: int = 0, dealer_secret: bytes | None = None,
+            **options) -> list:
     """Run ``program(ctx, **inputs[i])`` in rank i's actor for every i; return the P + C results.
 
     Ranks 0..P-1 are compute parties, P..P+C-1 clients (actors that hold no shares).
@@ -52,7 +53,7 @@ def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, trun
 
     dealer_resources = resources.get("dealer")
     dealer = DealerActor.options(resources=dealer_resources or {}).remote(
-        parties, seed, dealer_resources)
+        parties, seed, dealer_resources, dealer_secret)
     members = [Party.options(resources=resources.get(p, {})).remote(p, parties, seed, timeout_s,
                                                                      clients)
                for p in range(parties + clients)]
