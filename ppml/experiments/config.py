@@ -65,6 +65,22 @@ class RunConfig:
     """Random trials of a statistical study (truncation_study: truncations per cell)."""
     repeats: int = 3
     """Timed repetitions per benchmark point."""
+    data_seed: int = 0
+    """Seed of the data stream (order, reward draws): public, so secure runs stay comparable."""
+    epsilon: float = 0.1
+    """Exploration probability of epsilon-greedy bandits."""
+    nr_iterations: Optional[int] = None
+    """Newton-Raphson iterations of the secure reciprocal (None: enough for precision_bits)."""
+    reciprocal_start: str = "linear"
+    """Start value of the reciprocal: 'linear' (minimax on the domain) or 'paper'."""
+    argmax_method: str = "pairwise"
+    """Secure argmax: 'pairwise' (Hannun et al. Algorithm 2) or 'tournament'."""
+    regularizer: float = 0.0
+    """Diagonal regulariser delta of linear bandits: W starts at (1 + delta) I."""
+    refresh_every: int = 0
+    """Recompute the exact inverse every k steps (0: never, as in the paper)."""
+    checkpoints: int = 0
+    """Model checkpoints saved during training for the membership-inference audit (0: none)."""
 
     def __post_init__(self) -> None:
         _at_least("arms", self.arms, 1)
@@ -73,6 +89,15 @@ class RunConfig:
         _at_least("horizon", self.horizon, 1)
         _at_least("repeats", self.repeats, 1)
         _at_least("samples", self.samples, 1)
+        _at_least("data_seed", self.data_seed, 0)
+        _at_least("refresh_every", self.refresh_every, 0)
+        _at_least("checkpoints", self.checkpoints, 0)
+        if self.nr_iterations is not None:
+            _at_least("nr_iterations", self.nr_iterations, 0)
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
+        if self.regularizer < 0:
+            raise ValueError(f"regularizer must be >= 0, got {self.regularizer}")
         if self.seed is not None:
             _at_least("seed", self.seed, 0)
         _one_of("runtime", self.runtime, RUNTIMES)

@@ -12,7 +12,6 @@ when recording is on, appended to the receiving party's *view*: everything that 
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,18 +25,31 @@ class PartyStats:
     bytes_sent: int = 0
     by_op: dict = field(default_factory=dict)
 
-    def add(self, op: str, rounds: int, nbytes: int) -> None:
-        self.rounds += rounds
-        self.bytes_sent += nbytes
-        entry = self.by_op.get(op)
-        if entry is None:
-            entry = self.by_op[op] = {"rounds": 0, "bytes_sent": 0}
-        entry["rounds"] += rounds
-        entry["bytes_sent"] += nbytes
+    @classmethod
+    def of(cls, rounds_by_op: dict, bytes_by_op: dict) -> "PartyStats":
+        ops = list(dict.fromkeys(list(rounds_by_op) + list(bytes_by_op)))
+        return cls(sum(rounds_by_op.values()), sum(bytes_by_op.values()),
+                   {op: {"rounds": rounds_by_op.get(op, 0), "bytes_sent": bytes_by_op.get(op, 0)}
+                    for op in ops})
 
     def as_dict(self) -> dict:
         return {"rounds": self.rounds, "bytes_sent": self.bytes_sent,
                 "by_op": {k: dict(v) for k, v in self.by_op.items()}}
+
+
+class _Operation:
+    """The context manager of :meth:`Comm.operation` (a class: it runs on every protocol call)."""
+
+    __slots__ = ("ops", "name")
+
+    def __init__(self, ops: list, name: str):
+        self.ops, self.name = ops, name
+
+    def __enter__(self):
+        self.ops.append(self.name)
+
+    def __exit__(self, *exc):
+        self.ops.pop()
 
 
 class Comm:
@@ -63,7 +75,8 @@ class Comm:
         self.clients = clients
         self.held = tuple(held)
         self.held_clients = tuple(held_clients)
-        self.stats = {p: PartyStats() for p in self.held_ranks}
+        self._rounds_by_op = {}                                 # every rank takes every round
+        self._bytes_by_op = {p: {} for p in self.held_ranks}    # what each held rank sent
         self.views = {p: [] for p in self.held_ranks} if record_views else None
         self._ops: list[str] = []
         self._round = 0
@@ -77,29 +90,31 @@ class Comm:
     def held_ranks(self) -> tuple:
         return self.held + self.held_clients
 
+    @property
+    def stats(self) -> dict:
+        """Held rank -> its :class:`PartyStats` so far."""
+        return {p: PartyStats.of(self._rounds_by_op, self._bytes_by_op[p])
+                for p in self.held_ranks}
+
     # -- bookkeeping ---------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def operation(self, name: str):
+    def operation(self, name: str) -> "_Operation":
         """Attribute the rounds and bytes inside the block to ``name`` (outermost label wins)."""
-        self._ops.append(name)
-        try:
-            yield
-        finally:
-            self._ops.pop()
+        return _Operation(self._ops, name)
 
     @property
     def current_op(self) -> str:
         return self._ops[0] if self._ops else "other"
 
     def _count(self, sender: int, nbytes: int) -> None:
-        self.stats[sender].add(self.current_op, 0, nbytes)
+        sent = self._bytes_by_op[sender]
+        op = self.current_op
+        sent[op] = sent.get(op, 0) + nbytes
 
     def _count_round(self) -> int:
-        """Start a round, counted for every held party; returns its number."""
+        """Start a round (counted for every held rank); returns its number."""
         self._round += 1
         op = self.current_op
-        for stats in self.stats.values():
-            stats.add(op, 1, 0)
+        self._rounds_by_op[op] = self._rounds_by_op.get(op, 0) + 1
         return self._round
 
     def _record(self, receiver: int, sender: int, tag: str, payload) -> None:
@@ -112,9 +127,8 @@ class Comm:
         ``nbytes[s]``: the bytes of held sender ``s``'s pieces, sent to every receiver but s.
         ``stacks``: the payloads stacked over all P parties, or None where nothing is received.
         """
-        op = self.current_op
         for sender, n in nbytes.items():
-            self.stats[sender].add(op, 0, n * (len(receivers) - (sender in receivers)))
+            self._count(sender, n * (len(receivers) - (sender in receivers)))
         if self.views is None or stacks is None:
             return
         for receiver in receivers:

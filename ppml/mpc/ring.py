@@ -20,10 +20,10 @@ ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 def _fold(op):
     """Reduce stacked shares over axis 0 with ``op`` (a loop: P is small, arrays may be too)."""
     def reduce(stack: np.ndarray) -> np.ndarray:
-        out = np.array(stack[0])
-        for share in stack[1:]:
+        out = np.asarray(op(stack[0], stack[1])) if len(stack) > 1 else np.array(stack[0])
+        for share in stack[2:]:
             op(out, share, out=out)
-        return out
+        return np.asarray(out)
     return reduce
 
 

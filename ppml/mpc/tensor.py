@@ -81,6 +81,8 @@ class ArithmeticShared:
     # -- scales and public operands ------------------------------------------------------------
     def at_scale(self, frac_bits: int) -> "ArithmeticShared":
         """The same value at a finer scale (a local shift; the scale never decreases here)."""
+        if frac_bits == self.frac_bits:
+            return self
         return self._like(self.data << np.uint64(frac_bits - self.frac_bits), frac_bits)
 
     def _aligned(self, other: "ArithmeticShared"):
