@@ -1,0 +1,66 @@
+"""The private learner against the plaintext reference (Hannun et al. Algorithm 1)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ppml.mpc as mpc
+from ppml.bandits.private_cb import PrivateCBConfig
+from ppml.experiments.config import RunConfig
+from ppml.experiments.private_cb import privacy_level, private_cb
+
+
+def run(**overrides):
+    base = dict(experiment="private_cb", dataset="digits", arms=10, dims=20, horizon=300,
+                epsilon=0.1, seed=3, progress=False)
+    return private_cb(RunConfig(**{**base, **overrides}))
+
+
+@pytest.mark.parametrize("parties", [2, 3])
+def test_short_run_takes_the_reference_decisions(parties):
+    out = run(parties=parties)
+    assert out.summary["arm_agreement"] == 1.0
+    assert out.summary["secure_cumulative_reward"] == out.summary["plaintext_cumulative_reward"]
+    assert len(out.rows) == 300 and {"step", "arm", "reward", "plaintext_arm"} <= set(out.rows[0])
+    assert math.isclose(out.summary["eta"], math.log(10 / 0.1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("parties", [2, 3])
+def test_two_thousand_digits_steps(parties):
+    """At least 99% of the arms agree and the average rewards differ by at most 0.01."""
+    out = run(parties=parties, horizon=2000, seed=None)
+    assert out.summary["arm_agreement"] >= 0.99
+    gap = abs(out.summary["secure_cumulative_reward"] - out.summary["plaintext_cumulative_reward"])
+    assert gap / 2000 <= 0.01
+    assert out.rows[-1]["average_reward"] > 0.5  # it learns: chance is 0.1
+
+
+def test_exploration_matches_theorem_1():
+    """Fixed scores: the best arm w.p. 1 - eps + eps/|A|, each other w.p. eps/|A|; the log
+    ratio is log(|A|/eps - |A| + 1) <= eta = log(|A|/eps)."""
+    arms, eps, n = 5, 0.3, 20_000
+    scores = np.tile([0.1, 0.7, 0.3, -0.2, 0.5], (n, 1))
+    ctx = mpc.local_context(2, seed=4)
+    s = ctx.share(scores, owner=0)
+    y = mpc.bernoulli(ctx, eps, (n, 1))
+    v = mpc.uniform(ctx, (n, arms))
+    counts = mpc.argmax(s + y * (v - s)).reveal().sum(axis=0)
+    p = counts / n
+    assert abs(p[1] - (1 - eps + eps / arms)) < 0.015
+    assert np.all(np.abs(np.delete(p, 1) - eps / arms) < 0.01)
+    ratio = p.max() / p.min()
+    assert math.log(ratio) <= privacy_level(arms, eps) + 0.15
+    assert abs(math.log(ratio) - math.log(arms / eps - arms + 1)) < 0.15
+
+
+def test_bad_parameters_name_the_parameter():
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivateCBConfig(parties=2, arms=3, dims=4, horizon=1, epsilon=1.5)
+    with pytest.raises(ValueError, match="dims"):
+        PrivateCBConfig(parties=5, arms=3, dims=4, horizon=1, epsilon=0.1)
+    with pytest.raises(ValueError, match="argmax_method"):
+        PrivateCBConfig(parties=2, arms=3, dims=4, horizon=1, epsilon=0.1, argmax_method="x")
+    with pytest.raises(ValueError, match="unknown dataset|dataset"):
+        run(dataset="cifar")
