@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -18,7 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from ppml.experiments.results import read_results  # noqa: E402
 
 
-def _save(fig, folder: Path, name: str) -> Path:
+def save(fig, folder: Path, name: str) -> Path:
+    """Write ``fig`` as ``<folder>/<name>.png`` and close it."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
     fig.tight_layout()
@@ -43,7 +46,7 @@ def truncation_failures(rows: list, folder: Path) -> Path:
     ax.set_ylabel(f"failure rate (zero drawn at {floor:.0e})")
     ax.set_title("Truncation failures per mode (products a*b, a, b ~ U[-1, 1])")
     ax.legend(fontsize=7, ncol=2)
-    return _save(fig, folder, "truncation_failures")
+    return save(fig, folder, "truncation_failures")
 
 
 def bench_ops_slowdown(rows: list, folder: Path) -> Path:
@@ -63,14 +66,51 @@ def bench_ops_slowdown(rows: list, folder: Path) -> Path:
     ax.set_ylabel("online slowdown vs numpy")
     ax.set_title("Secure operations (Hannun et al. Table 1 analogue)")
     ax.legend(fontsize=7)
-    return _save(fig, folder, "bench_ops_slowdown")
+    return save(fig, folder, "bench_ops_slowdown")
 
 
 FIGURES = {"truncation_study": [truncation_failures], "bench_ops": [bench_ops_slowdown]}
 
 
+def figure(experiment: str):
+    """Register a figure function for the runs of ``experiment``."""
+    def register(fn):
+        FIGURES.setdefault(experiment, []).append(fn)
+        return fn
+    return register
+
+
+def runs_of(rows: list) -> list:
+    """One dict per run: its last row (the run-level values and the final per-step values)."""
+    last = {}
+    for row in rows:
+        if row["run_id"] not in last or (row.get("step") or 0) >= (last[row["run_id"]].get("step") or 0):
+            last[row["run_id"]] = row
+    return list(last.values())
+
+
+def mean_lines(runs: list, x: str, y, line: str) -> dict:
+    """line value -> (xs, means, stds) of ``y(run)`` averaged over runs with the same x."""
+    groups = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        groups[r[line]][r[x]].append(y(r))
+    out = {}
+    for key, points in groups.items():
+        xs = sorted(points)
+        out[key] = (xs, [float(np.mean(points[v])) for v in xs], [float(np.std(points[v])) for v in xs])
+    return out
+
+
+def plot_lines(ax, lines: dict, label: str) -> None:
+    for key in sorted(lines, key=str):
+        xs, means, stds = lines[key]
+        ax.errorbar(xs, means, yerr=stds, marker="o", capsize=3, label=f"{label}={key}")
+    ax.legend(fontsize=8)
+
+
 def draw_all(results_dir, figures_dir=None) -> list:
     """Draw every figure whose experiment has runs in ``results_dir``; return the paths."""
+    import ppml.experiments.private_cb_figures  # noqa: F401  (registers its figures)
     table = read_results(results_dir)
     folder = Path(figures_dir) if figures_dir else Path(results_dir) / "figures"
     if table.num_rows == 0:

@@ -30,3 +30,17 @@ def test_every_experiment_with_runs_gets_its_figures(results):
 
 def test_an_empty_folder_draws_nothing(tmp_path):
     assert draw_all(tmp_path) == []
+
+
+def test_private_cb_figures(tmp_path):
+    from ppml.experiments.private_cb import private_cb
+    now = dt.datetime.now(dt.timezone.utc)
+    for eps, bits, iterations in [(0.1, 20, None), (0.5, 20, 3), (0.1, 16, 3)]:
+        config = RunConfig(experiment="private_cb", dataset="kmeans_digits", arms=3, dims=4,
+                           horizon=20, epsilon=eps, precision_bits=bits, nr_iterations=iterations,
+                           seed=1, progress=False)
+        write_run(tmp_path, dataclasses.asdict(config), private_cb(config), started_at=now)
+    names = sorted(p.name for p in draw_all(tmp_path))
+    assert names == sorted(f"private_cb_fig{k}.png" for k in (
+        "1_reward_over_training", "2_reward_vs_eta", "3_time_vs_arms", "4_time_vs_parties",
+        "5_reward_vs_eta_per_arms", "7_reward_vs_precision", "8_reward_vs_iterations"))

@@ -1,0 +1,122 @@
+"""Hannun et al.'s figures, drawn from whatever private_cb runs a results folder holds.
+
+Each figure averages the runs that share its x value and line key (error bars: one standard
+deviation across runs, e.g. seeds).  Reward is the average reward over a run (Figs. 2, 5, 7, 8)
+or the running average over training (Fig. 1); time is the secure run's wall time per step.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ppml.experiments.figures import figure, mean_lines, plot_lines, runs_of, save
+
+
+def _average_reward(run) -> float:
+    return run["secure_cumulative_reward"] / run["horizon"]
+
+
+
+@figure("private_cb")
+def reward_over_training(rows: list, folder: Path) -> Path:
+    """Fig. 1: running average reward against steps, one line per epsilon."""
+    curves = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        curves[r["epsilon"]][r["step"]].append(r["average_reward"])
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for eps in sorted(curves):
+        steps = sorted(curves[eps])
+        mean = np.array([np.mean(curves[eps][s]) for s in steps])
+        std = np.array([np.std(curves[eps][s]) for s in steps])
+        ax.plot(np.array(steps) + 1, mean, label=f"eps={eps}")
+        ax.fill_between(np.array(steps) + 1, mean - std, mean + std, alpha=0.2)
+    ax.set_xscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel("average reward")
+    ax.set_title("Private contextual bandit: reward during training (Fig. 1)")
+    ax.legend(fontsize=8)
+    return save(fig, folder, "private_cb_fig1_reward_over_training")
+
+
+def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: str) -> Path:
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    runs = [r for r in runs if math.isfinite(r["eta"])]
+    plot_lines(ax, mean_lines(runs, "eta", _average_reward, line), line)
+    ax.set_xlabel("eta = log(|A| / eps)  (larger: less private)")
+    ax.set_ylabel("average reward")
+    ax.set_title(title)
+    return save(fig, folder, name)
+
+
+@figure("private_cb")
+def reward_against_eta_per_horizon(rows: list, folder: Path) -> Path:
+    """Fig. 2: average reward against eta, one line per T."""
+    return _reward_against_eta(runs_of(rows), "horizon", folder, "private_cb_fig2_reward_vs_eta",
+                               "Reward against privacy, per T (Fig. 2)")
+
+
+@figure("private_cb")
+def reward_against_eta_per_arms(rows: list, folder: Path) -> Path:
+    """Fig. 5: average reward against eta, one line per |A|."""
+    return _reward_against_eta(runs_of(rows), "arms", folder,
+                               "private_cb_fig5_reward_vs_eta_per_arms",
+                               "Reward against privacy, per |A| (Fig. 5)")
+
+
+def _time_per_step(run) -> float:
+    return run["wall_s"] / run["horizon"]
+
+
+@figure("private_cb")
+def time_against_arms(rows: list, folder: Path) -> Path:
+    """Fig. 3: secure time per step against |A|, one line per P (log-log)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    plot_lines(ax, mean_lines(runs_of(rows), "arms", _time_per_step, "parties"), "P")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arms |A|")
+    ax.set_ylabel("seconds per step")
+    ax.set_title("Run time against the number of arms (Fig. 3)")
+    return save(fig, folder, "private_cb_fig3_time_vs_arms")
+
+
+@figure("private_cb")
+def time_against_parties(rows: list, folder: Path) -> Path:
+    """Fig. 4: secure time per step against P, one line per |A|."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    plot_lines(ax, mean_lines(runs_of(rows), "parties", _time_per_step, "arms"), "|A|")
+    ax.set_yscale("log")
+    ax.set_xlabel("parties P")
+    ax.set_ylabel("seconds per step")
+    ax.set_title("Run time against the number of parties (Fig. 4)")
+    return save(fig, folder, "private_cb_fig4_time_vs_parties")
+
+
+@figure("private_cb")
+def reward_against_precision(rows: list, folder: Path) -> Path:
+    """Fig. 7: average reward against precision bits, one line per truncation mode."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    plot_lines(ax, mean_lines(runs_of(rows), "precision_bits", _average_reward, "truncation"),
+               "truncation")
+    ax.set_xlabel("precision bits L")
+    ax.set_ylabel("average reward")
+    ax.set_title("Reward against fixed-point precision (Fig. 7)")
+    return save(fig, folder, "private_cb_fig7_reward_vs_precision")
+
+
+@figure("private_cb")
+def reward_against_iterations(rows: list, folder: Path) -> Path:
+    """Fig. 8: average reward against Newton-Raphson iterations, one line per start value."""
+    runs = [r for r in runs_of(rows) if r.get("nr_iterations") is not None]
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    plot_lines(ax, mean_lines(runs, "nr_iterations", _average_reward, "reciprocal_start"),
+               "start")
+    ax.set_xlabel("Newton-Raphson iterations")
+    ax.set_ylabel("average reward")
+    ax.set_title("Reward against reciprocal iterations (Fig. 8)")
+    return save(fig, folder, "private_cb_fig8_reward_vs_iterations")
