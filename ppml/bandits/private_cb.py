@@ -135,17 +135,20 @@ class PrivateLinearBandit:
             self.w_inv = self.w_inv @ (2.0 * eye - self.w @ self.w_inv)
 
 
-def program(ctx, config: PrivateCBConfig, progress: bool = False, world=None, **features):
+def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_steps=(),
+            world=None, **features):
     """Algorithm 1 for T steps, SPMD for every role.
 
     ``features_<p>`` is feature party p's [T, D_p] block of the contexts; ``world`` (given to p'
     and p'') pulls arms and pays rewards.  Returns, per rank: the arms p' pulled, the rewards p''
-    received, and every rank's communication stats.
+    received, every rank's communication stats, and each feature party's own shares of
+    (W^-1, b) after each step in ``checkpoint_steps`` (for an audit that holds every party's
+    checkpoint, such as the membership-inference experiment; no party sees another's).
     """
     bandit = PrivateLinearBandit(ctx, config)
     mine = {p: features[f"features_{p}"] for p in range(config.parties)
             if f"features_{p}" in features}
-    arms, rewards = [], []
+    arms, rewards, saved = [], [], []
     for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
                   desc="private_cb", unit="step"):
         x = bandit.share_context({p: block[t] for p, block in mine.items()})
@@ -161,10 +164,15 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, world=None, **
             rewards.append(reward)
         r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
         bandit.update(x, u, quad, o, r)                                        # lines 20-23
+        if t + 1 in checkpoint_steps:
+            saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy()))
     stats = ctx.stats()
     per_rank = []
     for k, rank in enumerate(ctx.comm.held_ranks):
         out = {"stats": stats[k] if isinstance(stats, list) else stats}
+        if rank in ctx.held:
+            at = ctx.held.index(rank)
+            out["checkpoints"] = [(step, w[at], b[at]) for step, w, b in saved]
         if rank == config.puller:
             out["arms"] = arms
         if rank == config.rewarder:

@@ -21,6 +21,7 @@ from ppml.bandits.exploration import ExplorationTape
 from ppml.bandits.plaintext import EpsilonGreedyLinear
 from ppml.bandits.private_cb import PrivateCBConfig, program
 from ppml.bandits.world import RemoteWorld, World, WorldActor
+from ppml.crypto.fixed import decode
 from ppml.crypto.rng import fresh_key
 from ppml.data import load_contextual
 from ppml.experiments.config import RunConfig, engine_options
@@ -28,6 +29,7 @@ from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 from ppml.mpc.keys import dealer_secret_key
+from ppml.privacy.membership import squared_loss, weights_of, yeom_advantage
 
 
 def bandit_config(config: RunConfig) -> PrivateCBConfig:
@@ -43,14 +45,59 @@ def privacy_level(arms: int, epsilon: float) -> float:
     return math.inf if epsilon == 0 else math.log(arms / epsilon)
 
 
+def checkpoint_steps(horizon: int, checkpoints: int) -> tuple:
+    """``checkpoints`` steps spread evenly over training, the last one at the horizon."""
+    if checkpoints == 0:
+        return ()
+    return tuple(int(s) for s in np.unique(np.linspace(horizon / checkpoints, horizon,
+                                                       checkpoints).astype(int)))
+
+
+def held_out(config: RunConfig, data) -> tuple:
+    """Non-members for the membership audit: MNIST's test set, or the digits a run never saw."""
+    if data.name == "mnist":
+        test = load_contextual("mnist_test", dims=config.dims, data_dir=config.data_dir)
+        return test.contexts, test.labels
+    if data.name == "digits":
+        everything = load_contextual("digits", dims=config.dims, data_seed=config.data_seed)
+        unseen = ~np.isin(everything.source_index, data.source_index)
+        if not unseen.any():
+            raise ValueError("checkpoints on digits need horizon < 1797 so that some images "
+                             "stay unseen as non-members")
+        return everything.contexts[unseen], everything.labels[unseen]
+    raise ValueError(f"checkpoints (membership inference) need dataset mnist or digits, got "
+                     f"{config.dataset!r}")
+
+
+def membership_audit(config: RunConfig, data, saved: list) -> dict:
+    """step -> Yeom et al.'s attack on the checkpoint reconstructed from every party's shares."""
+    others, other_labels = held_out(config, data)
+    rng = np.random.default_rng(config.data_seed)
+    audit = {}
+    for pieces in zip(*saved):                      # one checkpoint, every party's shares
+        step = pieces[0][0]
+        w_inv = decode(np.sum([p[1] for p in pieces], axis=0, dtype=np.uint64),
+                       config.precision_bits)
+        b = decode(np.sum([p[2] for p in pieces], axis=0, dtype=np.uint64), config.precision_bits)
+        weights = weights_of(w_inv, b)
+        n = min(step, len(others), 1000)
+        members = rng.choice(step, n, replace=False)
+        outsiders = rng.choice(len(others), n, replace=False)
+        audit[step] = yeom_advantage(
+            squared_loss(weights, data.contexts[members], data.labels[members]),
+            squared_loss(weights, others[outsiders], other_labels[outsiders]))
+    return audit
+
+
 def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: bytes) -> dict:
-    """Algorithm 1 with every role a party; returns arms, rewards, stats and the wall time."""
+    """Algorithm 1 with every role a party; returns arms, rewards, stats, checkpoints, time."""
     inputs = {p: {f"features_{p}": data.contexts[:bandit.horizon, cols]}
               for p, cols in enumerate(bandit.feature_blocks())}
     world = World(data) if config.runtime == "local" else RemoteWorld(WorldActor.remote(data))
     inputs[bandit.puller] = {"world": world}
     inputs[bandit.rewarder] = {"world": world}
-    body = functools.partial(program, config=bandit, progress=config.progress)
+    body = functools.partial(program, config=bandit, progress=config.progress,
+                             checkpoint_steps=checkpoint_steps(bandit.horizon, config.checkpoints))
     start = time.perf_counter()
     outs = mpc.run(body, clients=2, inputs=inputs, dealer_secret=dealer_secret,
                    **engine_options(config))
@@ -59,7 +106,8 @@ def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: 
         ray.kill(world.actor)
     stats = [out["stats"] for out in outs[:bandit.parties]]
     return {"arms": outs[bandit.puller]["arms"], "rewards": outs[bandit.rewarder]["rewards"],
-            "wall_s": wall, "stats": stats}
+            "wall_s": wall, "stats": stats,
+            "checkpoints": [out["checkpoints"] for out in outs[:bandit.parties]]}
 
 
 def run_plaintext(bandit: PrivateCBConfig, data, dealer_secret: bytes, precision_bits: int) -> dict:
@@ -95,6 +143,10 @@ def private_cb(config: RunConfig) -> RunOutput:
              "plaintext_arm": plain["arms"][t], "plaintext_reward": plain["rewards"][t],
              "average_reward": float(secure_avg[t]),
              "plaintext_average_reward": float(plain_avg[t])} for t in range(bandit.horizon)]
+    for step, attack in membership_audit(config, data, secure["checkpoints"]).items() \
+            if config.checkpoints else ():
+        rows[step - 1].update({"mi_advantage": attack["advantage"], "mi_tpr": attack["tpr"],
+                               "mi_fpr": attack["fpr"]})
     offline = float(np.mean([s["offline_seconds"] for s in secure["stats"]]))
     online = secure["wall_s"] - offline if config.runtime == "local" else secure["wall_s"]
     summary = {

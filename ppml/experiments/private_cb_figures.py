@@ -120,3 +120,17 @@ def reward_against_iterations(rows: list, folder: Path) -> Path:
     ax.set_ylabel("average reward")
     ax.set_title("Reward against reciprocal iterations (Fig. 8)")
     return save(fig, folder, "private_cb_fig8_reward_vs_iterations")
+
+
+@figure("private_cb")
+def membership_advantage(rows: list, folder: Path) -> Path:
+    """Fig. 6: the membership-inference adversary's advantage over training, per epsilon."""
+    audited = [r for r in rows if r.get("mi_advantage") is not None]
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    if audited:
+        plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "epsilon"), "eps")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel("step (checkpoint)")
+    ax.set_ylabel("advantage TPR - FPR (Yeom et al.)")
+    ax.set_title("Membership inference during training (Fig. 6)")
+    return save(fig, folder, "private_cb_fig6_membership_advantage")

@@ -64,3 +64,10 @@ def test_bad_parameters_name_the_parameter():
         PrivateCBConfig(parties=2, arms=3, dims=4, horizon=1, epsilon=0.1, argmax_method="x")
     with pytest.raises(ValueError, match="unknown dataset|dataset"):
         run(dataset="cifar")
+
+
+def test_membership_audit_on_checkpoints():
+    out = run(parties=2, horizon=200, checkpoints=4)
+    audited = [r for r in out.rows if r.get("mi_advantage") is not None]
+    assert [r["step"] + 1 for r in audited] == [50, 100, 150, 200]
+    assert all(-1 <= r["mi_advantage"] <= 1 and 0 <= r["mi_tpr"] <= 1 for r in audited)
