@@ -121,14 +121,17 @@ class Comm:
         if self.views is not None:
             self.views[receiver].append((self._round, self.current_op, tag, sender, payload))
 
-    def _account_exchange(self, nbytes: dict, receivers, stacks, tag: str) -> None:
+    def _account_exchange(self, nbytes: int, receivers, stacks, tag: str) -> None:
         """Count and record one exchange round (after ``_count_round``), for the held parties.
 
-        ``nbytes[s]``: the bytes of held sender ``s``'s pieces, sent to every receiver but s.
+        ``nbytes``: the bytes of each held party's pieces (the same for every party: SPMD), sent
+        to every receiver but itself.
         ``stacks``: the payloads stacked over all P parties, or None where nothing is received.
         """
-        for sender, n in nbytes.items():
-            self._count(sender, n * (len(receivers) - (sender in receivers)))
+        op = self.current_op
+        for sender in self.held:
+            sent = self._bytes_by_op[sender]
+            sent[op] = sent.get(op, 0) + nbytes * (len(receivers) - (sender in receivers))
         if self.views is None or stacks is None:
             return
         for receiver in receivers:
@@ -196,7 +199,7 @@ class LocalComm(Comm):
     def exchange(self, payloads, to=None, tag="open"):
         receivers = range(self.parties) if to is None else (to,)
         self._count_round()
-        nbytes = {s: sum(int(p[s].nbytes) for p in payloads) for s in self.held}
+        nbytes = sum(int(p.nbytes) for p in payloads) // self.parties
         self._account_exchange(nbytes, receivers, payloads, tag)
         return list(payloads)
 

@@ -28,6 +28,7 @@ class Context:
         self.store = store
         self.precision_bits = check_precision_bits(precision_bits)
         self.truncation = truncation
+        self._party_0_at = comm.index(0)  # where party 0's shares sit, if held here
 
     @property
     def parties(self) -> int:
@@ -137,7 +138,7 @@ class Context:
         else:
             out_shape = np.broadcast_shapes(data.shape[1:], public.shape)
             out = np.broadcast_to(data, data.shape[:1] + out_shape).copy()
-        at = self.comm.index(0)
+        at = self._party_0_at
         if at is not None:
             out[at] = ring.add(out[at], public)
         return out
