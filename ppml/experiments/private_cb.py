@@ -157,6 +157,9 @@ def private_cb(config: RunConfig) -> RunOutput:
         "plaintext_wall_s": plain["wall_s"],
         "slowdown": online / plain["wall_s"],
         "rounds": int(secure["stats"][0]["rounds"]),
+        "seconds_per_step": secure["wall_s"] / bandit.horizon,
+        "wait_seconds_per_step": float(np.mean([s["wait_seconds"] for s in secure["stats"]]))
+        / bandit.horizon,
         "bytes_per_party": int(np.mean([s["bytes_sent"] for s in secure["stats"]])),
         "eta": privacy_level(bandit.arms, bandit.epsilon),
     }

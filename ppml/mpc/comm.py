@@ -80,6 +80,7 @@ class Comm:
         self.views = {p: [] for p in self.held_ranks} if record_views else None
         self._ops: list[str] = []
         self._round = 0
+        self.wait_seconds = 0.0  # time spent waiting for peers' messages (0 in one process)
 
     @property
     def ranks(self) -> int:

@@ -150,11 +150,13 @@ class Context:
         return PerParty(values)
 
     def stats(self):
-        """Online rounds, bytes sent and the breakdown by operation, per held rank."""
+        """Online rounds, bytes sent and the breakdown by operation, per held rank, with the
+        seconds spent making dealer material and waiting for peers' messages."""
         out = []
         for p in self.comm.held_ranks:
             d = self.comm.stats[p].as_dict()
             d["offline_seconds"] = self.store.offline_seconds
+            d["wait_seconds"] = self.comm.wait_seconds
             out.append(d)
         return self.per_party(out)
 

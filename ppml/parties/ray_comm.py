@@ -10,6 +10,8 @@ so stats and views are identical in both runtimes.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ppml.mpc.comm import Comm
@@ -84,7 +86,9 @@ class RayComm(Comm):
 
     def _receive(self, round_: int, tag: str, senders) -> dict:
         """sender -> body of this round's messages, checked to be the step this party is at."""
+        start = time.perf_counter()
         messages = self._mailbox.collect(round_, senders, self.timeout_s)
+        self.wait_seconds += time.perf_counter() - start
         for sender, (got, _) in messages.items():
             if got != tag:
                 raise RuntimeError(f"out of step with party {sender} in round {round_}: it sent "
