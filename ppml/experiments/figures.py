@@ -1,7 +1,8 @@
 """Figures drawn from a results folder: each figure uses whatever runs of its experiment exist.
 
 Every function takes the rows of one experiment (a list of dicts, as read from Parquet) and the
-folder to write into, and returns the path of the PNG it drew.  ``FIGURES`` maps an experiment
+folder to write into, and returns the path of the PNG it drew, or None when those runs hold
+nothing for it.  ``FIGURES`` maps an experiment
 name to its figure functions; :func:`draw_all` draws every figure whose experiment has runs.
 """
 
@@ -120,5 +121,5 @@ def draw_all(results_dir, figures_dir=None) -> list:
     for experiment, functions in FIGURES.items():
         mine = [r for r in rows if r.get("experiment") == experiment]
         if mine:
-            paths += [fn(mine, folder) for fn in functions]
+            paths += [path for path in (fn(mine, folder) for fn in functions) if path is not None]
     return paths

@@ -1,5 +1,7 @@
 """Hannun et al.'s figures, drawn from whatever private_cb runs a results folder holds.
 
+A figure whose runs are missing (no checkpoints, no explicit iteration counts) is not drawn.
+
 Each figure averages the runs that share its x value and line key (error bars: one standard
 deviation across runs, e.g. seeds).  Reward is the average reward over a run (Figs. 2, 5, 7, 8)
 or the running average over training (Fig. 1); time is the secure run's wall time per step.
@@ -43,9 +45,11 @@ def reward_over_training(rows: list, folder: Path) -> Path:
     return save(fig, folder, "private_cb_fig1_reward_over_training")
 
 
-def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: str) -> Path:
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: str):
     runs = [r for r in runs if math.isfinite(r["eta"])]
+    if not runs:
+        return None
+    fig, ax = plt.subplots(figsize=(6.5, 4))
     plot_lines(ax, mean_lines(runs, "eta", _average_reward, line), line)
     ax.set_xlabel("eta = log(|A| / eps)  (larger: less private)")
     ax.set_ylabel("average reward")
@@ -113,6 +117,8 @@ def reward_against_precision(rows: list, folder: Path) -> Path:
 def reward_against_iterations(rows: list, folder: Path) -> Path:
     """Fig. 8: average reward against Newton-Raphson iterations, one line per start value."""
     runs = [r for r in runs_of(rows) if r.get("nr_iterations") is not None]
+    if not runs:
+        return None
     fig, ax = plt.subplots(figsize=(6.5, 4))
     plot_lines(ax, mean_lines(runs, "nr_iterations", _average_reward, "reciprocal_start"),
                "start")
@@ -126,9 +132,10 @@ def reward_against_iterations(rows: list, folder: Path) -> Path:
 def membership_advantage(rows: list, folder: Path) -> Path:
     """Fig. 6: the membership-inference adversary's advantage over training, per epsilon."""
     audited = [r for r in rows if r.get("mi_advantage") is not None]
+    if not audited:
+        return None
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    if audited:
-        plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "epsilon"), "eps")
+    plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "epsilon"), "eps")
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("step (checkpoint)")
     ax.set_ylabel("advantage TPR - FPR (Yeom et al.)")
