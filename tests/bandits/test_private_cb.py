@@ -1,6 +1,7 @@
 """The private learner against the plaintext reference (Hannun et al. Algorithm 1)."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -27,10 +28,13 @@ def test_short_run_takes_the_reference_decisions(parties):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("dataset", ["digits", "mnist"])
 @pytest.mark.parametrize("parties", [2, 3])
-def test_two_thousand_digits_steps(parties):
+def test_two_thousand_steps(parties, dataset):
     """At least 99% of the arms agree and the average rewards differ by at most 0.01."""
-    out = run(parties=parties, horizon=2000, seed=None)
+    if dataset == "mnist" and not os.environ.get("PPML_DATA"):
+        pytest.skip("MNIST needs PPML_DATA (CI sets it to ../shared/datasets)")
+    out = run(parties=parties, horizon=2000, seed=None, dataset=dataset)
     assert out.summary["arm_agreement"] >= 0.99
     gap = abs(out.summary["secure_cumulative_reward"] - out.summary["plaintext_cumulative_reward"])
     assert gap / 2000 <= 0.01
