@@ -57,6 +57,8 @@ class RunConfig:
     """Show progress bars."""
     placement: bool = False
     """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
+    workers: int = 1
+    """Ray tasks per party for large party-local work (per-arm updates, bulk Paillier work)."""
 
     # Experiment-specific keys (one flat namespace, so sweeps and result columns stay uniform).
     truncation: str = "bounded"
@@ -89,6 +91,7 @@ class RunConfig:
         _at_least("horizon", self.horizon, 1)
         _at_least("repeats", self.repeats, 1)
         _at_least("samples", self.samples, 1)
+        _at_least("workers", self.workers, 1)
         _at_least("data_seed", self.data_seed, 0)
         _at_least("refresh_every", self.refresh_every, 0)
         _at_least("checkpoints", self.checkpoints, 0)
@@ -125,7 +128,7 @@ def engine_options(config: RunConfig) -> dict:
     """The keyword arguments of ``ppml.mpc.run`` that a run's config sets."""
     options = {"parties": config.parties, "runtime": config.runtime,
                "precision_bits": config.precision_bits, "seed": config.seed,
-               "truncation": config.truncation}
+               "truncation": config.truncation, "workers": config.workers}
     if config.runtime == "ray" and config.placement:
         options["placement"] = True
     return options

@@ -20,7 +20,8 @@ class PerParty(list):
 
 
 class Context:
-    def __init__(self, comm, keys, store, precision_bits: int = 20, truncation: str = "bounded"):
+    def __init__(self, comm, keys, store, precision_bits: int = 20, truncation: str = "bounded",
+                 workers: int = 1):
         if truncation not in TRUNCATION_MODES:
             raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
         self.comm = comm
@@ -29,6 +30,7 @@ class Context:
         self.precision_bits = check_precision_bits(precision_bits)
         self.truncation = truncation
         self._party_0_at = comm.index(0)  # where party 0's shares sit, if held here
+        self.workers = workers            # Ray tasks for large party-local products
 
     @property
     def parties(self) -> int:

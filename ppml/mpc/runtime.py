@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
+import ray
 
 from ppml.crypto.fixed import check_precision_bits
 from ppml.crypto.rng import KEY_BYTES, warn_insecure
@@ -59,18 +62,19 @@ def select_party(value, party: int):
 
 def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "bounded",
                   record_views: bool = False, clients: int = 0,
-                  dealer_secret: bytes | None = None) -> Context:
+                  dealer_secret: bytes | None = None, workers: int = 1) -> Context:
     """A context holding every party and client in this process (the local runtime)."""
     comm = LocalComm(parties, record_views=record_views, clients=clients)
     keys, derived_secret = local_keys(parties, seed, clients)
     dealer_secret = derived_secret if dealer_secret is None else check_key(dealer_secret)
     store = DealerStore(comm.held, keys.dealer, Dealer(keys.dealer, dealer_secret))
-    return Context(comm, keys, store, precision_bits, truncation)
+    return Context(comm, keys, store, precision_bits, truncation, workers)
 
 
 def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
         inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
-        clients: int = 0, dealer_secret: bytes | None = None, **runtime_options) -> list:
+        clients: int = 0, dealer_secret: bytes | None = None, workers: int = 1,
+        **runtime_options) -> list:
     """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
 
     Ranks 0..parties-1 compute on shares; ranks parties..parties+clients-1 are clients that hold
@@ -80,6 +84,9 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     samples, permutations) instead of a fresh or seed-derived key.  It is for evaluation
     harnesses that replay those draws in a plaintext reference
     (:class:`ppml.bandits.exploration.ExplorationTape`); only the dealer and the harness see it.
+
+    ``workers > 1`` splits large party-local products over arms into that many Ray tasks on
+    each party's node (:mod:`ppml.mpc.local_tasks`); a private Ray instance starts if needed.
 
     ``seed=None`` (default) draws every key from the OS CSPRNG; an integer seed is an INSECURE
     reproducible mode and says so in the log.  The same seed gives bit-identical results in the
@@ -95,12 +102,15 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     inputs = check_inputs(inputs, parties + clients)
     if dealer_secret is not None:
         check_key(dealer_secret)
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if seed is not None:
         warn_insecure(seed)
     if runtime == "ray":
         from ppml.parties.ray_runtime import run_ray
         return run_ray(program, parties, precision_bits, seed, inputs, truncation, record_views,
-                       clients=clients, dealer_secret=dealer_secret, **runtime_options)
+                       clients=clients, dealer_secret=dealer_secret, workers=workers,
+                       **runtime_options)
     if runtime_options:
         raise ValueError(f"unknown options for the local runtime: {sorted(runtime_options)}")
     merged = {}
@@ -110,7 +120,9 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
                 raise ValueError(f"input {name!r} is given by more than one party with different "
                                  f"values; the local runtime passes one value per name")
             merged[name] = value
+    if workers > 1 and not ray.is_initialized():
+        ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False)
     ctx = local_context(parties, precision_bits, seed, truncation, record_views, clients,
-                        dealer_secret)
+                        dealer_secret, workers)
     result = program(ctx, **merged)
     return [select_party(result, p) for p in range(parties + clients)]

@@ -77,7 +77,7 @@ class Party:
 
     # -- the protocol ------------------------------------------------------------------------
     def run(self, program, inputs: dict, precision_bits: int, truncation: str,
-            record_views: bool, dealer=None):
+            record_views: bool, dealer=None, workers: int = 1):
         """``program(ctx, **inputs)`` for this party; ``dealer`` is given to party 0 only.
 
         A party runs one program: its rounds are numbered from the start of the links.
@@ -92,7 +92,7 @@ class Party:
                        record_views, self.clients)
         source = None if dealer is None else DealerProxy(dealer, self.timeout_s)
         store = DealerStore(comm.held, keys.dealer, source)
-        ctx = Context(comm, keys, store, precision_bits, truncation)
+        ctx = Context(comm, keys, store, precision_bits, truncation, workers)
         return program(ctx, **inputs)
 
 

@@ -34,7 +34,7 @@ class PartyError(RuntimeError):
 
 def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, truncation: str,
             record_views: bool, clients: int = 0, dealer_secret: bytes | None = None,
-            **options) -> list:
+            workers: int = 1, **options) -> list:
     """Run ``program(ctx, **inputs[i])`` in rank i's actor for every i; return the P + C results.
 
     Ranks 0..P-1 are compute parties, P..P+C-1 clients (actors that hold no shares).
@@ -64,7 +64,7 @@ def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, trun
                 + [dealer.hand_out_keys.remote(members[:parties])], ranks + [None], timeout_s)
         _gather([m.connect.remote(addresses) for m in members], ranks, timeout_s)
         return _gather([m.run.remote(program, inputs.get(p, {}), precision_bits, truncation,
-                                     record_views, dealer if p == 0 else None)
+                                     record_views, dealer if p == 0 else None, workers)
                         for p, m in enumerate(members)], ranks)
     finally:
         for actor in members + [dealer]:

@@ -108,5 +108,5 @@ def test_engine_options_follow_the_config():
     from ppml.experiments.config import RunConfig, engine_options
     local = engine_options(RunConfig(parties=3, seed=4, placement=True))
     assert local == {"parties": 3, "runtime": "local", "precision_bits": 20, "seed": 4,
-                     "truncation": "bounded"}
+                     "truncation": "bounded", "workers": 1}
     assert engine_options(RunConfig(runtime="ray", placement=True))["placement"] is True

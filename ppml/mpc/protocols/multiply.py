@@ -8,14 +8,25 @@ with XOR for + and AND for *.  Any number of products share one round.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ppml.mpc import dealer
+from ppml.mpc.local_tasks import split_over_arms
 from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, matmul, multiply
 
 
 def _elementwise(ring: Ring):
     return lambda a, b: multiply(a, b, ring.product)
+
+
+def _local_terms(product, ring: Ring, a, b, c, eps, delta) -> np.ndarray:
+    """c + eps*b + a*delta: each party's own part of Beaver's product (no communication)."""
+    z = product(a, delta)
+    ring.add(z, product(eps, b), out=z)
+    ring.add(z, c, out=z)
+    return z
 
 
 def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> list:
@@ -37,11 +48,12 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> l
     opened = ctx.open(masked, ring, tag=f"beaver-{kind}")
     n = len(products)
     out = []
-    for k, t in enumerate(triples):
+    for k, (t, material) in enumerate(zip(triples, materials)):
         eps, delta = opened[k][None], opened[n + k][None]
-        z = product(t["a"], delta)
-        ring.add(z, product(eps, t["b"]), out=z)
-        ring.add(z, t["c"], out=z)
+        terms = functools.partial(_local_terms, product, ring)
+        arrays = [t["a"], t["b"], t["c"], eps, delta]
+        out_shape = material.dependent[0].shape
+        z = terms(*arrays) if kind == "matmul" else split_over_arms(ctx, terms, arrays, out_shape)
         out.append(ctx.add_public(z, product(eps, delta)[0], ring, inplace=True))
     return out
 
