@@ -6,9 +6,9 @@ order like x where x differs (x is an integer at its fixed-point scale and gamma
 gamma where x ties, so one pass yields exactly one maximum.  This needs |x| * A < 2^63 for the
 ring-level integer x, far beyond any real score at 20 fractional bits.
 
-* ``pairwise`` (Algorithm 2): all A(A-1) comparisons in parallel (lines 1-3), then the product
-  over j (lines 5-9) as an AND reduction tree in ceil(log2(A-1)) rounds, kept in the binary ring,
-  and one B2A round for the one-hot.
+* ``pairwise`` (Algorithm 2): the comparisons of all pairs in parallel (lines 1-3), then the
+  product over j (lines 5-9) as an AND reduction tree in ceil(log2 A) rounds, kept in the binary
+  ring, and one B2A round for the one-hot.
 * ``tournament``: ceil(log2 A) levels of pairwise maxima, each a comparison and one
   multiplication round that carries the winners' values and one-hot vectors.
 """
@@ -20,7 +20,8 @@ import numpy as np
 from ppml.mpc import dealer
 from ppml.mpc.protocols.binary import and_
 from ppml.mpc.protocols.compare import is_non_negative_bits
-from ppml.mpc.protocols.convert import bits_to_arithmetic
+from ppml.mpc.protocols.convert import bits_to_arithmetic, most_significant_bit
+from ppml.mpc.ring import BINARY
 from ppml.mpc.protocols.multiply import beaver
 
 METHODS = ("pairwise", "tournament")
@@ -42,12 +43,20 @@ def _and_reduce(ctx, bits: np.ndarray) -> np.ndarray:
 
 
 def pairwise(ctx, x: np.ndarray) -> np.ndarray:
-    """One-hot shares (scale 1) of the argmax over the last axis: Algorithm 2 in one pass."""
+    """One-hot shares (scale 1) of the argmax over the last axis: Algorithm 2 in one pass.
+
+    The keys are distinct, so one comparison per unordered pair gives both [k_i >= k_j] (the
+    negated sign bit of k_i - k_j) and [k_j >= k_i] (the sign bit itself): A(A-1)/2 comparisons
+    instead of A(A-1).  The diagonal [k_i >= k_i] is a public 1.
+    """
     arms = x.shape[-1]
     keys = _tie_broken_keys(ctx, x)
-    i, j = np.nonzero(~np.eye(arms, dtype=bool))             # row-major: for each i, all j != i
-    geq = is_non_negative_bits(ctx, keys[..., i] - keys[..., j])            # lines 1-3
-    geq = geq.reshape(geq.shape[:-1] + (arms, arms - 1))
+    i, j = np.triu_indices(arms, 1)
+    j_wins = most_significant_bit(ctx, keys[..., i] - keys[..., j])         # lines 1-3
+    geq = ctx.add_public(np.zeros(x.shape + (arms,), dtype=np.uint64),
+                         np.eye(arms, dtype=np.uint64), BINARY)
+    geq[..., i, j] = ctx.add_public(j_wins, np.uint64(1), BINARY)
+    geq[..., j, i] = j_wins
     return bits_to_arithmetic(ctx, _and_reduce(ctx, geq))                   # lines 4-9
 
 
