@@ -1,0 +1,29 @@
+"""Paillier encryption for LinUCB-DS (Ciucanu et al.): keys, one-scale encoding, vectorised
+homomorphic operations, the offline obfuscator pool, packing, and bulk work on Ray.
+
+One concept per module, each layer using only those above it:
+
+    keys.py      key generation (CSPRNG; seeded = INSECURE), key-size policy, encrypt / CRT decrypt
+    encoding.py  reals <-> integers at one public scale 2^-s, residues mod n, bound bookkeeping
+    ops.py       homomorphic sums, scalar products, dot products on raw gmpy2 ciphertexts
+    bulk.py      chunked work as Ray tasks pinned to this node; key-holding decryptor actors
+    pool.py      precomputed obfuscators r^n mod n^2, each used once
+    array.py     EncryptedArray: ciphertexts with scale exponent and public bounds
+    packing.py   many bounded values per ciphertext before decryption
+
+Design, slot layout and measurements: docs/paillier.md.
+"""
+
+from ppml.crypto.paillier.array import EncryptedArray
+from ppml.crypto.paillier.bulk import Decryptor
+from ppml.crypto.paillier.encoding import Encoded, Encoding, check_headroom
+from ppml.crypto.paillier.keys import (DEFAULT_KEY_BITS, MIN_KEY_BITS, PrivateKey, PublicKey,
+                                       generate_keypair)
+from ppml.crypto.paillier.packing import PackedArray, SlotLayout, pack
+from ppml.crypto.paillier.pool import ObfuscatorPool, PoolExhaustedError, fresh_obfuscators
+
+__all__ = [
+    "DEFAULT_KEY_BITS", "MIN_KEY_BITS", "Decryptor", "Encoded", "Encoding", "EncryptedArray",
+    "ObfuscatorPool", "PackedArray", "PoolExhaustedError", "PrivateKey", "PublicKey",
+    "SlotLayout", "check_headroom", "fresh_obfuscators", "generate_keypair", "pack",
+]

@@ -1,0 +1,151 @@
+"""Bulk Paillier work split into chunks: in this process, or as Ray tasks and actors pinned to
+this node.
+
+LinUCB-DS spends its time in three steps (Ciucanu et al., section 5, Fig. 6): theta_hat*
+(d encrypted dot products), the list of B_i* (K dot products) and Comp's K decryptions.  The
+authors parallelise them with ``multiprocessing`` and ship the secret key to the worker
+processes every round.  Here:
+
+* `run_batches` runs a function over batches in-process (``workers <= 1``) or as one Ray task per
+  batch, pinned to the caller's node (``NodeAffinitySchedulingStrategy(soft=False)``): the
+  inputs (a party's plaintexts) and outputs (obfuscators r^n, which decrypt whatever they
+  obfuscate) never leave the node.  Arguments shared by several batches are put in the object
+  store once.
+* `Decryptor` holds a private key either in-process or in ``workers`` long-lived Ray actors
+  pinned to the key owner's node.  The key reaches each actor once, as the argument of one actor
+  method call (worker to worker on that node); it is never a task argument and never an actor
+  *creation* argument, which Ray keeps in the GCS (possibly on another node) to restart actors.
+  The actors are not restartable: if one dies, calls raise and a new Decryptor must be made.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from ppml.crypto.paillier import ops
+
+
+def split(items, parts: int) -> list[list]:
+    """Contiguous chunks of ``items`` of near-equal length: min(parts, len(items)) of them (at
+    least one)."""
+    items = list(items)
+    parts = max(1, min(parts, len(items)))
+    size, extra = divmod(len(items), parts)
+    chunks, start = [], 0
+    for index in range(parts):
+        end = start + size + (index < extra)
+        chunks.append(items[start:end])
+        start = end
+    return chunks
+
+
+def check_workers(workers: int) -> int:
+    """Return ``workers`` if it is a positive integer, else raise a ValueError."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    return workers
+
+
+def pinned_here() -> NodeAffinitySchedulingStrategy:
+    """A strategy that runs a task or actor on this process's node, or fails (soft=False)."""
+    if not ray.is_initialized():
+        raise RuntimeError("workers > 1 runs Ray tasks on this node: call ray.init() first, "
+                           "or use workers=1")
+    return NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(),
+                                          soft=False)
+
+
+@functools.cache
+def _as_task(fn):
+    return ray.remote(fn)
+
+
+def run_batches(fn, batches: list[tuple], workers: int) -> list:
+    """``[fn(*batch) for batch in batches]``: in this process if ``workers <= 1``, else as Ray
+    tasks pinned to this node.  For public computations and their own outputs only; never pass
+    a private key."""
+    check_workers(workers)
+    if workers == 1 or len(batches) <= 1:
+        return [fn(*batch) for batch in batches]
+    uses: dict[int, list] = {}
+    for batch in batches:
+        for arg in batch:
+            uses.setdefault(id(arg), [arg, 0])[1] += 1
+    shared = {key: ray.put(arg) for key, (arg, count) in uses.items() if count > 1}
+    task = _as_task(fn).options(scheduling_strategy=pinned_here())
+    return ray.get([task.remote(*(shared.get(id(arg), arg) for arg in batch))
+                    for batch in batches])
+
+
+def dot_table(public_key, encrypted_rows, plain_rows, workers: int = 1) -> list:
+    """`ops.dot_table` split over ``workers`` chunks of the longer of the two row lists."""
+    if len(encrypted_rows) >= len(plain_rows):
+        parts = run_batches(ops.dot_table, [(public_key, chunk, plain_rows)
+                                            for chunk in split(encrypted_rows, workers)], workers)
+        return [row for part in parts for row in part]
+    parts = run_batches(ops.dot_table, [(public_key, encrypted_rows, chunk)
+                                        for chunk in split(plain_rows, workers)], workers)
+    return [[c for part in parts for c in part[row]] for row in range(len(encrypted_rows))]
+
+
+@ray.remote(num_cpus=0)
+class _KeyHolder:
+    """One worker process on the key owner's node that holds the private key (loaded once)."""
+
+    def load(self, private_key) -> None:
+        self._key = private_key
+
+    def decrypt_raw(self, ciphertexts) -> list:
+        return self._key.decrypt_raw(ciphertexts)
+
+
+class Decryptor:
+    """Bulk CRT decryption by the key owner, in-process or split over ``workers`` actors.
+
+    Make it once, inside the key owner's process (its party actor); the actors sit on that
+    process's node.  They take no CPU reservation (``num_cpus=0``): ``workers`` alone bounds the
+    parallelism, so pick it no larger than the cores the owner may use.  ``decrypt_raw`` has the
+    signature of `keys.PrivateKey.decrypt_raw`, so either can decrypt an `EncryptedArray`.
+    A Decryptor cannot be pickled: the key stays with its owner.
+    """
+
+    def __init__(self, private_key, workers: int = 1):
+        check_workers(workers)
+        self.public_key = private_key.public_key
+        self.workers = workers
+        self._key = private_key if workers == 1 else None
+        self._actors = []
+        if workers > 1:
+            holder = _KeyHolder.options(scheduling_strategy=pinned_here())
+            self._actors = [holder.remote() for _ in range(workers)]
+            ray.get([actor.load.remote(private_key) for actor in self._actors])
+
+    def decrypt_raw(self, ciphertexts) -> list:
+        """Residues in [0, n) of the ciphertexts, in order (see `keys.PrivateKey.decrypt_raw`)."""
+        if self._key is not None:
+            return self._key.decrypt_raw(ciphertexts)
+        if not self._actors:
+            raise RuntimeError("this Decryptor was closed")
+        chunks = split(ciphertexts, len(self._actors))
+        parts = ray.get([actor.decrypt_raw.remote(chunk)
+                         for actor, chunk in zip(self._actors, chunks)])
+        return [m for part in parts for m in part]
+
+    def close(self) -> None:
+        """Stop the actors (their copies of the key go with their processes)."""
+        for actor in self._actors:
+            ray.kill(actor)
+        self._actors = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __reduce__(self):
+        raise TypeError("a Decryptor holds a private key and cannot be pickled; make one inside "
+                        "the key owner's process")
