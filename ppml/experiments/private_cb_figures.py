@@ -18,6 +18,22 @@ import numpy as np
 
 from ppml.experiments.figures import figure, mean_lines, plot_lines, runs_of, save
 
+#: settings that change a run's reward or time; seeds are averaged over, not held fixed
+SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "epsilon", "precision_bits",
+            "truncation", "nr_iterations", "reciprocal_start", "argmax_method", "regularizer",
+            "refresh_every", "runtime", "workers")
+
+
+def controlled(runs: list, varying: tuple) -> list:
+    """The runs at the most common value of every setting not in ``varying``."""
+    for key in SETTINGS:
+        if key in varying or not runs:
+            continue
+        values = [r.get(key) for r in runs]
+        mode = max(set(values), key=lambda v: (values.count(v), str(v)))
+        runs = [r for r in runs if r.get(key) == mode]
+    return runs
+
 
 def _average_reward(run) -> float:
     return run["secure_cumulative_reward"] / run["horizon"]
@@ -27,9 +43,11 @@ def _average_reward(run) -> float:
 @figure("private_cb")
 def reward_over_training(rows: list, folder: Path) -> Path:
     """Fig. 1: running average reward against steps, one line per epsilon."""
+    kept = {r["run_id"] for r in controlled(runs_of(rows), ("epsilon",))}
     curves = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        curves[r["epsilon"]][r["step"]].append(r["average_reward"])
+        if r["run_id"] in kept:
+            curves[r["epsilon"]][r["step"]].append(r["average_reward"])
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for eps in sorted(curves):
         steps = sorted(curves[eps])
@@ -60,15 +78,18 @@ def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: s
 @figure("private_cb")
 def reward_against_eta_per_horizon(rows: list, folder: Path) -> Path:
     """Fig. 2: average reward against eta, one line per T."""
-    return _reward_against_eta(runs_of(rows), "horizon", folder, "private_cb_fig2_reward_vs_eta",
+    runs = controlled(runs_of(rows), ("epsilon", "horizon"))
+    return _reward_against_eta(runs, "horizon", folder, "private_cb_fig2_reward_vs_eta",
                                "Reward against privacy, per T (Fig. 2)")
 
 
 @figure("private_cb")
 def reward_against_eta_per_arms(rows: list, folder: Path) -> Path:
     """Fig. 5: average reward against eta, one line per |A|."""
-    return _reward_against_eta(runs_of(rows), "arms", folder,
-                               "private_cb_fig5_reward_vs_eta_per_arms",
+    runs = runs_of(rows)
+    kmeans = [r for r in runs if str(r["dataset"]).startswith("kmeans")]
+    runs = controlled(kmeans or runs, ("epsilon", "arms"))
+    return _reward_against_eta(runs, "arms", folder, "private_cb_fig5_reward_vs_eta_per_arms",
                                "Reward against privacy, per |A| (Fig. 5)")
 
 
@@ -80,7 +101,8 @@ def _time_per_step(run) -> float:
 def time_against_arms(rows: list, folder: Path) -> Path:
     """Fig. 3: secure time per step against |A|, one line per P (log-log)."""
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(runs_of(rows), "arms", _time_per_step, "parties"), "P")
+    runs = controlled(runs_of(rows), ("arms", "parties"))
+    plot_lines(ax, mean_lines(runs, "arms", _time_per_step, "parties"), "P")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arms |A|")
@@ -93,7 +115,8 @@ def time_against_arms(rows: list, folder: Path) -> Path:
 def time_against_parties(rows: list, folder: Path) -> Path:
     """Fig. 4: secure time per step against P, one line per |A|."""
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(runs_of(rows), "parties", _time_per_step, "arms"), "|A|")
+    runs = controlled(runs_of(rows), ("arms", "parties"))
+    plot_lines(ax, mean_lines(runs, "parties", _time_per_step, "arms"), "|A|")
     ax.set_yscale("log")
     ax.set_xlabel("parties P")
     ax.set_ylabel("seconds per step")
@@ -105,7 +128,8 @@ def time_against_parties(rows: list, folder: Path) -> Path:
 def reward_against_precision(rows: list, folder: Path) -> Path:
     """Fig. 7: average reward against precision bits, one line per truncation mode."""
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(runs_of(rows), "precision_bits", _average_reward, "truncation"),
+    runs = controlled(runs_of(rows), ("precision_bits", "truncation"))
+    plot_lines(ax, mean_lines(runs, "precision_bits", _average_reward, "truncation"),
                "truncation")
     ax.set_xlabel("precision bits L")
     ax.set_ylabel("average reward")
@@ -117,6 +141,7 @@ def reward_against_precision(rows: list, folder: Path) -> Path:
 def reward_against_iterations(rows: list, folder: Path) -> Path:
     """Fig. 8: average reward against Newton-Raphson iterations, one line per start value."""
     runs = [r for r in runs_of(rows) if r.get("nr_iterations") is not None]
+    runs = controlled(runs, ("nr_iterations", "reciprocal_start"))
     if not runs:
         return None
     fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -131,7 +156,9 @@ def reward_against_iterations(rows: list, folder: Path) -> Path:
 @figure("private_cb")
 def membership_advantage(rows: list, folder: Path) -> Path:
     """Fig. 6: the membership-inference adversary's advantage over training, per epsilon."""
-    audited = [r for r in rows if r.get("mi_advantage") is not None]
+    kept = {r["run_id"] for r in controlled(
+        [r for r in runs_of(rows) if r.get("checkpoints")], ("epsilon",))}
+    audited = [r for r in rows if r.get("mi_advantage") is not None and r["run_id"] in kept]
     if not audited:
         return None
     fig, ax = plt.subplots(figsize=(6.5, 4))
