@@ -50,12 +50,12 @@ def run(cfg: DictConfig) -> Path:
 
 @contextmanager
 def ray_runtime(config: RunConfig) -> Iterator[None]:
-    """Start or join Ray for ``runtime=ray`` (and leave it afterwards); nothing for ``local``.
+    """Start or join Ray for ``runtime=ray`` or ``workers > 1`` (and leave it afterwards).
 
     ray_address None starts a private local instance using every CPU of this machine;
     otherwise the driver joins the cluster at ray_address ('auto' inside ``ray job submit``).
     """
-    if config.runtime != "ray":
+    if config.runtime != "ray" and config.workers == 1:
         yield
         return
     if config.ray_address is None:
