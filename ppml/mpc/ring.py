@@ -41,9 +41,6 @@ class Ring:
     reconstruct: Callable
     product: Callable
 
-    def negate(self, x):
-        return self.sub(np.zeros_like(x), x)
-
 
 ARITHMETIC = Ring("arithmetic", np.add, np.subtract, _sum_reduce, np.multiply)
 BINARY = Ring("binary", np.bitwise_xor, np.bitwise_xor, _xor_reduce, np.bitwise_and)
