@@ -111,7 +111,6 @@ def plot_lines(ax, lines: dict, label: str) -> None:
 
 def draw_all(results_dir, figures_dir=None) -> list:
     """Draw every figure whose experiment has runs in ``results_dir``; return the paths."""
-    import ppml.experiments.private_cb_figures  # noqa: F401  (registers its figures)
     table = read_results(results_dir)
     folder = Path(figures_dir) if figures_dir else Path(results_dir) / "figures"
     if table.num_rows == 0:

@@ -11,6 +11,7 @@ import numpy as np
 
 from ppml.crypto.fixed import check_precision_bits, encode, encode_integers
 from ppml.mpc.ring import ARITHMETIC, BINARY, Ring
+from ppml.mpc.tensor import ArithmeticShared, BinaryShared
 
 TRUNCATION_MODES = ("bounded", "exact", "probabilistic")
 
@@ -52,7 +53,6 @@ class Context:
 
     def constant(self, value, frac_bits: int | None = None):
         """Shares of a public constant: party 0 holds its encoding, the others zero (local)."""
-        from ppml.mpc.tensor import ArithmeticShared
         frac = self.precision_bits if frac_bits is None else frac_bits
         encoded = encode(value, frac, name="constant") if frac else encode_integers(value, "constant")
         zeros = np.zeros((len(self.held),) + encoded.shape, dtype=np.uint64)
@@ -66,7 +66,6 @@ class Context:
         by the owner in one round).  Shares are derived from pairwise-shared keys, so no share
         travels over the network.
         """
-        from ppml.mpc.tensor import ArithmeticShared
         frac = self.precision_bits if frac_bits is None else frac_bits
         encoded = None
         if self.holds(self.comm.check_party(owner, "owner")):
@@ -79,7 +78,6 @@ class Context:
 
     def share_binary(self, value, owner: int, shape=None):
         """XOR sharing of ``owner``'s integer words (bit-packed uint64)."""
-        from ppml.mpc.tensor import BinaryShared
         encoded = None
         if self.holds(self.comm.check_party(owner, "owner")):
             if value is None:

@@ -18,7 +18,7 @@ from ppml.mpc import dealer
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, functions, multiply
 from ppml.mpc.protocols.truncate import truncate
-from ppml.mpc.ring import ARITHMETIC, BINARY, pad
+from ppml.mpc.ring import ARITHMETIC, BINARY, matmul, pad
 
 
 def _is_integer(value) -> bool:
@@ -140,7 +140,6 @@ class ArithmeticShared:
         return self * (1.0 / np.asarray(other, dtype=np.float64))
 
     def __matmul__(self, other):
-        from ppml.mpc.ring import matmul
         with self.ctx.comm.operation("matmul"):
             if isinstance(other, ArithmeticShared):
                 (z,) = multiply.beaver(self.ctx, [(self.data, other.data)], kind="matmul")
@@ -149,7 +148,6 @@ class ArithmeticShared:
             return self._rescaled(matmul(self.data, public[None]), self.frac_bits + frac)
 
     def __rmatmul__(self, other):
-        from ppml.mpc.ring import matmul
         with self.ctx.comm.operation("matmul"):
             public, frac = self._public_factor(other)
             return self._rescaled(matmul(public[None], self.data), self.frac_bits + frac)
