@@ -1,0 +1,116 @@
+"""AES-256-GCM channels for Samba's core (Ciucanu et al., Fig. 5(b), steps 2-5).
+
+The paper's ``Enc`` is AES-GCM under one key shared by Comp and every DO_i and unknown to the
+Controller (section 4).  A `Channel` wraps that key and adds what the authors' code leaves out:
+
+* **Fixed width.**  A channel carries plaintexts of exactly ``width`` bytes (scores are
+  fixed-width binary, pull bits one byte padded to the same width), so ciphertext length never
+  depends on a value.
+* **Associated data** binds each ciphertext to (run, t, l, kind): a message replayed from another
+  run, step or iteration, or sent as the wrong kind (a score passed off as a pull bit), fails
+  authentication.
+* **Replays and reordering within a step.**  `Channel.open_batch` refuses a list in which one
+  ciphertext appears twice, and a receiver refuses a (t, l) that does not come after the last one
+  it accepted (`ReplayGuard`).
+* **Nonces** are 96 bits from a CSPRNG stream (os.urandom-keyed, or the seeded INSECURE stream)
+  and a channel refuses to seal more than 2^32 messages (NIST SP 800-38D, random nonces).
+
+Every refusal raises `MessageRejected`, which names the message's (run, t, l, kind).
+"""
+
+from __future__ import annotations
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from ppml.crypto.rng import KEY_BYTES, Stream, fresh_key
+
+NONCE_BYTES = 12
+TAG_BYTES = 16
+MAX_MESSAGES = 2**32
+"""Random 96-bit nonces: at most 2^32 encryptions under one key (NIST SP 800-38D, 8.3)."""
+
+
+class MessageRejected(ValueError):
+    """A ciphertext failed authentication or replay checks: tampered, replayed or reordered."""
+
+
+class Channel:
+    """AES-256-GCM under ``key`` for messages of exactly ``width`` plaintext bytes.
+
+    ``nonces`` is the CSPRNG stream nonces are drawn from (default: a fresh os.urandom key).
+    ``encryptions`` and ``decryptions`` count the AES-GCM operations (Theorem 4, item 1).
+    """
+
+    def __init__(self, key: bytes, run_id: bytes, width: int, nonces: Stream | None = None):
+        if len(key) != KEY_BYTES:
+            raise ValueError(f"AES-GCM key must be {KEY_BYTES} bytes (AES-256), got {len(key)}")
+        if width < 1:
+            raise ValueError(f"width must be >= 1 byte, got {width}")
+        self._aead = AESGCM(key)
+        self.run_id = bytes(run_id)
+        self.width = width
+        self._nonces = nonces if nonces is not None else Stream(fresh_key())
+        self.encryptions = 0
+        self.decryptions = 0
+
+    @property
+    def message_bytes(self) -> int:
+        """Length of every sealed message: nonce, ciphertext and tag."""
+        return NONCE_BYTES + self.width + TAG_BYTES
+
+    def _associated_data(self, t: int, l: int, kind: str) -> bytes:
+        return b"samba|" + self.run_id + f"|t={t}|l={l}|{kind}".encode()
+
+    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
+        """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
+        if len(plaintext) != self.width:
+            raise ValueError(f"{kind} plaintext must be exactly {self.width} bytes (fixed width), "
+                             f"got {len(plaintext)}")
+        if self.encryptions >= MAX_MESSAGES:
+            raise RuntimeError(f"this AES-GCM key has sealed {MAX_MESSAGES} messages, the limit "
+                               "for random nonces; start a run with a fresh key")
+        nonce = self._nonces.bytes(NONCE_BYTES)
+        self.encryptions += 1
+        return nonce + self._aead.encrypt(nonce, plaintext, self._associated_data(t, l, kind))
+
+    def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
+        """The plaintext of ``message``; `MessageRejected` if it was not sealed on this channel
+        for exactly (run, t, l, kind) or was altered."""
+        where = f"(run={self.run_id.hex()[:16]}, t={t}, l={l}, kind={kind})"
+        if not isinstance(message, bytes) or len(message) != self.message_bytes:
+            raise MessageRejected(f"{kind} message {where} must be {self.message_bytes} bytes, got "
+                                  f"{len(message) if isinstance(message, bytes) else message!r}")
+        self.decryptions += 1
+        try:
+            return self._aead.decrypt(message[:NONCE_BYTES], message[NONCE_BYTES:],
+                                      self._associated_data(t, l, kind))
+        except InvalidTag:
+            raise MessageRejected(f"AES-GCM authentication failed for the {kind} message {where}: "
+                                  "it was tampered with, or replayed from another run, step or "
+                                  "iteration") from None
+
+    def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
+        """Open a list of exactly ``count`` messages of one (t, l, kind), none repeated."""
+        if len(messages) != count:
+            raise MessageRejected(f"expected {count} {kind} messages at t={t}, l={l}, got "
+                                  f"{len(messages)}")
+        if len({m[:NONCE_BYTES] for m in messages}) != count:
+            raise MessageRejected(f"a {kind} message was replayed within the list at t={t}, "
+                                  f"l={l}")
+        return [self.open(m, t, l, kind) for m in messages]
+
+
+class ReplayGuard:
+    """A receiver's record of the last (t, l) it accepted: steps and iterations only move
+    forward, so an old or repeated (t, l) is refused before any decryption."""
+
+    def __init__(self, who: str):
+        self.who = who
+        self.last = (0, 0)
+
+    def advance(self, t: int, l: int) -> None:
+        if (t, l) <= self.last:
+            raise MessageRejected(f"{self.who} refuses (t={t}, l={l}): it already accepted "
+                                  f"(t={self.last[0]}, l={self.last[1]}); replayed or reordered")
+        self.last = (t, l)
