@@ -1,0 +1,73 @@
+"""The plaintext reference: Fig. 3 (generic cumulative reward maximisation) with Fig. 4's
+algorithms, driven by the same random streams as a Samba run (Theorem 2).
+
+The randomness Samba spreads over its participants is drawn here from the same streams:
+sigma_t from the Controller's stream is argmax's tie-breaking (and epsilon-greedy's random arm,
+the permuted list's first position), u from Comp's stream drives probability matching, theta_i
+from DO_i's own stream, x from seed_eps.  Scores are never masked or encrypted here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+from ppml.bandits.policies import MATCH, AlgorithmSpec, ArmState, select_arm
+from ppml.bandits.samba_keys import SambaKeys, streams
+from ppml.crypto.rng import Stream
+
+
+@dataclass
+class Trace:
+    """Arms pulled at t = 1..N (index t - 1), their rewards, and the wall time."""
+
+    arms: list
+    rewards: list
+    seconds: float
+
+    @property
+    def cumulative_reward(self) -> int:
+        return int(sum(self.rewards))
+
+
+def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> Trace:
+    """Fig. 3: pull each arm once (t = 1..K), then one arm per step t in [K + 1, N]."""
+    arms = len(data.means)
+    if horizon < arms:
+        raise ValueError(f"horizon must be >= arms ({arms}): Fig. 3 pulls every arm once, "
+                         f"got {horizon}")
+    start = time.perf_counter()
+    policy = spec.policy(arms)
+    states = [ArmState() for _ in range(arms)]
+    draws = [streams(keys.owner_key(i))[0] for i in range(arms)]
+    permutations = streams(keys.controller_key())[0]
+    selection = streams(keys.comp_key())[0]
+    explore = Stream(keys.explore_key())
+    pulled, rewards = [], []
+
+    def pull(t, arm):
+        reward = int(data.reward(t - 1, arm))
+        states[arm].s += reward
+        states[arm].n += 1
+        pulled.append(arm)
+        rewards.append(reward)
+
+    for i in range(arms):
+        pull(i + 1, i)
+        policy.init_state(states[i])
+    for t in range(arms + 1, horizon + 1):
+        if policy.explores(t, explore):
+            pull(t, int(permutations.permutation(arms)[0]))
+            continue
+        for l in range(1, policy.iterations + 1):
+            sigma = permutations.permutation(arms)
+            scores = [policy.compute_score(t, l, states[i], draws[i]) for i in range(arms)]
+            kind = policy.kind(l)
+            u = float(selection.uniform()) if kind == MATCH else None
+            chosen = int(sigma[select_arm(kind, [scores[a] for a in sigma], u)])
+            if l < policy.iterations:
+                for i in range(arms):
+                    policy.after_iteration(l, states[i], int(i == chosen))
+        pull(t, chosen)
+    return Trace(pulled, rewards, time.perf_counter() - start)

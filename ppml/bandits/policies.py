@@ -1,0 +1,207 @@
+"""The plug-in interface of Samba (Ciucanu et al., section 4.1.2 and 4.2) and the six
+algorithms of Fig. 4.
+
+A `Policy` gives, for iteration l in [1, nb_A] of step t:
+
+* ``compute_score(t, l, state, draws)``: DO_i's score from its own `ArmState` only (arm score
+  locality, Theorem 1.1); ``draws`` is DO_i's private random stream (Thompson sampling);
+* ``kind(l)``: what Comp's SelectArm does with the permuted scores: ARGMAX or MATCH
+  (probability matching);
+* ``after_iteration(l, state, bit)``: DO_i's local update with its bit of iteration l < nb_A
+  (Pursuit's p_i, section 4.2);
+* ``explores(t, explore_stream)``: epsilon-greedy's explore decision x <= eps_t, drawn from the
+  stream seed_eps that the Controller and the DOs share (section 4.1.2), which enables the
+  exploration shortcut of section 5.4 ("Algorithm-Specific Optimizations").
+
+`select_arm(kind, scores, u)` is SelectArm over a permuted list: the first maximum (ties go to the
+lowest permuted position, so the permutation sigma_t is argmax's tie-breaking randomness, as in
+the proof of Theorem 2), or the first position whose cumulative score exceeds u times the total.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from ppml.crypto.rng import Stream
+
+ARGMAX, MATCH = "argmax", "match"
+ALGORITHMS = ("eps_greedy", "eps_greedy_decreasing", "ucb", "thompson", "softmax", "pursuit")
+MIN_SOFTMAX_TAU = 1 / 600
+"""e^(mu/tau) with mu <= 1 must stay finite in float64 after a mask of up to 2^32 (e^709 max)."""
+
+
+@dataclass
+class ArmState:
+    """What DO_i keeps about its own arm: s_i (sum of rewards), n_i (pulls), p_i (Pursuit)."""
+
+    s: int = 0
+    n: int = 0
+    p: float = 0.0
+
+    @property
+    def mean(self) -> float:
+        """The empirical mean mu_i = s_i / n_i (Fig. 3)."""
+        return self.s / self.n
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """What DC sends at step 0 besides N: the algorithm A and its parameters (section 4.1.1).
+
+    eps_greedy_decreasing uses f_eps(t) = min(1, eps_decay K / t) (the paper leaves f_eps open;
+    this is Kuleshov & Precup's form with c / d^2 = eps_decay).
+    """
+
+    name: str
+    epsilon: float = 0.1
+    eps_decay: float = 1.0
+    ucb_c: float = 2.0
+    softmax_tau: float = 0.1
+    pursuit_beta: float = 0.1
+
+    def __post_init__(self):
+        if self.name not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got "
+                             f"{self.name!r}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
+        if not self.eps_decay > 0:
+            raise ValueError(f"eps_decay must be > 0, got {self.eps_decay}")
+        if not self.ucb_c > 0:
+            raise ValueError(f"ucb_c must be > 0, got {self.ucb_c}")
+        if not self.softmax_tau >= MIN_SOFTMAX_TAU:
+            raise ValueError(f"softmax_tau must be >= 1/600 (e^(1/tau) overflows float64 "
+                             f"below), got {self.softmax_tau}")
+        if not 0.0 < self.pursuit_beta <= 1.0:
+            raise ValueError(f"pursuit_beta must be in (0, 1], got {self.pursuit_beta}")
+
+    def policy(self, arms: int) -> "Policy":
+        return _POLICIES[self.name](self, arms)
+
+
+class Policy:
+    """ComputeScore / SelectArm of one algorithm (section 4.1.2); nb_A = ``iterations``."""
+
+    iterations = 1
+
+    def __init__(self, spec: AlgorithmSpec, arms: int):
+        self.spec, self.arms = spec, arms
+
+    def kind(self, l: int) -> str:
+        return ARGMAX
+
+    def explores(self, t: int, explore_stream: Stream) -> bool:
+        return False
+
+    def init_state(self, state: ArmState) -> None:
+        """After step 1's initial pull (Fig. 6(a))."""
+
+    def compute_score(self, t: int, l: int, state: ArmState, draws: Stream) -> float:
+        raise NotImplementedError
+
+    def after_iteration(self, l: int, state: ArmState, bit: int) -> None:
+        """DO_i's update with its pull bit of iteration l < nb_A."""
+
+
+class EpsilonGreedy(Policy):
+    """Fig. 4, epsilon-greedy with fixed eps: exploit argmax mu_i with probability 1 - eps."""
+
+    def epsilon(self, t: int) -> float:
+        return self.spec.epsilon
+
+    def explores(self, t, explore_stream):
+        """x from seed_eps, shared by the Controller and the DOs; x <= eps_t explores."""
+        return float(explore_stream.uniform()) <= self.epsilon(t)
+
+    def compute_score(self, t, l, state, draws):
+        return state.mean
+
+
+class DecreasingEpsilonGreedy(EpsilonGreedy):
+    """Fig. 4, epsilon-greedy with decreasing eps_t = f_eps(t) = min(1, eps_decay K / t)."""
+
+    def epsilon(self, t):
+        return min(1.0, self.spec.eps_decay * self.arms / t)
+
+
+class UCB(Policy):
+    """Fig. 4, UCB: argmax mu_i + sqrt(c ln t / n_i) (c = 2 in the paper)."""
+
+    def compute_score(self, t, l, state, draws):
+        return state.mean + math.sqrt(self.spec.ucb_c * math.log(t) / state.n)
+
+
+class Thompson(Policy):
+    """Fig. 4, Thompson sampling: argmax theta_i ~ Beta(s_i + 1, n_i - s_i + 1), drawn from
+    DO_i's own independent stream (the authors reseed one stream per arm: correlated draws)."""
+
+    def compute_score(self, t, l, state, draws):
+        return beta(draws, state.s + 1, state.n - state.s + 1)
+
+
+class Softmax(Policy):
+    """Fig. 4, Softmax: arm i with probability e^(mu_i/tau) / sum_j e^(mu_j/tau)."""
+
+    def kind(self, l):
+        return MATCH
+
+    def compute_score(self, t, l, state, draws):
+        return math.exp(state.mean / self.spec.softmax_tau)
+
+
+class Pursuit(Policy):
+    """Fig. 4 and section 4.2, Pursuit (nb_A = 2): l = 1 is argmax mu_i, after which each DO
+    moves p_i towards its bit, p_i += beta (b_i - p_i); l = 2 matches the p_i."""
+
+    iterations = 2
+
+    def kind(self, l):
+        return ARGMAX if l == 1 else MATCH
+
+    def init_state(self, state):
+        state.p = 1.0 / self.arms
+
+    def compute_score(self, t, l, state, draws):
+        return state.mean if l == 1 else state.p
+
+    def after_iteration(self, l, state, bit):
+        state.p += self.spec.pursuit_beta * (bit - state.p)
+
+
+_POLICIES = {"eps_greedy": EpsilonGreedy, "eps_greedy_decreasing": DecreasingEpsilonGreedy,
+             "ucb": UCB, "thompson": Thompson, "softmax": Softmax, "pursuit": Pursuit}
+
+
+def select_arm(kind: str, scores, u: float | None = None) -> int:
+    """SelectArm over a permuted list: position of the first maximum (ARGMAX), or the first
+    position whose cumulative score exceeds u times the total (MATCH, u uniform in [0, 1))."""
+    if kind == ARGMAX:
+        return max(range(len(scores)), key=scores.__getitem__)
+    cumulative = list(itertools.accumulate(scores))
+    threshold = u * cumulative[-1]
+    return next((j for j, c in enumerate(cumulative) if c > threshold), len(scores) - 1)
+
+
+def open_uniform(stream: Stream) -> float:
+    """Uniform in (0, 1): never 0, so its logarithm is finite."""
+    return float(stream.uniform()) + 2.0**-54
+
+
+def gamma(stream: Stream, shape: float) -> float:
+    """Gamma(shape, 1) for shape >= 1 (Marsaglia & Tsang 2000), Box-Muller normals."""
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = math.sqrt(-2.0 * math.log(open_uniform(stream))) * \
+            math.cos(2.0 * math.pi * float(stream.uniform()))
+        v = (1.0 + c * x) ** 3
+        if v > 0 and math.log(open_uniform(stream)) < 0.5 * x * x + d - d * v + d * math.log(v):
+            return d * v
+
+
+def beta(stream: Stream, a: float, b: float) -> float:
+    """Beta(a, b) = X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b), for a, b >= 1."""
+    x = gamma(stream, a)
+    return x / (x + gamma(stream, b))
