@@ -114,3 +114,22 @@ class ReplayGuard:
             raise MessageRejected(f"{self.who} refuses (t={t}, l={l}): it already accepted "
                                   f"(t={self.last[0]}, l={self.last[1]}); replayed or reordered")
         self.last = (t, l)
+
+
+class PlainChannel:
+    """`Channel`'s interface without encryption: Samba with every Enc removed (A_no-enc in the
+    proof of Theorem 2), to time the distributed protocol without cryptography.  Never secure."""
+
+    encryptions = decryptions = 0
+
+    def __init__(self, width: int):
+        self.width = width
+
+    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
+        return plaintext
+
+    def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
+        return message
+
+    def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
+        return list(messages)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import ray
 
 from jobs.run import run
 from ppml.experiments.results import read_results
@@ -37,15 +38,18 @@ def searchpath(tmp_path) -> str:
 
 
 def test_run_writes_one_parquet_file_and_prints_summary_and_path(
-    tmp_path, searchpath, capsys, compose_run_config
+    tmp_path, searchpath, capsys, compose_run_config, monkeypatch
 ):
+    def no_ray(*args, **kwargs):
+        raise AssertionError("runtime=local must not start Ray")
+
+    monkeypatch.setattr(ray, "init", no_ray)
     results_dir = tmp_path / "results"
     path = run(compose_run_config("experiment=probe", searchpath, f"results_dir={results_dir}"))
     assert path.parent == results_dir
     table = pq.read_table(path)
     assert table.column("step").to_pylist() == [0, 1, 2, 3]
     assert set(table.column("parties").to_pylist()) == {3}
-    assert set(table.column("ray").to_pylist()) == {False}  # runtime=local never starts Ray
     printed = capsys.readouterr().out
     assert "secure_cumulative_reward  4.0" in printed
     assert f"results: {path}" in printed
