@@ -1,0 +1,242 @@
+"""LinUCB (Ciucanu et al., Fig. 2) and SpectralUCB (section 6; Valko et al. 2014) in plaintext.
+
+What P of LinUCB-DS computes in the clear lives here, once, and serves three runs:
+
+* `LinUCB` / `SpectralUCB`: the *policy*, i.e. the matrix A (A = penalty + sum x x^T), its inverse
+  and the exploration terms omega_t ||x_i||_{A^-1}.  LinUCB's penalty is gamma I and
+  omega_t = R sqrt(d log((1 + t L^2 / gamma) / delta)) + gamma^(1/2) S (Fig. 2); SpectralUCB's
+  penalty is Lambda_L + gamma I and omega_t = 2R sqrt(d' log(1 + t / gamma) + 2 log(1 / delta)) + C
+  with the effective dimension d' (section 6).  S and C default to log t, as in sections 5 and 6.
+* `run_float`: the algorithm of Fig. 2 in float64 (theta_hat = A^-1 b, B_i, argmax, updates).
+* `run_fixed_point`: the same algorithm on the integers the secure protocol encrypts
+  (`FixedPoint`), so that a secure run can be compared with it exactly: same arms, same sum.
+* `Coins`: the random choices of P (first arm, the permutations sigma_t whose first maximum
+  breaks ties), drawn from an AES-CTR stream under a 32-byte key from the OS CSPRNG.  Giving the
+  reference the key of a secure run replays its choices.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ppml.crypto.paillier import Encoding
+from ppml.crypto.rng import Stream
+
+GAMMA, DELTA, NOISE = 0.01, 0.001, 0.01
+"""The paper's constants gamma (regulariser), delta (confidence) and R (noise), sections 5-6."""
+
+
+@dataclass(frozen=True)
+class Constants:
+    """gamma, delta, R and the norm bound (S of Fig. 2, C of SpectralUCB); ``norm_bound=None``
+    means log t at round t, as in sections 5 and 6."""
+
+    gamma: float = GAMMA
+    delta: float = DELTA
+    noise: float = NOISE
+    norm_bound: float | None = None
+
+    def __post_init__(self):
+        for name in ("gamma", "delta", "noise"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
+        if self.norm_bound is not None and self.norm_bound < 0:
+            raise ValueError(f"norm_bound must be >= 0 or None (log t), got {self.norm_bound}")
+
+    def norm(self, t: int) -> float:
+        return math.log(t) if self.norm_bound is None else self.norm_bound
+
+
+class LinearUCB:
+    """A linear UCB policy: arms x_i (rows), A = penalty + sum of x x^T over the pulls so far."""
+
+    name = "linear"
+
+    def __init__(self, arms, penalty, constants: Constants):
+        self.arms = np.array(arms, dtype=np.float64)
+        if self.arms.ndim != 2 or not np.all(np.isfinite(self.arms)):
+            raise ValueError(f"arms must be a finite [K, d] matrix, got shape {self.arms.shape}")
+        self.constants = constants
+        self.A = np.array(penalty, dtype=np.float64)
+
+    @property
+    def K(self) -> int:
+        return self.arms.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.arms.shape[1]
+
+    def pull(self, arm: int) -> None:
+        """A = A + x_m x_m^T (Fig. 2; step (4).ii)."""
+        x = self.arms[arm]
+        self.A += np.outer(x, x)
+
+    def a_inverse(self) -> np.ndarray:
+        return np.linalg.inv(self.A)
+
+    def width(self, t: int) -> float:
+        raise NotImplementedError
+
+    def exploration(self, t: int, a_inverse: np.ndarray) -> np.ndarray:
+        """omega_t ||x_i||_{A^-1} for every arm."""
+        quadratic = np.einsum("ij,jk,ik->i", self.arms, a_inverse, self.arms)
+        return self.width(t) * np.sqrt(np.maximum(quadratic, 0.0))
+
+    def min_penalty_eigenvalue(self) -> float:
+        """A lower bound on the eigenvalues of every A (bounds |A^-1| entries by its inverse)."""
+        return self.constants.gamma
+
+
+class LinUCB(LinearUCB):
+    """Fig. 2: penalty gamma I; omega_t = R sqrt(d log((1 + t L^2/gamma)/delta)) + gamma^.5 S."""
+
+    name = "linucb"
+
+    def __init__(self, arms, constants: Constants = Constants()):
+        arms = np.asarray(arms, dtype=np.float64)
+        super().__init__(arms, constants.gamma * np.eye(arms.shape[1]), constants)
+        self.arm_norm = float(np.max(np.linalg.norm(self.arms, axis=1)))
+
+    def width(self, t: int) -> float:
+        c = self.constants
+        inner = (1 + t * self.arm_norm**2 / c.gamma) / c.delta
+        return c.noise * math.sqrt(self.d * math.log(inner)) + math.sqrt(c.gamma) * c.norm(t)
+
+
+def effective_dimension(eigenvalues, horizon: int, gamma: float) -> int:
+    """d' = max{d : (d - 1) lambda_d <= T / log(1 + T / gamma)} (Valko et al. 2014, Def. 1),
+    eigenvalues sorted ascending and indexed from 1."""
+    values = np.sort(np.asarray(eigenvalues, dtype=np.float64))
+    limit = horizon / math.log(1 + horizon / gamma)
+    return max(d for d in range(1, len(values) + 1) if (d - 1) * values[d - 1] <= limit)
+
+
+class SpectralUCB(LinearUCB):
+    """Section 6: arms are the rows of Q; penalty Lambda_L + gamma I;
+    omega_t = 2R sqrt(d' log(1 + t/gamma) + 2 log(1/delta)) + C."""
+
+    name = "spectral_ucb"
+
+    def __init__(self, arms, eigenvalues, horizon: int, constants: Constants = Constants()):
+        eigenvalues = np.asarray(eigenvalues, dtype=np.float64)
+        if eigenvalues.shape != (np.asarray(arms).shape[1],) or np.any(eigenvalues < -1e-9):
+            raise ValueError("eigenvalues must be d >= 0 values, one per column of the arms")
+        super().__init__(arms, np.diag(np.maximum(eigenvalues, 0.0)) +
+                         constants.gamma * np.eye(len(eigenvalues)), constants)
+        self.effective_dimension = effective_dimension(eigenvalues, horizon, constants.gamma)
+
+    def width(self, t: int) -> float:
+        c = self.constants
+        return 2 * c.noise * math.sqrt(self.effective_dimension * math.log(1 + t / c.gamma)
+                                       + 2 * math.log(1 / c.delta)) + c.norm(t)
+
+
+class Coins:
+    """P's random choices from an AES-256-CTR stream under ``key`` (32 bytes from the OS CSPRNG
+    in a secure run): the first arm (step 2) and the permutation sigma_t of every round
+    (step (3).ii), whose first maximum also breaks ties (section 3, Correctness)."""
+
+    def __init__(self, key: bytes):
+        self._stream = Stream(key)
+
+    def first_arm(self, arms: int) -> int:
+        return int(self._stream.permutation(arms)[0])
+
+    def permutation(self, arms: int) -> np.ndarray:
+        """sigma_t: position p of the list sent to Comp holds the score of arm sigma_t[p]."""
+        return self._stream.permutation(arms)
+
+
+def first_maximum(values) -> int:
+    """Index of the first maximum (Comp's rule on the permuted list)."""
+    best = 0
+    for index in range(1, len(values)):
+        if values[index] > values[best]:
+            best = index
+    return best
+
+
+def choose(scores, sigma) -> int:
+    """The arm at the first maximum of the scores listed in sigma's order."""
+    return int(sigma[first_maximum([scores[i] for i in sigma])])
+
+
+def run_float(policy: LinearUCB, reward, horizon: int, coins: Coins) -> dict:
+    """Fig. 2 in float64: ``reward(t, arm)`` draws the reward of step t.  Returns the arms,
+    rewards, their sum and each round's gap between the two largest scores."""
+    arm = coins.first_arm(policy.K)
+    arms, rewards, gaps = [arm], [float(reward(0, arm))], [math.inf]
+    b = rewards[0] * policy.arms[arm]
+    policy.pull(arm)
+    for t in range(1, horizon):
+        a_inverse = policy.a_inverse()
+        theta_hat = a_inverse @ b
+        scores = policy.arms @ theta_hat + policy.exploration(t, a_inverse)
+        top = np.sort(scores)[-2:]
+        gaps.append(float(top[-1] - top[0]) if len(top) == 2 else math.inf)
+        arm = choose(scores, coins.permutation(policy.K))
+        r = float(reward(t, arm))
+        arms.append(arm)
+        rewards.append(r)
+        b = b + r * policy.arms[arm]
+        policy.pull(arm)
+    return {"arms": arms, "rewards": rewards, "sum": float(np.sum(rewards)), "gaps": gaps}
+
+
+class FixedPoint:
+    """The integers of LinUCB-DS at one public scale 2^-s (`Encoding`): theta and the arms at
+    scale exponent k = 1, the noise eta at k = 2 (so rewards r = <theta, x> + eta have k = 2),
+    b = sum r x at k = 3, A^-1 at k = 1, theta_hat = A^-1 b at k = 4 and the exploration terms
+    at k = 5, the scale of B_i = <x_i, theta_hat> + omega ||x_i||_{A^-1}."""
+
+    REWARD_K, B_K, THETA_HAT_K, SCORE_K = 2, 3, 4, 5
+
+    def __init__(self, scale_bits: int):
+        self.encoding = Encoding(scale_bits=scale_bits, max_abs=2.0**60)
+        self.scale_bits = scale_bits
+
+    def ints(self, values, k: int = 1) -> np.ndarray:
+        """round(x 2^(k s)) as an object array of Python ints."""
+        return self.encoding.encode(np.asarray(values, dtype=np.float64), k).ints
+
+    def a_inverse(self, policy: LinearUCB) -> tuple[np.ndarray, np.ndarray]:
+        """(A^-1 at k = 1, the float A^-1 it was rounded from)."""
+        a_inverse = policy.a_inverse()
+        return self.ints(a_inverse), a_inverse
+
+    def exploration(self, policy: LinearUCB, t: int, a_inverse: np.ndarray) -> np.ndarray:
+        return self.ints(policy.exploration(t, a_inverse), self.SCORE_K)
+
+    def reward_real(self, reward_int: int) -> float:
+        return self.encoding.decode([reward_int], self.REWARD_K)[0]
+
+
+def run_fixed_point(policy: LinearUCB, theta, noise, horizon: int, coins: Coins,
+                    scale_bits: int) -> dict:
+    """Fig. 2 on the secure protocol's integers: ``noise[t, arm]`` is eta of step t.  The same
+    arms and the same integer sum as LinUCB-DS with the same coins, by construction of the
+    integers (no float enters after encoding)."""
+    fixed = FixedPoint(scale_bits)
+    x, theta = fixed.ints(policy.arms), fixed.ints(theta)
+    eta = lambda t, arm: int(fixed.ints([noise[t][arm]], fixed.REWARD_K)[0])  # noqa: E731
+    arm = coins.first_arm(policy.K)
+    r = int(np.dot(theta, x[arm])) + eta(0, arm)
+    arms, reward_ints = [arm], [r]
+    b = r * x[arm]
+    policy.pull(arm)
+    for t in range(1, horizon):
+        a_inverse, a_float = fixed.a_inverse(policy)
+        scores = x.dot(a_inverse.dot(b)) + fixed.exploration(policy, t, a_float)
+        arm = choose(scores, coins.permutation(policy.K))
+        r = int(np.dot(theta, x[arm])) + eta(t, arm)
+        arms.append(arm)
+        reward_ints.append(r)
+        b = b + r * x[arm]
+        policy.pull(arm)
+    total = sum(reward_ints)
+    return {"arms": arms, "rewards": [fixed.reward_real(r) for r in reward_ints],
+            "sum_int": total, "sum": fixed.reward_real(total)}

@@ -1,0 +1,325 @@
+"""LinUCB-DS (Ciucanu et al., section 3, Figs. 3-4): P and Comp, and a driver for a whole run.
+
+One protocol class per cloud node, parametrised by the plaintext policy (`ppml.bandits.linucb`:
+LinUCB's constants and penalty, or SpectralUCB's), so SpectralUCB-DS is the same code
+(`ppml.bandits.spectral_ucb_ds`).  The messages are those of Fig. 3:
+
+    1     DC -> P  N;   DO -> P  the arms, theta* = E_Comp(theta), the constants (and noise eta)
+    3.ii  P -> Comp   sigma_t(listB*), packed                      (N - 1 times)
+    4.i   Comp -> P   the position of the first maximum            (N - 1 times)
+    5     P -> Comp   E_Comp(rand) s* = E_Comp(rand + s)
+    6     Comp -> P   E_DC(rand + s)
+    7     P -> DC     E_DC(rand + s) E_DC(-rand) = E_DC(s)
+
+Beyond the paper and the authors' code:
+
+* One public scale 2^-s for every encoding (`FixedPoint`): ciphertexts carry nothing
+  data-dependent, and the run is exactly a fixed-point LinUCB (`linucb.run_fixed_point`).
+* sigma_t, the first arm and the key-switch mask come from the CSPRNG (`linucb.Coins`, an
+  AES-CTR stream under an os.urandom key, and ``secrets``); rand is uniform in Z_n, so
+  rand + s mod n is uniform whatever s is (Theorem 8 holds exactly, not statistically).
+* The exploration terms and eta enter as plaintexts, E(m) = 1 + m n: no randomness is needed
+  inside P.  What leaves P is re-randomised with a fresh r^n from an offline `ObfuscatorPool`
+  (Comp holds the key and could otherwise strip the structured randomness of B_i* and
+  undo sigma_t).
+* Step (3).ii computes the permuted scores already packed (`packed_scores`): Comp decrypts
+  ceil(K / slots) ciphertexts instead of K.  The packing's shifts 2^(i b) and the products by
+  the ~20-40-bit arm coordinates share one chain of squarings (Horner's rule with 4-bit windows).
+* pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
+  EDP(theta*, x_i) and EDP(theta*, x_i)^(x_i(k)) per arm once pulled: step (4).ii then costs a
+  few multiplications.
+* With ``workers > 1`` the packed groups of (3).ii are Ray tasks pinned to P's node, Comp's
+  decryptions run in key-holding actors pinned to Comp's node (`Decryptor`), and the pools fill
+  in parallel.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import time
+
+import gmpy2
+import numpy as np
+import ray
+
+from ppml.bandits.ds_roles import (DataClient, DataOwner, Link, Party, call, keypair, spawn)
+from ppml.bandits.linucb import Coins, FixedPoint, LinearUCB, first_maximum
+from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
+from ppml.crypto.paillier.bulk import check_workers, dot_table, run_batches, split
+
+WINDOW_BITS = 4
+"""Window of the arm coordinates' digits in `packed_scores` (tables of 2^4 powers per base)."""
+
+
+def packed_scores(public_key, bases, rows, plain, slot_bits: int) -> gmpy2.mpz:
+    """E(sum_i (<rows_i, m> + plain_i) 2^(i b)) from bases E(m_j): the scores of step (3).ii,
+    B_i = EDP(theta_hat*, x_i) + plain_i, packed in slots of b = ``slot_bits`` bits.
+
+    Horner's rule over the slots from the last: acc <- acc^(2^b) prod_j E(m_j)^(x_ij), where the
+    products by the small signed x_ij are folded into the last bits of the b squarings (windows
+    of `WINDOW_BITS` bits on |x_ij|, tables of E(m_j)^(+-v)).  The plaintext parts enter as one
+    plaintext addition.  Each plain_i must keep its slot in [0, 2^b)."""
+    n, nsquare = public_key.n, public_key.nsquare
+    mask = (1 << WINDOW_BITS) - 1
+    bits = max((abs(int(v)).bit_length() for row in rows for v in row), default=0)
+    windows = -(-bits // WINDOW_BITS)
+    gap = slot_bits - windows * WINDOW_BITS
+    if gap < 0:
+        raise ValueError(f"slot_bits={slot_bits} is narrower than the {bits}-bit arm coordinates")
+    tables: dict = {}
+
+    def table(j: int, negative: bool) -> list:
+        if (j, negative) not in tables:
+            base = gmpy2.invert(bases[j], nsquare) if negative else bases[j]
+            powers = [gmpy2.mpz(1), base]
+            for _ in range(mask - 1):
+                powers.append(powers[-1] * base % nsquare)
+            tables[j, negative] = powers
+        return tables[j, negative]
+
+    acc = gmpy2.mpz(1)
+    for row in reversed(rows):
+        if acc != 1 and gap:
+            acc = gmpy2.powmod(acc, 1 << gap, nsquare)
+        for window in reversed(range(windows)):
+            if acc != 1:
+                acc = gmpy2.powmod(acc, 1 << WINDOW_BITS, nsquare)
+            for j, value in enumerate(row):
+                digit = (abs(int(value)) >> (window * WINDOW_BITS)) & mask
+                if digit:
+                    acc = acc * table(j, value < 0)[digit] % nsquare
+    packed_plain = sum(int(p) << (i * slot_bits) for i, p in enumerate(plain))
+    return acc * (1 + packed_plain % n * n) % nsquare
+
+
+def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, noise_max: float,
+                horizon: int) -> int:
+    """A public bound on |B_i| (k = 5) over the whole run, from the public S >= ||theta||_2, the
+    noise bound, the arms, N and the smallest eigenvalue of any A (|A^-1 entries| <= 1/gamma)."""
+    s, d = fixed.scale_bits, policy.d
+    x = max(abs(int(v)) for v in fixed.ints(policy.arms).ravel())
+    theta = math.ceil(theta_norm_bound * 2**s) + 1
+    reward = d * theta * x + math.ceil(noise_max * 2**(2 * s)) + 1
+    b = horizon * reward * x
+    a_inverse = math.ceil(2**s / policy.min_penalty_eigenvalue()) + 1
+    theta_hat = d * a_inverse * b
+    norms = float(np.max(np.linalg.norm(policy.arms, axis=1)))
+    exploration = policy.width(max(horizon - 1, 1)) * norms / math.sqrt(
+        policy.min_penalty_eigenvalue())
+    return d * x * theta_hat + math.ceil(exploration * 2**(5 * s)) + 1
+
+
+class Principal(Party):
+    """P (Fig. 4(a)): pulls, keeps A in plain and s*, b* encrypted, computes theta_hat* and the
+    B_i*, permutes, and runs its side of the key switch.  It never holds a private key."""
+
+    name = "P"
+
+    def __init__(self, policy: LinearUCB, scale_bits: int, coin_key: bytes, workers: int = 1):
+        super().__init__()
+        self.policy = policy
+        self.fixed = FixedPoint(scale_bits)
+        self.coins = Coins(coin_key)
+        self.workers = check_workers(workers)
+        self.arms_pulled: list[int] = []
+
+    def connect(self, do, dc, comp, comp_key, dc_key) -> None:
+        """Links to the other parties and their public keys (public-key infrastructure)."""
+        self.comp_key, self.dc_key = comp_key, dc_key
+        self.do = Link("P", "DO", do, self.transcript)
+        self.dc = Link("P", "DC", dc, self.transcript)
+        self.comp = Link("P", "Comp", comp, self.transcript)
+
+    def setup(self) -> dict:
+        """Step 1 (N from DC; arms, theta*, constants from DO), the public slot layout, and the
+        offline phase: every obfuscator of the run."""
+        self.horizon = self.dc.fetch("1", "N", "budget")
+        step1 = self.do.fetch("1", "arms, theta*, constants", "outsource", self.comp_key,
+                              self.fixed.encoding)
+        with self.clock("offline"):
+            arms = step1["arms"]
+            if arms.shape != self.policy.arms.shape or not np.array_equal(arms,
+                                                                          self.policy.arms):
+                raise ValueError("DO's arms differ from the policy's arms")
+            self.theta = list(step1["theta"].ciphertexts)
+            self.noise = step1["noise"]
+            self.x = self.fixed.ints(arms)
+            bound = score_bound(self.fixed, self.policy, step1["theta_norm_bound"],
+                                float(np.max(np.abs(self.noise))), self.horizon)
+            self.offset = bound
+            self.layout = SlotLayout.for_key(self.comp_key, value_max=2 * bound)
+            K = self.policy.K
+            self.groups = max(-(-K // self.layout.slots), min(self.workers, K))
+            self.pool = ObfuscatorPool(self.comp_key, (self.horizon - 1) * self.groups + 1,
+                                       on_empty="raise", workers=self.workers)
+            self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
+            self.counts["fresh_obfuscators"] += len(self.pool) + len(self.dc_pool)
+            self._pulls: dict = {}
+        return {"slot_bits": self.layout.slot_bits, "slots": self.layout.slots,
+                "groups": self.groups}
+
+    # --- pull*, s*, b* (steps 2 and 4.ii) ------------------------------------------------------
+    def _pull(self, t: int, arm: int) -> None:
+        """r* = pull*(x_m) = EDP(theta*, x_m) E(eta); s* = s* r*; A += x x^T; b* = b* (r*)^x."""
+        pk, nsquare, x = self.comp_key, self.comp_key.nsquare, self.x[arm]
+        if arm not in self._pulls:
+            dot = ops.dot(pk, self.theta, x)
+            self._pulls[arm] = (dot, ops.mul_scalars(pk, [dot] * len(x), x))
+        dot, powers = self._pulls[arm]
+        eta = int(self.fixed.ints([self.noise[t][arm]], self.fixed.REWARD_K)[0])
+        n = pk.n
+        reward = dot * (1 + eta % n * n) % nsquare
+        self.counts["encryptions"] += 1                  # E(eta), a plaintext: 1 + eta n
+        d = len(x)
+        self.counts["multiplications"] += 2 * d
+        self.counts["additions"] += 2 * d + (t > 0)
+        if t == 0:
+            self.s = reward
+            self.b = [p * (1 + eta * int(xk) % n * n) % nsquare for p, xk in zip(powers, x)]
+        else:
+            self.s = self.s * reward % nsquare
+            self.b = [bk * p % nsquare * (1 + eta * int(xk) % n * n) % nsquare
+                      for bk, p, xk in zip(self.b, powers, x)]
+        self.policy.pull(arm)
+        self.arms_pulled.append(arm)
+
+    def run(self) -> list[int]:
+        """Step 2, then steps 3 and 4 for 1 <= t < N; returns the arms pulled."""
+        with self.clock("2"):
+            self._pull(0, self.coins.first_arm(self.policy.K))
+        for t in range(1, self.horizon):
+            message, sigma = self._scores(t)
+            position = self.comp.send("3.ii", "sigma(listB*)", "argmax", message,
+                                      reply=("4.i", "argmax position"))
+            with self.clock("4.ii"):
+                self._pull(t, int(sigma[position]))
+        return self.arms_pulled
+
+    def _scores(self, t: int) -> tuple[dict, np.ndarray]:
+        """Step 3: theta_hat* = A^-1 b* (i), then sigma_t(listB*) packed and re-randomised (ii)."""
+        pk, K, d = self.comp_key, self.policy.K, self.policy.d
+        with self.clock("3.i"):
+            a_inverse, a_float = self.fixed.a_inverse(self.policy)
+            theta_hat = dot_table(pk, [self.b], list(a_inverse), self.workers)[0]
+            self.counts["multiplications"] += d * d
+            self.counts["additions"] += d * (d - 1)
+        with self.clock("3.ii"):
+            plain = self.fixed.exploration(self.policy, t, a_float) + self.offset
+            sigma = self.coins.permutation(K)
+            batches = [(pk, theta_hat, [self.x[i] for i in group], [plain[i] for i in group],
+                        self.layout.slot_bits) for group in split(sigma, self.groups)]
+            packed = run_batches(packed_scores, batches, self.workers)
+            packed = pk.rerandomize_raw(packed, self.pool.take(len(packed)))
+            self.counts["multiplications"] += K * d
+            self.counts["additions"] += K * d + K + len(packed)
+            self.counts["packed_ciphertexts"] += len(packed)
+        message = {"ciphertexts": packed, "slot_bits": self.layout.slot_bits,
+                   "sizes": [len(batch[2]) for batch in batches]}
+        return message, sigma
+
+    # --- key switching (steps 5-7) --------------------------------------------------------------
+    def key_switch(self) -> None:
+        """Step 5: E_Comp(rand) s* with rand uniform in Z_n; step 7: E_DC(rand + s) E_DC(-rand)."""
+        pk = self.comp_key
+        with self.clock("5"):
+            rand = secrets.randbelow(int(pk.n))
+            masked = self.s * pk.encrypt_raw([rand], self.pool.take(1))[0] % pk.nsquare
+            self.counts["encryptions"] += 1
+            self.counts["additions"] += 1
+        switched = self.comp.send("5", "E_Comp(rand + s)", "switch", masked, self.dc_key,
+                                  reply=("6", "E_DC(rand + s)"))
+        with self.clock("7"):
+            dc = self.dc_key
+            minus = dc.encrypt_raw([(-rand) % dc.n], self.dc_pool.take(1))[0]
+            result = switched * minus % dc.nsquare
+            self.counts["encryptions"] += 1
+            self.counts["additions"] += 1
+        self.dc.send("7", "E_DC(s)", "receive_sum", result, int(pk.n))
+
+
+class Comp(Party):
+    """Comp (Fig. 4(b)): the only holder of its private key; decrypts the permuted packed scores
+    and answers the position of the first maximum (step 4.i); re-encrypts rand + s under DC's key
+    (step 6).  ``record_view=True`` keeps what it decrypted, for the tests of its view."""
+
+    name = "Comp"
+
+    def __init__(self, key_bits: int, insecure_key_bits_ok: bool = False,
+                 seed: int | None = None, workers: int = 1, record_view: bool = False):
+        super().__init__()
+        self.public_key, private_key = keypair(key_bits, insecure_key_bits_ok, seed, "Comp")
+        self._decryptor = Decryptor(private_key, workers)
+        self.view: list | None = [] if record_view else None
+
+    def key(self):
+        return self.public_key
+
+    def argmax(self, message: dict) -> int:
+        """Step 4.i: one decryption per packed ciphertext; the first maximum of the slots."""
+        with self.clock("4.i"):
+            bits = message["slot_bits"]
+            mask = (1 << bits) - 1
+            residues = self._decryptor.decrypt_raw(message["ciphertexts"])
+            values = [m >> (j * bits) & mask for m, size in zip(residues, message["sizes"])
+                      for j in range(size)]
+            self.counts["decryptions"] += len(residues)
+            self.counts["decrypted_values"] += len(values)
+            if self.view is not None:
+                self.view.append(values)
+            return first_maximum(values)
+
+    def switch(self, masked, dc_key) -> gmpy2.mpz:
+        """Step 6: v = rand + s mod n (uniform in Z_n), returned as E_DC(v)."""
+        with self.clock("6"):
+            value = self._decryptor.decrypt_raw([masked])[0]
+            out = dc_key.encrypt_raw([value], ObfuscatorPool(dc_key, 1).take(1))[0]
+            self.counts["decryptions"] += 1
+            self.counts["encryptions"] += 1
+            self.counts["fresh_obfuscators"] += 1
+            if self.view is not None:
+                self.view.append(int(value))
+            return out
+
+    def views(self) -> list | None:
+        return self.view
+
+    def close(self) -> None:
+        self._decryptor.close()
+
+
+def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int = 2048,
+                 scale_bits: int = 20, coin_key: bytes, theta_norm_bound: float,
+                 runtime: str = "local", workers: int = 1, insecure_key_bits_ok: bool = False,
+                 seed: int | None = None, record_view: bool = False) -> dict:
+    """A whole LinUCB-DS run with the four parties in ``runtime``; returns the arms P pulled,
+    DC's sum (integer at k = 2 and real), wall seconds, each party's stats, and Comp's view if
+    recorded.  ``coin_key`` keys P's CSPRNG stream (give the plaintext reference the same key to
+    replay its choices); ``seed`` derives the Paillier keys from a public seed (INSECURE)."""
+    if horizon < 1:
+        raise ValueError(f"horizon must be >= 1, got {horizon}")
+    comp = spawn(Comp, runtime, key_bits, insecure_key_bits_ok, seed, workers, record_view)
+    dc = spawn(DataClient, runtime, horizon, key_bits, insecure_key_bits_ok, seed)
+    do = spawn(DataOwner, runtime, theta, policy.arms, noise, theta_norm_bound)
+    p = spawn(Principal, runtime, policy, scale_bits, coin_key, workers)
+    parties = (do, dc, p, comp)
+    try:
+        call(p, "connect", do, dc, comp, call(comp, "key"), call(dc, "key"))
+        start = time.perf_counter()
+        layout = call(p, "setup")
+        online = time.perf_counter()
+        arms = call(p, "run")
+        call(p, "key_switch")
+        end = time.perf_counter()
+        fixed = FixedPoint(scale_bits)
+        sum_int = call(dc, "result")
+        return {"arms": arms, "sum_int": sum_int, "sum": fixed.reward_real(sum_int),
+                "wall_s": end - start, "online_s": end - online, "offline_s": online - start,
+                "layout": layout, "stats": {s["name"]: s for s in
+                                            (call(x, "stats") for x in parties)},
+                "comp_view": call(comp, "views")}
+    finally:
+        call(comp, "close")
+        if runtime == "ray":
+            for party in parties:
+                ray.kill(party)
