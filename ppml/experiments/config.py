@@ -17,11 +17,13 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
+from ppml.crypto.paillier.keys import check_key_bits
 # The engine's own lists, so a mode the engine gains is accepted here too.
 from ppml.mpc.context import TRUNCATION_MODES
 from ppml.mpc.runtime import RUNTIMES
 
 PRECISION_BITS_RANGE = (8, 32)
+ARM_CHOICES = ("first", "random")
 DATA_DIR_ENV = "PPML_DATA"
 
 
@@ -83,6 +85,14 @@ class RunConfig:
     """Recompute the exact inverse every k steps (0: never, as in the paper)."""
     checkpoints: int = 0
     """Model checkpoints saved during training for the membership-inference audit (0: none)."""
+    key_bits: int = 2048
+    """Paillier modulus bits (LinUCB-DS); below 2048 refused unless insecure_key_bits_ok."""
+    insecure_key_bits_ok: bool = False
+    """Accept Paillier keys below 2048 bits (tests; benchmarks against 1024-bit figures)."""
+    user: int = 0
+    """User whose embedding is theta (MovieLens linear bandits)."""
+    arm_choice: str = "first"
+    """Which movies are the arms: 'first' K (as the paper) or 'random' K (drawn with data_seed)."""
 
     def __post_init__(self) -> None:
         _at_least("arms", self.arms, 1)
@@ -104,6 +114,9 @@ class RunConfig:
         if self.seed is not None:
             _at_least("seed", self.seed, 0)
         _one_of("runtime", self.runtime, RUNTIMES)
+        _one_of("arm_choice", self.arm_choice, ARM_CHOICES)
+        _at_least("user", self.user, 0)
+        check_key_bits(self.key_bits, self.insecure_key_bits_ok)
         _one_of("truncation", self.truncation, TRUNCATION_MODES)
         low, high = PRECISION_BITS_RANGE
         if not low <= self.precision_bits <= high:
