@@ -1,0 +1,192 @@
+"""Samba (Ciucanu et al., Figs. 5-6 and section 4.2): the Controller and a whole run, in one
+process (runtime ``local``) or with the DOs, Comp and DC as Ray actors (runtime ``ray``).
+
+The Controller runs in the calling process.  Per step t in [K + 1, N] and iteration l in
+[1, nb_A] it gathers the DOs' Enc(masked score) (step 2, one batched call per DO group, all
+groups at once), applies a fresh sigma_t from its CSPRNG stream (step 3), has Comp select
+(step 4), un-permutes the encrypted bits and returns them (step 5).  On epsilon-greedy's explore
+steps (x <= eps_t from seed_eps, which the Controller shares with the DOs) no score is sent: the
+Controller asks Comp to select among equal scores, and sigma_t alone picks the arm (section 5.4,
+"Algorithm-Specific Optimizations").  At the end the DOs send E(s_i) (step 6), the Controller
+multiplies them and DC decrypts the sum (step 7).
+
+Both runtimes run the same objects on the same streams, so they give the same run.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+import time
+from dataclasses import dataclass, field
+
+import ray
+
+from ppml.bandits.policies import AlgorithmSpec
+from ppml.bandits.samba_keys import SambaKeys, streams
+from ppml.bandits.samba_roles import Comp, DataCustomer, DataOwnerGroup, OwnerSecrets
+from ppml.crypto.rng import Stream
+
+MAX_OWNERS_PER_ACTOR_DEFAULT = 8
+"""Up to this many DOs, one Ray actor each; beyond, DOs share actors (at most this many)."""
+
+
+@dataclass(frozen=True)
+class SambaSetup:
+    """A run: budget N, algorithm, keys, runtime and placement, Paillier key size."""
+
+    horizon: int
+    spec: AlgorithmSpec
+    keys: SambaKeys
+    runtime: str = "local"
+    crypto: bool = True
+    owners_per_actor: int | None = None
+    key_bits: int = 2048
+    insecure_key_bits_ok: bool = False
+    seed: int | None = None
+
+
+@dataclass
+class SambaRun:
+    """What a run produced: arms by step (evaluation only), DC's decrypted total, the seconds
+    of each participant, and the operation counts of Theorem 4."""
+
+    arms: list
+    cumulative_reward: int
+    wall_s: float
+    seconds: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
+
+
+class _Local:
+    """A participant in this process: calls return values."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def call(self, method, *args):
+        return getattr(self.obj, method)(*args)
+
+    @staticmethod
+    def resolve(value):
+        return value
+
+
+class _Actor:
+    """A participant as a Ray actor: calls return futures, resolved together."""
+
+    def __init__(self, cls, *args):
+        self.obj = ray.remote(cls).options(num_cpus=0).remote(*args)
+
+    def call(self, method, *args):
+        return getattr(self.obj, method).remote(*args)
+
+    resolve = staticmethod(ray.get)
+
+
+def owner_groups(arms: int, owners_per_actor: int | None) -> list[range]:
+    """DO indices per actor: one each up to 8 DOs, else spread over 8 actors."""
+    size = owners_per_actor or max(1, math.ceil(arms / MAX_OWNERS_PER_ACTOR_DEFAULT))
+    return [range(start, min(start + size, arms)) for start in range(0, arms, size)]
+
+
+class Controller:
+    """The Controller (Fig. 6(b)): permutations and message routing; it holds no key that
+    opens a score, a bit or a share of the reward.  ``seconds`` is its own work only."""
+
+    def __init__(self, setup: SambaSetup, arms: int, groups, layout, comp, customer):
+        self.setup, self.arms = setup, arms
+        self.policy = setup.spec.policy(arms)
+        self.permutations = streams(setup.keys.controller_key())[0]
+        self.explore = Stream(setup.keys.explore_key())
+        self.groups, self.layout, self.comp, self.customer = groups, layout, comp, customer
+        self.seconds = 0.0
+
+    @staticmethod
+    def gather(handles, calls) -> list:
+        """Issue every (method, args) call, then wait for all (in parallel on Ray)."""
+        futures = [h.call(method, *args) for h, (method, args) in zip(handles, calls)]
+        return [h.resolve(f) for h, f in zip(handles, futures)]
+
+    def _owners(self, method: str, *args) -> list:
+        """One batched call per DO group; the DOs' answers in DO order."""
+        batches = self.gather(self.groups, [(method, args)] * len(self.groups))
+        return [item for batch in batches for item in batch]
+
+    def step(self, t: int) -> None:
+        """Steps 2-5 for every iteration l of step t."""
+        start = time.perf_counter()
+        explores = self.policy.explores(t, self.explore)
+        for l in range(1, self.policy.iterations + 1):
+            sigma = [int(a) for a in self.permutations.permutation(self.arms)]
+            self.seconds += time.perf_counter() - start
+            scores = None if explores else self._owners("scores", t, l)             # step 2
+            start = time.perf_counter()
+            permuted = None if explores else [scores[a] for a in sigma]              # step 3
+            self.seconds += time.perf_counter() - start
+            bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]       # step 4
+            start = time.perf_counter()
+            unpermuted = [None] * self.arms                                          # step 5
+            for position, arm in enumerate(sigma):
+                unpermuted[arm] = bits[position]
+            calls = [("receive", (t, l, unpermuted[m.start:m.stop])) for m in self.layout]
+            self.seconds += time.perf_counter() - start
+            self.gather(self.groups, calls)
+            start = time.perf_counter()
+
+    def cumulative_reward(self) -> int:
+        """Steps 6-7: E(s_1) ... E(s_K) = E(sum s_i), decrypted by DC."""
+        public_key = self.gather([self.customer], [("public", ())])[0]
+        shares = self._owners("reward_shares", public_key)
+        start = time.perf_counter()
+        total = functools.reduce(operator.add, shares)
+        self.seconds += time.perf_counter() - start
+        return self.gather([self.customer], [("cumulative_reward", (total,))])[0]
+
+    def report(self, total: int, wall: float) -> SambaRun:
+        """Evaluation only: who pulled when, and each participant's seconds and operations."""
+        reports = self._owners("report")
+        (comp_s, comp_ops), dc_s = self.gather([self.comp, self.customer],
+                                               [("report", ()), ("report", ())])
+        arms = [None] * self.setup.horizon
+        for index, pulled, _, _ in reports:
+            for t in pulled:
+                arms[t - 1] = index
+        owner_s = [r[2] for r in reports]
+        crypto = self.setup.crypto
+        counts = {"aes_gcm_ops": comp_ops + sum(r[3] for r in reports),
+                  "paillier_encryptions": self.arms if crypto else 0,
+                  "paillier_additions": self.arms - 1 if crypto else 0,
+                  "paillier_decryptions": 1 if crypto else 0}
+        seconds = {"controller_s": self.seconds, "comp_s": comp_s, "dc_s": dc_s,
+                   "owner_mean_s": sum(owner_s) / len(owner_s), "owner_max_s": max(owner_s)}
+        return SambaRun(arms, total, wall, seconds, counts)
+
+
+def run_samba(data, setup: SambaSetup) -> SambaRun:
+    """One Samba run on BernoulliArms ``data`` (reward(t, arm)); see the module docstring."""
+    arms, keys = len(data.means), setup.keys
+    if setup.horizon < arms:
+        raise ValueError(f"horizon must be >= arms ({arms}): every arm is pulled once first, "
+                         f"got {setup.horizon}")
+    if setup.runtime not in ("local", "ray"):
+        raise ValueError(f"runtime must be one of local, ray; got {setup.runtime!r}")
+    start = time.perf_counter()
+    make = (lambda cls, *args: _Local(cls(*args))) if setup.runtime == "local" else _Actor
+    customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
+                    setup.crypto)
+    comp = make(Comp, arms, setup.spec, keys.aes_key(), keys.comp_key(), keys.run_id,
+                setup.crypto)
+    layout = owner_groups(arms, setup.owners_per_actor)
+    groups = [make(DataOwnerGroup) for _ in layout]
+    Controller.gather(groups, [("setup", ([OwnerSecrets(i, keys.aes_key(), keys.mask_key(),
+                                                        keys.explore_key(), keys.owner_key(i),
+                                                        keys.run_id) for i in members],
+                                          arms, data, setup.horizon, setup.spec, setup.crypto))
+                               for members in layout])
+    controller = Controller(setup, arms, groups, layout, comp, customer)
+    for t in range(arms + 1, setup.horizon + 1):
+        controller.step(t)
+    total = controller.cumulative_reward()
+    return controller.report(total, time.perf_counter() - start)
