@@ -17,6 +17,7 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
+from ppml.bandits.policies import AlgorithmSpec
 from ppml.crypto.paillier.keys import check_key_bits
 # The engine's own lists, so a mode the engine gains is accepted here too.
 from ppml.mpc.context import TRUNCATION_MODES
@@ -93,6 +94,22 @@ class RunConfig:
     """User whose embedding is theta (MovieLens linear bandits)."""
     arm_choice: str = "first"
     """Which movies are the arms: 'first' K (as the paper) or 'random' K (drawn with data_seed)."""
+    algorithm: str = "ucb"
+    """Samba's bandit algorithm (ppml.bandits.policies.ALGORITHMS)."""
+    threshold: Optional[float] = None
+    """Samba datasets: a rating above it is a reward of 1 (None: the dataset's default)."""
+    denominator: str = "ratings"
+    """Samba datasets: an item's mean is liked / 'ratings' of the item or / 'users'."""
+    eps_decay: float = 1.0
+    """eps_greedy_decreasing: eps_t = min(1, eps_decay K / t)."""
+    ucb_c: float = 2.0
+    """UCB: mu_i + sqrt(ucb_c ln t / n_i)."""
+    softmax_tau: float = 0.1
+    """Softmax temperature tau."""
+    pursuit_beta: float = 0.1
+    """Pursuit learning rate beta."""
+    owners_per_actor: Optional[int] = None
+    """Samba on Ray: DOs per actor (None: one each up to 8 DOs, else 8 actors)."""
 
     def __post_init__(self) -> None:
         _at_least("arms", self.arms, 1)
@@ -117,6 +134,10 @@ class RunConfig:
         _one_of("arm_choice", self.arm_choice, ARM_CHOICES)
         _at_least("user", self.user, 0)
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
+        algorithm_spec(self)  # Samba's algorithm and parameters, each checked with its bound
+        _one_of("denominator", self.denominator, ("ratings", "users"))
+        if self.owners_per_actor is not None:
+            _at_least("owners_per_actor", self.owners_per_actor, 1)
         _one_of("truncation", self.truncation, TRUNCATION_MODES)
         low, high = PRECISION_BITS_RANGE
         if not low <= self.precision_bits <= high:
@@ -135,6 +156,13 @@ def _at_least(name: str, value: int, bound: int) -> None:
 def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def algorithm_spec(config: RunConfig) -> AlgorithmSpec:
+    """What Samba's DC sends at step 0 besides N: the algorithm and its parameters."""
+    return AlgorithmSpec(config.algorithm, epsilon=config.epsilon, eps_decay=config.eps_decay,
+                         ucb_c=config.ucb_c, softmax_tau=config.softmax_tau,
+                         pursuit_beta=config.pursuit_beta)
 
 
 def engine_options(config: RunConfig) -> dict:

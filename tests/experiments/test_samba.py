@@ -1,0 +1,37 @@
+"""The samba experiment: Hydra composition, Parquet columns, agreement, refusals."""
+
+import pytest
+
+from ppml.experiments.config import RunConfig, load_config
+from ppml.experiments.samba import samba
+
+
+def test_composes_with_algorithm_overrides(compose_run_config):
+    config = load_config(compose_run_config("experiment=samba", "algorithm=softmax",
+                                            "softmax_tau=0.2", "dataset=synthetic"))
+    assert (config.algorithm, config.softmax_tau, config.key_bits) == ("softmax", 0.2, 2048)
+
+
+def test_run_reports_both_rewards_times_and_counts():
+    out = samba(RunConfig(experiment="samba", dataset="synthetic", algorithm="pursuit", arms=4,
+                          horizon=40, seed=2, key_bits=512, insecure_key_bits_ok=True,
+                          progress=False))
+    s = out.summary
+    assert s["secure_cumulative_reward"] == s["plaintext_cumulative_reward"]
+    assert s["arm_agreement"] == 1.0
+    assert s["aes_gcm_ops"] == s["theorem4_aes_gcm_ops"] == 4 * 4 * 36 * 2
+    assert s["paillier_encryptions"] == 4 and s["paillier_decryptions"] == 1
+    for key in ("plaintext_wall_s", "distributed_wall_s", "wall_s", "comp_s", "controller_s",
+                "owner_mean_s", "dc_s"):
+        assert s[key] >= 0
+    assert [r["arm"] for r in out.rows] == [r["plaintext_arm"] for r in out.rows]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"key_bits": 1024}, "key_bits must be >= 2048"),
+    ({"algorithm": "greedy"}, "algorithm must be one of"),
+    ({"pursuit_beta": 2.0}, "pursuit_beta must be in"),
+    ({"denominator": "items"}, "denominator must be one of")])
+def test_bad_keys_are_refused(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        RunConfig(experiment="samba", **overrides)
