@@ -73,7 +73,8 @@ class LinearUCB:
     def pull(self, arm: int) -> None:
         """A = A + x_m x_m^T (Fig. 2; step (4).ii)."""
         x = self.arms[arm]
-        self.A += np.outer(x, x)
+        self.A = self.A + np.outer(x, x)      # not in place: a policy shipped to an actor is
+                                              # read-only there
 
     def a_inverse(self) -> np.ndarray:
         return np.linalg.inv(self.A)
@@ -167,9 +168,9 @@ def choose(scores, sigma) -> int:
 
 def run_float(policy: LinearUCB, reward, horizon: int, coins: Coins) -> dict:
     """Fig. 2 in float64: ``reward(t, arm)`` draws the reward of step t.  Returns the arms,
-    rewards, their sum and each round's gap between the two largest scores."""
+    rewards, their sum, and each round's scores and gap between the two largest scores."""
     arm = coins.first_arm(policy.K)
-    arms, rewards, gaps = [arm], [float(reward(0, arm))], [math.inf]
+    arms, rewards, gaps, all_scores = [arm], [float(reward(0, arm))], [math.inf], [None]
     b = rewards[0] * policy.arms[arm]
     policy.pull(arm)
     for t in range(1, horizon):
@@ -178,13 +179,15 @@ def run_float(policy: LinearUCB, reward, horizon: int, coins: Coins) -> dict:
         scores = policy.arms @ theta_hat + policy.exploration(t, a_inverse)
         top = np.sort(scores)[-2:]
         gaps.append(float(top[-1] - top[0]) if len(top) == 2 else math.inf)
+        all_scores.append(scores)
         arm = choose(scores, coins.permutation(policy.K))
         r = float(reward(t, arm))
         arms.append(arm)
         rewards.append(r)
         b = b + r * policy.arms[arm]
         policy.pull(arm)
-    return {"arms": arms, "rewards": rewards, "sum": float(np.sum(rewards)), "gaps": gaps}
+    return {"arms": arms, "rewards": rewards, "sum": float(np.sum(rewards)), "gaps": gaps,
+            "scores": all_scores}
 
 
 class FixedPoint:
@@ -225,12 +228,13 @@ def run_fixed_point(policy: LinearUCB, theta, noise, horizon: int, coins: Coins,
     eta = lambda t, arm: int(fixed.ints([noise[t][arm]], fixed.REWARD_K)[0])  # noqa: E731
     arm = coins.first_arm(policy.K)
     r = int(np.dot(theta, x[arm])) + eta(0, arm)
-    arms, reward_ints = [arm], [r]
+    arms, reward_ints, all_scores = [arm], [r], [None]
     b = r * x[arm]
     policy.pull(arm)
     for t in range(1, horizon):
         a_inverse, a_float = fixed.a_inverse(policy)
         scores = x.dot(a_inverse.dot(b)) + fixed.exploration(policy, t, a_float)
+        all_scores.append(fixed.encoding.decode(scores, fixed.SCORE_K))
         arm = choose(scores, coins.permutation(policy.K))
         r = int(np.dot(theta, x[arm])) + eta(t, arm)
         arms.append(arm)
@@ -239,4 +243,16 @@ def run_fixed_point(policy: LinearUCB, theta, noise, horizon: int, coins: Coins,
         policy.pull(arm)
     total = sum(reward_ints)
     return {"arms": arms, "rewards": [fixed.reward_real(r) for r in reward_ints],
-            "sum_int": total, "sum": fixed.reward_real(total)}
+            "sum_int": total, "sum": fixed.reward_real(total), "scores": all_scores}
+
+
+def score_error(first: dict, second: dict) -> float:
+    """max |B_i - B'_i| over the rounds before the two runs' arms first differ: the fixed-point
+    error against float64.  Their arms agree at every round whose two largest scores are more
+    than twice this apart (the tie tolerance)."""
+    error = 0.0
+    for t in range(1, len(first["arms"])):
+        error = max(error, float(np.max(np.abs(first["scores"][t] - second["scores"][t]))))
+        if first["arms"][t] != second["arms"][t]:
+            break
+    return error

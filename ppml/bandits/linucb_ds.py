@@ -110,6 +110,14 @@ def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, n
     return d * x * theta_hat + math.ceil(exploration * 2**(5 * s)) + 1
 
 
+def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
+    """Step 5: (E(rand) s* = E(rand + s), rand) with rand uniform in Z_n from ``secrets``, so the
+    value Comp decrypts, rand + s mod n, is uniform in Z_n whatever s is (Theorem 8)."""
+    rand = secrets.randbelow(int(public_key.n))
+    masked = sum_ciphertext * public_key.encrypt_raw([rand], [obfuscator])[0] % public_key.nsquare
+    return masked, rand
+
+
 class Principal(Party):
     """P (Fig. 4(a)): pulls, keeps A in plain and s*, b* encrypted, computes theta_hat* and the
     B_i*, permutes, and runs its side of the key switch.  It never holds a private key."""
@@ -223,8 +231,7 @@ class Principal(Party):
         """Step 5: E_Comp(rand) s* with rand uniform in Z_n; step 7: E_DC(rand + s) E_DC(-rand)."""
         pk = self.comp_key
         with self.clock("5"):
-            rand = secrets.randbelow(int(pk.n))
-            masked = self.s * pk.encrypt_raw([rand], self.pool.take(1))[0] % pk.nsquare
+            masked, rand = mask_sum(pk, self.s, self.pool.take(1)[0])
             self.counts["encryptions"] += 1
             self.counts["additions"] += 1
         switched = self.comp.send("5", "E_Comp(rand + s)", "switch", masked, self.dc_key,

@@ -1,0 +1,147 @@
+"""LinUCB-DS and SpectralUCB-DS (Ciucanu et al., sections 3, 5, 6) against their references.
+
+``experiment=linucb_ds`` plays LinUCB-DS on a linear bandit (``dataset=movielens``: the
+embedding of user ``user`` is theta, ``arms`` movies (the first, or random ones) are the arms, in
+``dims`` dimensions; ``dataset=synthetic`` needs no download).  ``experiment=spectral_ucb_ds``
+plays SpectralUCB-DS on the same movies: the arms are the rows of the eigenvectors Q of the
+Laplacian of their 10-nearest-neighbour graph, theta = Q^T f for the user's expected ratings f.
+
+Every run also plays, with P's coin key (so the same first arm and permutations):
+
+* the fixed-point reference (`linucb.run_fixed_point`): the secure run must pull the same arms
+  and DC's decrypted sum must equal its sum exactly (``sum_exact``);
+* float64 LinUCB / SpectralUCB (`linucb.run_float`): the same arms until the first round whose
+  two largest float scores are within twice the fixed-point error ``score_error`` (the tie
+  tolerance; ``first_tie_step``, -1 if none), reported as ``float_arm_agreement``.
+
+Rows: one per step (``arm``, ``plaintext_arm`` = the fixed-point reference's, ``float_arm``,
+``reward``).  Summary: sums, wall / online / offline seconds, seconds per step kind (3.i, 3.ii,
+4.i, the rest) and per participant, Paillier operation counts and Fig. 5's formulas beside them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ppml.bandits.linucb import (Coins, LinUCB, SpectralUCB, run_fixed_point, run_float,
+                                 score_error)
+from ppml.bandits.linucb_ds import run_protocol
+from ppml.crypto.rng import fresh_key, seeded_key
+from ppml.experiments.config import RunConfig
+from ppml.experiments.registry import register
+from ppml.experiments.results import RunOutput
+from ppml.experiments.table import format_table
+
+K_NEIGHBOURS = 10
+"""Edges of SpectralUCB's similarity graph: each movie to its 10 nearest neighbours (section 6)."""
+COSTLY_STEPS = ("3.i", "3.ii", "4.i")
+COUNTS = ("encryptions", "fresh_obfuscators", "decryptions", "decrypted_values", "additions",
+          "multiplications", "packed_ciphertexts")
+
+
+def instance(config: RunConfig, spectral: bool) -> dict:
+    """theta, arms, the eigenvalues (SpectralUCB), the noise eta[t][i] = reward(t, i) - <theta,
+    x_i> and the reward function of the linear or (``spectral``) spectral instance."""
+    from ppml.data.graph import load_spectral_arms
+    from ppml.data.linear_arms import load_linear_arms
+    load = load_spectral_arms if spectral else load_linear_arms
+    options = {"k_neighbours": K_NEIGHBOURS} if spectral else {}
+    data = load(config.dataset, arms=config.arms, dims=config.dims, user=config.user,
+                arm_choice=config.arm_choice, seed=config.data_seed, data_dir=config.data_dir,
+                **options)
+    noise = np.array([[data.reward(t, i) - data.means[i] for i in range(data.K)]
+                      for t in range(config.horizon)])
+    return {"theta": data.theta, "arms": data.arms, "noise": noise, "reward": data.reward,
+            "eigenvalues": getattr(data, "eigenvalues", None), "name": data.name}
+
+
+def make_policy(data: dict, horizon: int):
+    if data["eigenvalues"] is None:
+        return LinUCB(data["arms"])
+    return SpectralUCB(data["arms"], data["eigenvalues"], horizon)
+
+
+def norm_bound(theta) -> float:
+    """DO's public S >= ||theta||_2 (Fig. 2): the next power of two, so it reveals only the
+    binary order of magnitude of ||theta||."""
+    return 2.0 ** math.ceil(math.log2(max(float(np.linalg.norm(theta)), 2.0**-20)))
+
+
+def fig5(d: int, K: int, N: int) -> dict:
+    """Fig. 5's operation counts for budget N, K arms, dimension d."""
+    rounds = N - 1
+    return {"fig5_encryptions": d + 1 + rounds + 1, "fig5_decryptions": rounds * K + 2,
+            "fig5_additions": d + rounds * (d * d + K * d + 2 * d) + 2,
+            "fig5_multiplications": 2 * d + rounds * (d * d + K * d + 2 * d)}
+
+
+def summarise(secure: dict, fixed: dict, floats: dict, d: int, K: int, N: int) -> dict:
+    """The run-level values: sums, agreement, times per step kind and party, counts, Fig. 5."""
+    stats = secure["stats"]
+    seconds = {kind: sum(s["seconds"].get(kind, 0.0) for s in stats.values())
+               for kind in COSTLY_STEPS}
+    counts = {name: sum(s["counts"].get(name, 0) for s in stats.values()) for name in COUNTS}
+    error = score_error(fixed, floats)
+    ties = [t for t, g in enumerate(floats["gaps"]) if g <= 2 * error]
+    return {
+        "secure_cumulative_reward": secure["sum"],
+        "plaintext_cumulative_reward": fixed["sum"],
+        "float_cumulative_reward": floats["sum"],
+        "sum_exact": secure["sum_int"] == fixed["sum_int"],
+        "arm_agreement": float(np.mean(np.equal(secure["arms"], fixed["arms"]))),
+        "float_arm_agreement": float(np.mean(np.equal(secure["arms"], floats["arms"]))),
+        "min_score_gap": min(floats["gaps"]),
+        "score_error": error,
+        "first_tie_step": ties[0] if ties else -1,
+        "wall_s": secure["wall_s"], "online_s": secure["online_s"],
+        "offline_s": secure["offline_s"], "plaintext_wall_s": floats["wall_s"],
+        "seconds_per_step": secure["wall_s"] / N,
+        "time_3i_s": seconds["3.i"], "time_3ii_s": seconds["3.ii"], "time_4i_s": seconds["4.i"],
+        "time_rest_s": secure["wall_s"] - sum(seconds.values()),
+        **{f"time_{name}_s": sum(s["seconds"].values()) for name, s in stats.items()},
+        **counts, **fig5(d, K, N),
+        "slot_bits": secure["layout"]["slot_bits"], "slots": secure["layout"]["slots"],
+        "packed_groups": secure["layout"]["groups"],
+    }
+
+
+def run(config: RunConfig, spectral: bool) -> RunOutput:
+    data = instance(config, spectral)
+    N = config.horizon
+    coin_key = fresh_key() if config.seed is None else seeded_key(config.seed, "linucb-ds-coins")
+    secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], N,
+                          key_bits=config.key_bits, scale_bits=config.precision_bits,
+                          coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]),
+                          runtime=config.runtime, workers=config.workers,
+                          insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed)
+    fixed = run_fixed_point(make_policy(data, N), data["theta"], data["noise"], N,
+                            Coins(coin_key), config.precision_bits)
+    start = time.perf_counter()
+    floats = run_float(make_policy(data, N), data["reward"], N, Coins(coin_key))
+    floats["wall_s"] = time.perf_counter() - start
+    K, d = data["arms"].shape
+    summary = summarise(secure, fixed, floats, d, K, N)
+    rows = [{"step": t, "arm": int(secure["arms"][t]), "plaintext_arm": int(fixed["arms"][t]),
+             "float_arm": int(floats["arms"][t]),
+             "reward": float(data["reward"](t, secure["arms"][t])),
+             "plaintext_reward": float(fixed["rewards"][t])} for t in range(N)]
+    shown = {"algorithm": "SpectralUCB-DS" if spectral else "LinUCB-DS", "data": data["name"],
+             "K": K, "d": d, "N": N, "key_bits": config.key_bits, "workers": config.workers,
+             **{k: summary[k] for k in ("secure_cumulative_reward", "sum_exact", "arm_agreement",
+                                        "float_arm_agreement", "wall_s", "online_s",
+                                        "offline_s", "time_3i_s", "time_3ii_s", "time_4i_s",
+                                        "time_rest_s")}}
+    return RunOutput(rows=rows, summary=summary, table=format_table([shown], list(shown)))
+
+
+@register("linucb_ds")
+def linucb_ds(config: RunConfig) -> RunOutput:
+    return run(config, spectral=False)
+
+
+@register("spectral_ucb_ds")
+def spectral_ucb_ds(config: RunConfig) -> RunOutput:
+    return run(config, spectral=True)

@@ -1,0 +1,79 @@
+"""LinUCB (Fig. 2) and SpectralUCB: constants, widths, coins, float64 vs fixed point."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ppml.bandits.linucb import (Coins, Constants, LinUCB, SpectralUCB, choose,
+                                 effective_dimension, run_fixed_point, run_float, score_error)
+
+
+def instance(K=8, d=3, N=60, seed=0):
+    rng = np.random.default_rng(seed)
+    arms, theta = rng.normal(0, 1, (K, d)), rng.normal(0, 1, d)
+    noise = rng.choice([-0.01, 0.01], (N, K))
+    return arms, theta, noise
+
+
+def test_paper_constants_and_linucb_width():
+    c = Constants()
+    assert (c.gamma, c.delta, c.noise, c.norm_bound) == (0.01, 0.001, 0.01, None)
+    arms = np.array([[3.0, 4.0], [1.0, 0.0]])
+    policy = LinUCB(arms)
+    t = 7
+    expected = 0.01 * math.sqrt(2 * math.log((1 + t * 25 / 0.01) / 0.001)) + 0.1 * math.log(t)
+    assert policy.width(t) == pytest.approx(expected)
+    assert np.allclose(policy.A, 0.01 * np.eye(2))
+
+
+def test_spectral_width_and_effective_dimension():
+    eigenvalues = np.array([0.0, 1.0, 5.0, 400.0])
+    N, gamma = 10, 0.01
+    limit = N / math.log(1 + N / gamma)
+    assert effective_dimension(eigenvalues, N, gamma) == max(
+        d for d in range(1, 5) if (d - 1) * eigenvalues[d - 1] <= limit) == 2
+    policy = SpectralUCB(np.eye(4), eigenvalues, N)
+    assert np.allclose(policy.A, np.diag(eigenvalues) + gamma * np.eye(4))
+    t = 3
+    assert policy.width(t) == pytest.approx(
+        2 * 0.01 * math.sqrt(2 * math.log(1 + t / gamma) + 2 * math.log(1000)) + math.log(t))
+
+
+@pytest.mark.parametrize("kwargs, name", [({"gamma": 0}, "gamma"), ({"delta": -1}, "delta"),
+                                          ({"noise": 0}, "noise"), ({"norm_bound": -1},
+                                                                    "norm_bound")])
+def test_constants_refused_naming_the_parameter(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        Constants(**kwargs)
+
+
+def test_coins_replay_and_first_maximum_tie_rule():
+    key = bytes(range(32))
+    a, b = Coins(key), Coins(key)
+    assert a.first_arm(10) == b.first_arm(10)
+    assert np.array_equal(a.permutation(10), b.permutation(10))
+    sigma = np.array([2, 0, 1])
+    assert choose([5.0, 5.0, 5.0], sigma) == 2          # a tie goes to sigma's first position
+    assert choose([1.0, 5.0, 5.0], sigma) == 2
+    assert choose([9.0, 5.0, 5.0], sigma) == 0
+
+
+def test_float_and_fixed_point_linucb_pull_the_same_arms():
+    arms, theta, noise = instance()
+    key = bytes(32)
+    floats = run_float(LinUCB(arms), lambda t, i: arms[i] @ theta + noise[t, i], 60, Coins(key))
+    fixed = run_fixed_point(LinUCB(arms), theta, noise, 60, Coins(key), scale_bits=20)
+    error = score_error(fixed, floats)
+    assert error < 1e-3
+    assert min(floats["gaps"]) > 2 * error            # no round within the tie tolerance
+    assert fixed["arms"] == floats["arms"]
+    assert fixed["sum"] == pytest.approx(floats["sum"], abs=1e-4)
+    assert fixed["sum"] * 2**40 == fixed["sum_int"]
+
+
+def test_linucb_learns_the_best_arm():
+    arms, theta, noise = instance(N=200)
+    out = run_float(LinUCB(arms), lambda t, i: arms[i] @ theta + noise[t, i], 200, Coins(bytes(32)))
+    best = int(np.argmax(arms @ theta))
+    assert out["arms"][-50:].count(best) >= 45

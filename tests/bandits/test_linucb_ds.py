@@ -1,0 +1,137 @@
+"""LinUCB-DS: exact agreement with fixed-point LinUCB, Fig. 3's messages, the parties' views."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from ppml.bandits.linucb import Coins, FixedPoint, LinUCB, run_fixed_point
+from ppml.bandits.linucb_ds import mask_sum, packed_scores, run_protocol
+from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
+from ppml.crypto.paillier.encoding import from_residues
+
+KEY = bytes(range(32))
+
+
+def instance(K=6, d=3, N=40, seed=1):
+    rng = np.random.default_rng(seed)
+    arms, theta = rng.normal(0, 1, (K, d)), rng.normal(0, 1, d)
+    return arms, theta, rng.choice([-0.01, 0.01], (N, K))
+
+
+def secure(arms, theta, noise, N, **options):
+    options = {"key_bits": 512, "insecure_key_bits_ok": True, "seed": 3, "coin_key": KEY,
+               "theta_norm_bound": 4.0, **options}
+    return run_protocol(LinUCB(arms), theta, noise, N, **options)
+
+
+def fig3(N: int) -> list:
+    return ([("1", "DC", "P", "N"), ("1", "DO", "P", "arms, theta*, constants")]
+            + [("3.ii", "P", "Comp", "sigma(listB*)"), ("4.i", "Comp", "P", "argmax position")]
+            * (N - 1)
+            + [("5", "P", "Comp", "E_Comp(rand + s)"), ("6", "Comp", "P", "E_DC(rand + s)"),
+               ("7", "P", "DC", "E_DC(s)")])
+
+
+@pytest.fixture(scope="module")
+def run():
+    arms, theta, noise = instance()
+    out = secure(arms, theta, noise, 40, record_view=True)
+    ref = run_fixed_point(LinUCB(arms), theta, noise, 40, Coins(KEY), scale_bits=20)
+    return out, ref
+
+
+def test_secure_run_equals_fixed_point_linucb_exactly(run):
+    out, ref = run
+    assert out["arms"] == ref["arms"]
+    assert out["sum_int"] == ref["sum_int"] and out["sum"] == ref["sum"]
+
+
+def test_messages_are_exactly_fig3(run):
+    out, _ = run
+    assert out["stats"]["P"]["messages"] == fig3(40)
+    assert out["layout"]["groups"] == 2                  # 512 bits: 4 slots, K = 6
+
+
+def test_counts_against_fig5(run):
+    out, _ = run
+    d, K, N = 3, 6, 40
+    p, comp = out["stats"]["P"]["counts"], out["stats"]["Comp"]["counts"]
+    assert p["multiplications"] == 2 * d + (N - 1) * (d * d + K * d + 2 * d)
+    assert comp["decrypted_values"] == (N - 1) * K       # every score, packed ...
+    assert comp["decryptions"] == (N - 1) * 2 + 1        # ... into 2 ciphertexts a round
+    assert p["fresh_obfuscators"] == (N - 1) * 2 + 2
+
+
+def test_comp_sees_only_the_permuted_scores(run):
+    out, ref = run
+    view = out["comp_view"]
+    scale = 2.0 ** (FixedPoint.SCORE_K * 20)
+    positions = []
+    for t, values in enumerate(view[:-1], start=1):
+        seen = np.sort([float(v - min(values)) / scale for v in values])
+        scores = np.sort(ref["scores"][t])
+        assert np.allclose(seen, scores - scores[0], atol=1e-12)   # the scores, shifted ...
+        positions.append(int(np.argmax(values)))
+    # ... in a fresh uniform order: the position of the maximum does not follow the arm
+    rounds = len(positions)
+    assert Counter(out["arms"][1:]).most_common(1)[0][1] >= 0.8 * rounds
+    assert Counter(positions).most_common(1)[0][1] <= 0.5 * rounds and len(set(positions)) >= 4
+
+
+def test_key_switch_value_is_uniform_whatever_the_sum():
+    public_key, private_key = generate_keypair(512, insecure_key_bits_ok=True, seed=5)
+    pool = ObfuscatorPool(public_key, 400)
+    n = int(public_key.n)
+    for s in (0, 2**200):
+        sum_ct = public_key.encrypt_raw([s], pool.take(1))[0]
+        seen = [int(private_key.decrypt_raw([mask_sum(public_key, sum_ct, pool.take(1)[0])[0]])[0])
+                / n for _ in range(150)]
+        assert abs(np.mean(seen) - 0.5) < 0.1 and len(set(seen)) == 150
+
+
+def test_dc_learns_the_sum_and_p_never_a_private_key(run):
+    out, ref = run
+    assert out["sum_int"] == ref["sum_int"]
+    assert set(out["stats"]["DC"]["counts"]) == {"decryptions"}
+    assert "decryptions" not in out["stats"]["P"]["counts"]
+
+
+def test_packed_scores_match_the_plaintext_scores():
+    public_key, private_key = generate_keypair(512, insecure_key_bits_ok=True, seed=6)
+    pool = ObfuscatorPool(public_key, 4)
+    base_values = [123456789, -987654, 42]
+    bases = public_key.encrypt_raw([v % public_key.n for v in base_values], pool.take(3))
+    rows = [[2**20 - 1, -3, 0], [-(2**21), 7, 1], [0, 0, 0]]
+    plain = [2**60, 2**60, 2**59]                      # slots stay >= 0, as in the protocol
+    slot_bits = 120
+    packed = packed_scores(public_key, bases, rows, plain, slot_bits)
+    m = from_residues(private_key.decrypt_raw([packed]), public_key.n)[0]
+    expected = [sum(x * v for x, v in zip(row, base_values)) + p for row, p in zip(rows, plain)]
+    assert [m >> (i * slot_bits) & ((1 << slot_bits) - 1) for i in range(3)] == \
+        [e % (1 << slot_bits) for e in expected]
+    assert sum(e << (i * slot_bits) for i, e in enumerate(expected)) == m
+    with pytest.raises(ValueError, match="slot_bits"):
+        packed_scores(public_key, bases, rows, plain, slot_bits=16)
+
+
+def test_theta_norm_bound_is_checked():
+    arms, theta, noise = instance(N=3)
+    with pytest.raises(ValueError, match="theta_norm_bound"):
+        secure(arms, theta, noise, 3, theta_norm_bound=0.1)
+
+
+def test_2048_bit_keys_from_the_csprng():
+    arms, theta, noise = instance(K=4, d=2, N=3)
+    out = run_protocol(LinUCB(arms), theta, noise, 3, coin_key=KEY, theta_norm_bound=4.0)
+    ref = run_fixed_point(LinUCB(arms), theta, noise, 3, Coins(KEY), scale_bits=20)
+    assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
+    assert out["layout"]["slots"] >= 4 and out["layout"]["groups"] == 1
+
+
+def test_ray_runtime_with_workers_matches(ray_cluster):
+    arms, theta, noise = instance(N=8)
+    out = secure(arms, theta, noise, 8, runtime="ray", workers=2)
+    ref = run_fixed_point(LinUCB(arms), theta, noise, 8, Coins(KEY), scale_bits=20)
+    assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
+    assert out["stats"]["P"]["messages"] == fig3(8)

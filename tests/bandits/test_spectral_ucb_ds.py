@@ -1,0 +1,31 @@
+"""SpectralUCB-DS: LinUCB-DS's protocol with SpectralUCB's policy, exact against fixed point."""
+
+import numpy as np
+
+from ppml.bandits.linucb import Coins, SpectralUCB, run_fixed_point
+from ppml.bandits.spectral_ucb_ds import run_spectral_ucb_ds
+
+KEY = bytes(range(32))
+
+
+def path_graph(K: int):
+    """Eigenvectors and eigenvalues of a path graph's Laplacian (edge weight 1)."""
+    W = np.zeros((K, K))
+    for i in range(K - 1):
+        W[i, i + 1] = W[i + 1, i] = 1.0
+    eigenvalues, eigenvectors = np.linalg.eigh(np.diag(W.sum(1)) - W)
+    return eigenvectors, eigenvalues
+
+
+def test_secure_spectral_run_equals_fixed_point_exactly():
+    K = N = 10
+    Q, eigenvalues = path_graph(K)
+    f = np.sin(np.arange(K) / 3.0)                       # smooth on the path
+    theta = Q.T @ f                                      # f = Q theta
+    noise = np.random.default_rng(0).choice([-0.01, 0.01], (N, K))
+    out = run_spectral_ucb_ds(Q, eigenvalues, theta, noise, N, key_bits=512,
+                              insecure_key_bits_ok=True, seed=1, coin_key=KEY,
+                              theta_norm_bound=4.0)
+    ref = run_fixed_point(SpectralUCB(Q, eigenvalues, N), theta, noise, N, Coins(KEY), 20)
+    assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
+    assert out["stats"]["P"]["counts"]["multiplications"] == 2 * K + (N - 1) * (2 * K * K + 2 * K)

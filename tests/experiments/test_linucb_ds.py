@@ -1,0 +1,37 @@
+"""The linucb_ds and spectral_ucb_ds experiments: runs, Parquet columns, refused keys."""
+
+import pytest
+
+from jobs.run import run
+from ppml.experiments.results import read_results
+
+SMALL = ["dataset=synthetic", "key_bits=512", "insecure_key_bits_ok=true", "progress=false"]
+
+
+@pytest.mark.parametrize("experiment, sizes", [
+    ("linucb_ds", ["arms=6", "dims=3", "horizon=12"]),
+    ("spectral_ucb_ds", ["arms=12", "dims=3", "horizon=6"]),
+])
+def test_run_writes_secure_and_reference_columns(compose_run_config, tmp_path, experiment, sizes):
+    cfg = compose_run_config(f"experiment={experiment}", *SMALL, *sizes,
+                             f"results_dir={tmp_path}")
+    run(cfg)
+    rows = read_results(tmp_path).to_pylist()
+    horizon = int(sizes[2].split("=")[1])
+    assert len(rows) == horizon and [r["step"] for r in rows] == list(range(horizon))
+    last = rows[-1]
+    assert last["sum_exact"] and last["arm_agreement"] == 1.0
+    assert last["secure_cumulative_reward"] == last["plaintext_cumulative_reward"]
+    assert all(r["arm"] == r["plaintext_arm"] for r in rows)
+    for column in ("time_3i_s", "time_3ii_s", "time_4i_s", "time_rest_s", "time_P_s",
+                   "time_Comp_s", "encryptions", "decryptions", "additions", "multiplications",
+                   "fig5_decryptions", "score_error", "first_tie_step", "key_bits"):
+        assert column in last
+    assert last["decryptions"] < last["fig5_decryptions"]      # packing
+
+
+def test_small_keys_are_refused_without_the_flag(compose_run_config, tmp_path):
+    cfg = compose_run_config("experiment=linucb_ds", "dataset=synthetic", "key_bits=1024",
+                             f"results_dir={tmp_path}")
+    with pytest.raises(ValueError, match="key_bits must be >= 2048"):
+        run(cfg)
