@@ -1,0 +1,95 @@
+"""Ciucanu et al.'s Figs. 6 and 7, drawn from whatever linucb_ds / spectral_ucb_ds runs a
+results folder holds (`jobs.report`).  A figure without runs for it is not drawn.
+
+* Fig. 6(a, b): seconds of the three costly steps (3.i, 3.ii, 4.i), stacked, against ``workers``,
+  one panel per (K, d, N) with runs at two or more worker counts.
+* Fig. 6(c): total seconds against K, for the runs with d = K / 10, one line per worker count.
+* Fig. 7: LinUCB-DS against SpectralUCB-DS, total seconds against K (runs with K = N).
+
+Runs that share a point are averaged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ppml.experiments.figures import figure, mean_lines, plot_lines, runs_of, save
+
+STEPS = (("time_3i_s", "step (3).i"), ("time_3ii_s", "step (3).ii"), ("time_4i_s", "step (4).i"))
+
+
+@figure("linucb_ds")
+def costly_steps_against_workers(rows: list, folder: Path) -> Path | None:
+    """Fig. 6(a, b): one panel per (K, d, N) with several worker counts."""
+    groups = defaultdict(lambda: defaultdict(list))
+    for run in runs_of(rows):
+        groups[(run["arms"], run["dims"], run["horizon"])][run["workers"]].append(run)
+    panels = {key: runs for key, runs in groups.items() if len(runs) >= 2}
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
+    for ax, ((K, d, N), by_workers) in zip(axes[0], sorted(panels.items())):
+        workers = sorted(by_workers)
+        bottom = np.zeros(len(workers))
+        for column, label in STEPS:
+            heights = np.array([np.mean([r[column] for r in by_workers[w]]) for w in workers])
+            ax.bar([str(w) for w in workers], heights, bottom=bottom, label=label)
+            bottom += heights
+        ax.set_xlabel("workers")
+        ax.set_ylabel("seconds")
+        ax.set_title(f"K = {K}, d = {d}, N = {N}")
+        ax.legend(fontsize=8)
+    fig.suptitle("LinUCB-DS: the three costly steps against workers (Fig. 6(a, b))")
+    return save(fig, folder, "linucb_ds_fig6ab_steps_vs_workers")
+
+
+@figure("linucb_ds")
+def time_against_arms(rows: list, folder: Path) -> Path | None:
+    """Fig. 6(c): total seconds against K for d = K / 10, one line per worker count."""
+    runs = [r for r in runs_of(rows) if r["dims"] * 10 == r["arms"]]
+    if len({r["arms"] for r in runs}) < 2:
+        return None
+    return _seconds_against_arms(runs, "workers", "arms K (d = K / 10)",
+                                 "LinUCB-DS as K grows (Fig. 6(c))",
+                                 "linucb_ds_fig6c_time_vs_arms", folder)
+
+
+def _seconds_against_arms(runs, line: str, xlabel: str, title: str, name: str, folder) -> Path:
+    """Total seconds against K, one line per value of ``line``."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    plot_lines(ax, mean_lines(runs, "arms", lambda r: r["wall_s"], line), line)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("seconds")
+    ax.set_title(title)
+    return save(fig, folder, name)
+
+
+def fig7(rows: list, folder: Path) -> Path | None:
+    """Fig. 7: LinUCB-DS and SpectralUCB-DS seconds against K, runs with K = N."""
+    runs = [r for r in runs_of(rows) if r["arms"] == r["horizon"]]
+    if len({r["experiment"] for r in runs}) < 2:
+        return None
+    return _seconds_against_arms(runs, "experiment", "K = N",
+                                 "LinUCB-DS against SpectralUCB-DS (Fig. 7)",
+                                 "linucb_ds_fig7_linucb_vs_spectral", folder)
+
+
+_LINUCB_RUNS: dict = {}
+"""folder -> the LinUCB-DS rows `draw_all` passed for it (figures see one experiment's rows;
+`draw_all` calls linucb_ds's figures before spectral_ucb_ds's, in registration order)."""
+
+
+@figure("linucb_ds")
+def keep_linucb_runs(rows: list, folder: Path) -> None:
+    """Draws nothing: keeps the LinUCB-DS rows for Fig. 7."""
+    _LINUCB_RUNS[folder] = rows
+
+
+@figure("spectral_ucb_ds")
+def spectral_against_linucb(rows: list, folder: Path) -> Path | None:
+    """Fig. 7: the SpectralUCB-DS runs and the LinUCB-DS runs of the same folder."""
+    return fig7(rows + _LINUCB_RUNS.pop(folder, []), folder)
