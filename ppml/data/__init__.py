@@ -13,7 +13,23 @@ name               what                                                        n
 ``synthetic``      Gaussian unit contexts, linear Bernoulli arms                no
 =================  ==========================================================  ==============
 
-Every loader returns a `ContextualData` (ppml.data.bandit_data).  See docs/data.md.
+Every loader returns a `ContextualData` (ppml.data.bandit_data).
+
+Fixed-arm (non-contextual) instances have their own loaders:
+
+===========================  =================================================  ==============
+loader                       names                                              needs data dir
+===========================  =================================================  ==============
+`load_linear_arms`           ``movielens`` (ALS embeddings; LinUCB-DS),         movielens
+                             ``synthetic``
+`load_spectral_arms`         the same in the eigenbasis of a 10-NN movie graph  movielens
+                             (SpectralUCB-DS)
+`load_bernoulli_arms`        ``movielens``, ``jester`` (per-item like rates;    movielens,
+                             Samba), ``synthetic``                              jester
+`load_movielens_embeddings`  ALS factorization of ml-100k's u1.base             yes
+===========================  =================================================  ==============
+
+See docs/data.md.
 """
 
 from __future__ import annotations
@@ -22,12 +38,16 @@ import os
 from typing import Optional, Union
 
 from ppml.data.bandit_data import ClassificationData, ContextualData
+from ppml.data.bernoulli_items import BERNOULLI_DATASETS, BernoulliArms, load_bernoulli_arms
 from ppml.data.cache import CACHE_ENV
 from ppml.data.checksums import (CHECKSUMS, DATA_DIR_ENV, ChecksumError, data_dir,
                                  resolve_data_dir, verified_path)
 from ppml.data.digits import load_digits
+from ppml.data.graph import SpectralArms, load_spectral_arms, spectral_arms
 from ppml.data.kmeans_arms import KernelArmsData, load_kmeans
+from ppml.data.linear_arms import LINEAR_DATASETS, LinearArms, load_linear_arms
 from ppml.data.mnist import MnistPCA, load_mnist, mnist_pca
+from ppml.data.movielens import MovieLensEmbeddings, load_movielens_embeddings
 from ppml.data.synthetic import LinearArmsData, load_synthetic
 
 PathLike = Union[str, os.PathLike, None]
@@ -75,8 +95,11 @@ def load_contextual(name: str, *, arms: Optional[int] = 10, dims: Optional[int] 
 
 
 __all__ = [
-    "CACHE_ENV", "CHECKSUMS", "DATASETS", "DATA_DIR_ENV", "DEFAULT_DIMS", "ChecksumError",
-    "ClassificationData", "ContextualData", "KernelArmsData", "LinearArmsData", "MnistPCA",
-    "data_dir", "load_contextual", "load_digits", "load_kmeans", "load_mnist", "load_synthetic",
-    "mnist_pca", "resolve_data_dir", "verified_path",
+    "BERNOULLI_DATASETS", "CACHE_ENV", "CHECKSUMS", "DATASETS", "DATA_DIR_ENV", "DEFAULT_DIMS",
+    "LINEAR_DATASETS", "BernoulliArms", "ChecksumError", "ClassificationData", "ContextualData",
+    "KernelArmsData", "LinearArms", "LinearArmsData", "MnistPCA", "MovieLensEmbeddings",
+    "SpectralArms", "data_dir", "load_bernoulli_arms", "load_contextual", "load_digits",
+    "load_kmeans", "load_linear_arms", "load_mnist", "load_movielens_embeddings",
+    "load_spectral_arms", "load_synthetic", "mnist_pca", "resolve_data_dir", "spectral_arms",
+    "verified_path",
 ]

@@ -1,8 +1,8 @@
-"""Fixtures of the dataset tests: a session cache folder (never ~/.cache) and the MNIST data dir.
+"""Fixtures of the dataset tests: a session cache folder (never ~/.cache) and the data dirs.
 
-MNIST tests need ``PPML_DATA`` (CI sets it to ../shared/datasets) and are skipped without it.
-PCA on the full MNIST training set runs at most once per session: every test shares the session
-cache folder, and the first MNIST test fills it.
+MNIST, MovieLens and Jester tests need ``PPML_DATA`` (CI sets it to ../shared/datasets) and are
+skipped without it.  PCA on the full MNIST training set and the MovieLens ALS fit run at most
+once per session: every test shares the session cache folder, and the first test fills it.
 """
 
 import os
@@ -30,16 +30,41 @@ def no_data_dir(monkeypatch):
     monkeypatch.delenv(DATA_DIR_ENV, raising=False)
 
 
+def _data_dir_with(folder: str, what: str) -> Path:
+    """``$PPML_DATA`` if it holds ``folder``; skips the test otherwise, saying why."""
+    root = os.environ.get(DATA_DIR_ENV)
+    if not root:
+        pytest.skip(f"{DATA_DIR_ENV} is not set: {what} tests need the data directory "
+                    "(CI sets it to ../shared/datasets)")
+    if not (Path(root) / folder).is_dir():
+        pytest.skip(f"{DATA_DIR_ENV}={root} has no {folder}/ folder")
+    return Path(root)
+
+
 @pytest.fixture(scope="session")
 def mnist_dir() -> Path:
     """The folder holding mnist/ (``$PPML_DATA``); skips the test when it is unset."""
-    folder = os.environ.get(DATA_DIR_ENV)
-    if not folder:
-        pytest.skip(f"{DATA_DIR_ENV} is not set: MNIST tests need the data directory "
-                    "(CI sets it to ../shared/datasets)")
-    if not (Path(folder) / "mnist").is_dir():
-        pytest.skip(f"{DATA_DIR_ENV}={folder} has no mnist/ folder")
-    return Path(folder)
+    return _data_dir_with("mnist", "MNIST")
+
+
+@pytest.fixture(scope="session")
+def movielens_dir() -> Path:
+    """The folder holding ml-100k/ (``$PPML_DATA``); skips the test when it is unset."""
+    return _data_dir_with("ml-100k", "MovieLens")
+
+
+@pytest.fixture(scope="session")
+def jester_dir() -> Path:
+    """The folder holding jester/ (``$PPML_DATA``); skips the test when it is unset."""
+    return _data_dir_with("jester", "Jester")
+
+
+@pytest.fixture(scope="session")
+def movielens3(movielens_dir, session_cache):
+    """The MovieLens ALS embeddings with d = 3 (fitted once per session, then cached)."""
+    from ppml.data.movielens import load_movielens_embeddings
+
+    return load_movielens_embeddings(3, data_dir=movielens_dir, cache_dir=session_cache)
 
 
 @pytest.fixture(scope="session")
