@@ -28,9 +28,10 @@ Beyond the paper and the authors' code:
 * pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
   EDP(theta*, x_i) and EDP(theta*, x_i)^(x_i(k)) per arm once pulled: step (4).ii then costs a
   few multiplications.
-* With ``workers > 1`` the packed groups of (3).ii are Ray tasks pinned to P's node, Comp's
-  decryptions run in key-holding actors pinned to Comp's node (`Decryptor`), and the pools fill
-  in parallel.
+* With ``workers > 1`` the packed groups of (3).ii (when K needs more than one) are Ray tasks
+  pinned to P's node, Comp's decryptions of several packed ciphertexts run in key-holding actors
+  pinned to Comp's node (`Decryptor`), and P's obfuscators are computed by pinned tasks while
+  the rounds run (`BackgroundPool`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ import ray
 from ppml.bandits.ds_roles import (DataClient, DataOwner, Link, Party, call, keypair, spawn)
 from ppml.bandits.linucb import Coins, FixedPoint, LinearUCB, first_maximum
 from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
-from ppml.crypto.paillier.bulk import check_workers, dot_table, run_batches, split
+from ppml.crypto.paillier.bulk import check_workers, pinned_here, run_batches, split
+from ppml.crypto.paillier.pool import fresh_obfuscators
 
 WINDOW_BITS = 4
 """Window of the arm coordinates' digits in `packed_scores` (tables of 2^4 powers per base)."""
@@ -110,6 +112,44 @@ def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, n
     return d * x * theta_hat + math.ceil(exploration * 2**(5 * s)) + 1
 
 
+class BackgroundPool:
+    """P's obfuscators r^n for the whole run, each used once.  With one worker they are computed
+    up front (the offline phase); with more, ``workers - 1`` Ray tasks pinned to P's node compute
+    batches while the rounds run on P's own core (the next batch starts as soon as one is taken
+    in), and `take` waits only if the rounds overtake them.  r is drawn from ``secrets`` in the
+    process that computes it."""
+
+    BATCH = 16
+
+    def __init__(self, public_key, size: int, workers: int):
+        self.public_key = public_key
+        self._ready: list = []
+        self._pending: list = []
+        self._sizes = [min(self.BATCH, size - start) for start in range(0, size, self.BATCH)]
+        if workers == 1:
+            self._ready = fresh_obfuscators(public_key, size)
+            self._sizes = []
+            return
+        self._task = ray.remote(fresh_obfuscators).options(scheduling_strategy=pinned_here())
+        for _ in range(workers - 1):
+            self._submit()
+
+    def _submit(self) -> None:
+        if self._sizes:
+            self._pending.append(self._task.remote(self.public_key, self._sizes.pop(0)))
+
+    def take(self, count: int) -> list:
+        while len(self._ready) < count:
+            if not self._pending:
+                raise RuntimeError(f"obfuscator pool exhausted: {count} needed, "
+                                   f"{len(self._ready)} left")
+            batch = self._pending.pop(0)
+            self._submit()
+            self._ready.extend(ray.get(batch))
+        out, self._ready = self._ready[:count], self._ready[count:]
+        return out
+
+
 def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
     """Step 5: (E(rand) s* = E(rand + s), rand) with rand uniform in Z_n from ``secrets``, so the
     value Comp decrypts, rand + s mod n, is uniform in Z_n whatever s is (Theorem 8)."""
@@ -158,11 +198,11 @@ class Principal(Party):
             self.offset = bound
             self.layout = SlotLayout.for_key(self.comp_key, value_max=2 * bound)
             K = self.policy.K
-            self.groups = max(-(-K // self.layout.slots), min(self.workers, K))
-            self.pool = ObfuscatorPool(self.comp_key, (self.horizon - 1) * self.groups + 1,
-                                       on_empty="raise", workers=self.workers)
+            self.groups = -(-K // self.layout.slots)
+            needed = (self.horizon - 1) * self.groups + 1
+            self.pool = BackgroundPool(self.comp_key, needed, self.workers)
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
-            self.counts["fresh_obfuscators"] += len(self.pool) + len(self.dc_pool)
+            self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
         return {"slot_bits": self.layout.slot_bits, "slots": self.layout.slots,
                 "groups": self.groups}
@@ -209,7 +249,7 @@ class Principal(Party):
         pk, K, d = self.comp_key, self.policy.K, self.policy.d
         with self.clock("3.i"):
             a_inverse, a_float = self.fixed.a_inverse(self.policy)
-            theta_hat = dot_table(pk, [self.b], list(a_inverse), self.workers)[0]
+            theta_hat = ops.dot_table(pk, [self.b], list(a_inverse))[0]   # d^2 small: in process
             self.counts["multiplications"] += d * d
             self.counts["additions"] += d * (d - 1)
         with self.clock("3.ii"):
@@ -255,8 +295,9 @@ class Comp(Party):
     def __init__(self, key_bits: int, insecure_key_bits_ok: bool = False,
                  seed: int | None = None, workers: int = 1, record_view: bool = False):
         super().__init__()
-        self.public_key, private_key = keypair(key_bits, insecure_key_bits_ok, seed, "Comp")
-        self._decryptor = Decryptor(private_key, workers)
+        self.public_key, self._private_key = keypair(key_bits, insecure_key_bits_ok, seed,
+                                                     "Comp")
+        self._decryptor = Decryptor(self._private_key, workers)
         self.view: list | None = [] if record_view else None
 
     def key(self):
@@ -267,7 +308,9 @@ class Comp(Party):
         with self.clock("4.i"):
             bits = message["slot_bits"]
             mask = (1 << bits) - 1
-            residues = self._decryptor.decrypt_raw(message["ciphertexts"])
+            cts = message["ciphertexts"]
+            holder = self._decryptor if len(cts) > 1 else self._private_key   # no Ray call for 1
+            residues = holder.decrypt_raw(cts)
             values = [m >> (j * bits) & mask for m, size in zip(residues, message["sizes"])
                       for j in range(size)]
             self.counts["decryptions"] += len(residues)
@@ -279,7 +322,7 @@ class Comp(Party):
     def switch(self, masked, dc_key) -> gmpy2.mpz:
         """Step 6: v = rand + s mod n (uniform in Z_n), returned as E_DC(v)."""
         with self.clock("6"):
-            value = self._decryptor.decrypt_raw([masked])[0]
+            value = self._private_key.decrypt_raw([masked])[0]
             out = dc_key.encrypt_raw([value], ObfuscatorPool(dc_key, 1).take(1))[0]
             self.counts["decryptions"] += 1
             self.counts["encryptions"] += 1

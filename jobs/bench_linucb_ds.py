@@ -1,0 +1,117 @@
+"""Benchmark: LinUCB-DS against the targets and against the cost of its unavoidable operations.
+
+``python -m jobs.bench_linucb_ds [sizes=15x3x1000,50x5x200] [key_bits=2048] [workers=1,2]
+[dataset=movielens] [runtime=local] [precision_bits=20] [results_dir=results]`` runs the
+linucb_ds experiment once per size KxdxN and worker count and prints, per run:
+
+* total, online and offline (obfuscator pool) seconds, and the seconds of steps 3.i, 3.ii, 4.i
+  and the rest;
+* ``target_s``: the authors' code measured on this machine divided by 6 (d = 3, K = 15,
+  N = 1000 at 2048 bits: 121 s, so 20 s on one core; 12 s is the two-worker target), blank
+  where the authors' code was not measured;
+* ``floor_s``: the exponentiations no implementation of this protocol avoids, at this machine's
+  unit costs measured first: per round and per packed ciphertext one fresh r^n (the
+  re-randomisation before Comp sees it) and one CRT decryption; ``chain_s``: the squarings of
+  the packing chain (K slot_bits squarings mod n^2 a round), the bulk of step 3.ii;
+* the load average before and after (the machine is shared).
+
+Prints the table and writes one Parquet file; the numbers are in docs/linucb-ds.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import secrets
+import statistics
+import time
+
+import gmpy2
+import ray
+
+from jobs.cli import finish, options
+from ppml.crypto.paillier import generate_keypair
+from ppml.crypto.paillier.pool import fresh_obfuscators
+from ppml.experiments.config import RunConfig
+from ppml.experiments.linucb_ds import linucb_ds
+
+DEFAULTS = {"sizes": "15x3x1000,50x5x200", "key_bits": 2048, "workers": "1,2",
+            "dataset": "movielens", "runtime": "local", "precision_bits": 20,
+            "results_dir": "results"}
+AUTHORS_S = {(15, 3, 1000, 2048): 121.0, (15, 3, 1000, 1024): 21.0}
+"""The authors' code (github.com/anatole33/LinUCB-secure) measured on this machine."""
+TWO_WORKER_TARGET_S = {(15, 3, 1000, 2048): 12.0}
+
+
+def unit_costs(key_bits: int, repeats: int = 20) -> dict:
+    """Median seconds of one r^n, one CRT decryption and one squaring mod n^2 on this machine."""
+    public_key, private_key = generate_keypair(key_bits, insecure_key_bits_ok=True)
+    c = gmpy2.mpz(secrets.randbelow(int(public_key.nsquare)))
+
+    def median(fn, count=repeats):
+        times = []
+        for _ in range(count):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    return {"obfuscator_s": median(lambda: fresh_obfuscators(public_key, 1)),
+            "decrypt_s": median(lambda: private_key.decrypt_raw([c])),
+            "square_s": median(lambda: gmpy2.powmod(c, 1 << 1000, public_key.nsquare)) / 1000}
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+def target(K: int, d: int, N: int, key_bits: int, workers: int) -> float | None:
+    if workers >= 2 and (K, d, N, key_bits) in TWO_WORKER_TARGET_S:
+        return TWO_WORKER_TARGET_S[K, d, N, key_bits]
+    authors = AUTHORS_S.get((K, d, N, key_bits))
+    return None if authors is None else authors / 6
+
+
+def measure(opts: dict, K: int, d: int, N: int, workers: int, units: dict) -> dict:
+    config = RunConfig(experiment="linucb_ds", arms=K, dims=d, horizon=N,
+                       key_bits=opts["key_bits"], insecure_key_bits_ok=True, workers=workers,
+                       dataset=opts["dataset"], runtime=opts["runtime"],
+                       precision_bits=opts["precision_bits"],
+                       data_dir=os.environ.get("PPML_DATA"))
+    load_before = os.getloadavg()[0]
+    s = linucb_ds(config).summary
+    rounds, groups = N - 1, s["packed_groups"]
+    return {"K": K, "d": d, "N": N, "key_bits": opts["key_bits"], "workers": workers,
+            "wall_s": s["wall_s"], "online_s": s["online_s"], "offline_s": s["offline_s"],
+            "target_s": target(K, d, N, opts["key_bits"], workers),
+            "time_3i_s": s["time_3i_s"], "time_3ii_s": s["time_3ii_s"],
+            "time_4i_s": s["time_4i_s"], "time_rest_s": s["time_rest_s"],
+            "floor_s": rounds * groups * (units["obfuscator_s"] + units["decrypt_s"]),
+            "chain_s": rounds * K * s["slot_bits"] * units["square_s"],
+            "slot_bits": s["slot_bits"], "groups": groups, "sum_exact": s["sum_exact"],
+            "float_arm_agreement": s["float_arm_agreement"],
+            "load_before": load_before, "load_after": os.getloadavg()[0],
+            **{f"unit_{k}": v for k, v in units.items()}}
+
+
+def main(argv=None) -> None:
+    opts = options(DEFAULTS, argv)
+    started_at = dt.datetime.now(dt.timezone.utc)
+    workers = [int(w) for w in opts["workers"].split(",")]
+    sizes = [tuple(int(v) for v in size.split("x")) for size in opts["sizes"].split(",")]
+    started_ray = max(workers) > 1 and not ray.is_initialized()
+    if started_ray:
+        ray.init(address="local", num_cpus=max(workers), include_dashboard=False)
+    try:
+        if started_ray:                                  # start the worker processes untimed
+            ray.get([ray.remote(_pid).remote() for _ in range(max(workers))])
+        units = unit_costs(opts["key_bits"])
+        rows = [measure(opts, K, d, N, w, units) for K, d, N in sizes for w in workers]
+    finally:
+        if started_ray:
+            ray.shutdown()
+    finish("bench_linucb_ds", rows, opts["results_dir"], started_at)
+
+
+if __name__ == "__main__":
+    main()
