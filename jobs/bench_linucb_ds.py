@@ -23,12 +23,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import secrets
-import statistics
-import time
 
 import gmpy2
 import ray
 
+from jobs.bench_paillier import median_time
 from jobs.cli import finish, options
 from ppml.crypto.paillier import generate_keypair
 from ppml.crypto.paillier.pool import fresh_obfuscators
@@ -48,17 +47,10 @@ def unit_costs(key_bits: int, repeats: int = 20) -> dict:
     public_key, private_key = generate_keypair(key_bits, insecure_key_bits_ok=True)
     c = gmpy2.mpz(secrets.randbelow(int(public_key.nsquare)))
 
-    def median(fn, count=repeats):
-        times = []
-        for _ in range(count):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
-
-    return {"obfuscator_s": median(lambda: fresh_obfuscators(public_key, 1)),
-            "decrypt_s": median(lambda: private_key.decrypt_raw([c])),
-            "square_s": median(lambda: gmpy2.powmod(c, 1 << 1000, public_key.nsquare)) / 1000}
+    return {"obfuscator_s": median_time(lambda: fresh_obfuscators(public_key, 1), repeats),
+            "decrypt_s": median_time(lambda: private_key.decrypt_raw([c]), repeats),
+            "square_s": median_time(lambda: gmpy2.powmod(c, 1 << 1000, public_key.nsquare),
+                                    repeats) / 1000}
 
 
 def _pid() -> int:
