@@ -1,7 +1,7 @@
 """Benchmark: LinUCB-DS against the targets and against the cost of its unavoidable operations.
 
 ``python -m jobs.bench_linucb_ds [sizes=15x3x1000,50x5x200] [key_bits=2048] [workers=1,2]
-[dataset=movielens] [runtime=local] [precision_bits=20] [results_dir=results]`` runs the
+[dataset=movielens] [runtime=local] [precision_bits=28] [results_dir=results]`` runs the
 linucb_ds experiment once per size KxdxN and worker count and prints, per run:
 
 * total, online and offline (obfuscator pool) seconds, and the seconds of steps 3.i, 3.ii, 4.i
@@ -35,7 +35,7 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.linucb_ds import linucb_ds
 
 DEFAULTS = {"sizes": "15x3x1000,50x5x200", "key_bits": 2048, "workers": "1,2",
-            "dataset": "movielens", "runtime": "local", "precision_bits": 20,
+            "dataset": "movielens", "runtime": "local", "precision_bits": 28,
             "results_dir": "results"}
 AUTHORS_S = {(15, 3, 1000, 2048): 121.0, (15, 3, 1000, 1024): 21.0}
 """The authors' code (github.com/anatole33/LinUCB-secure) measured on this machine."""

@@ -339,7 +339,7 @@ class Comp(Party):
 
 
 def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int = 2048,
-                 scale_bits: int = 20, coin_key: bytes, theta_norm_bound: float,
+                 scale_bits: int = 28, coin_key: bytes, theta_norm_bound: float,
                  runtime: str = "local", workers: int = 1, insecure_key_bits_ok: bool = False,
                  seed: int | None = None, record_view: bool = False) -> dict:
     """A whole LinUCB-DS run with the four parties in ``runtime``; returns the arms P pulled,

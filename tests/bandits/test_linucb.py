@@ -77,3 +77,18 @@ def test_linucb_learns_the_best_arm():
     out = run_float(LinUCB(arms), lambda t, i: arms[i] @ theta + noise[t, i], 200, Coins(bytes(32)))
     best = int(np.argmax(arms @ theta))
     assert out["arms"][-50:].count(best) >= 45
+
+
+def test_movielens_float_and_fixed_point_at_28_bits_agree():
+    """The experiments' default scale: MovieLens user 0, the first 15 movies, d = 3."""
+    import os
+    if not os.environ.get("PPML_DATA"):
+        pytest.skip("PPML_DATA is not set")
+    from ppml.data.linear_arms import load_linear_arms
+    data = load_linear_arms("movielens", arms=15, dims=3)
+    N = 300
+    noise = np.array([[data.reward(t, i) - data.means[i] for i in range(15)] for t in range(N)])
+    fixed = run_fixed_point(LinUCB(data.arms), data.theta, noise, N, Coins(bytes(32)), 28)
+    floats = run_float(LinUCB(data.arms), data.reward, N, Coins(bytes(32)))
+    assert score_error(fixed, floats) < 1e-3
+    assert fixed["arms"] == floats["arms"]

@@ -37,7 +37,7 @@ def fig3(N: int) -> list:
 def run():
     arms, theta, noise = instance()
     out = secure(arms, theta, noise, 40, record_view=True)
-    ref = run_fixed_point(LinUCB(arms), theta, noise, 40, Coins(KEY), scale_bits=20)
+    ref = run_fixed_point(LinUCB(arms), theta, noise, 40, Coins(KEY), scale_bits=28)
     return out, ref
 
 
@@ -66,7 +66,7 @@ def test_counts_against_fig5(run):
 def test_comp_sees_only_the_permuted_scores(run):
     out, ref = run
     view = out["comp_view"]
-    scale = 2.0 ** (FixedPoint.SCORE_K * 20)
+    scale = 2.0 ** (FixedPoint.SCORE_K * 28)
     positions = []
     for t, values in enumerate(view[:-1], start=1):
         seen = np.sort([float(v - min(values)) / scale for v in values])
@@ -124,7 +124,7 @@ def test_theta_norm_bound_is_checked():
 def test_2048_bit_keys_from_the_csprng():
     arms, theta, noise = instance(K=4, d=2, N=3)
     out = run_protocol(LinUCB(arms), theta, noise, 3, coin_key=KEY, theta_norm_bound=4.0)
-    ref = run_fixed_point(LinUCB(arms), theta, noise, 3, Coins(KEY), scale_bits=20)
+    ref = run_fixed_point(LinUCB(arms), theta, noise, 3, Coins(KEY), scale_bits=28)
     assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
     assert out["layout"]["slots"] >= 4 and out["layout"]["groups"] == 1
 
@@ -132,6 +132,6 @@ def test_2048_bit_keys_from_the_csprng():
 def test_ray_runtime_with_workers_matches(ray_cluster):
     arms, theta, noise = instance(N=8)
     out = secure(arms, theta, noise, 8, runtime="ray", workers=2)
-    ref = run_fixed_point(LinUCB(arms), theta, noise, 8, Coins(KEY), scale_bits=20)
+    ref = run_fixed_point(LinUCB(arms), theta, noise, 8, Coins(KEY), scale_bits=28)
     assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
     assert out["stats"]["P"]["messages"] == fig3(8)

@@ -26,6 +26,6 @@ def test_secure_spectral_run_equals_fixed_point_exactly():
     out = run_spectral_ucb_ds(Q, eigenvalues, theta, noise, N, key_bits=512,
                               insecure_key_bits_ok=True, seed=1, coin_key=KEY,
                               theta_norm_bound=4.0)
-    ref = run_fixed_point(SpectralUCB(Q, eigenvalues, N), theta, noise, N, Coins(KEY), 20)
+    ref = run_fixed_point(SpectralUCB(Q, eigenvalues, N), theta, noise, N, Coins(KEY), 28)
     assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
     assert out["stats"]["P"]["counts"]["multiplications"] == 2 * K + (N - 1) * (2 * K * K + 2 * K)
