@@ -120,8 +120,9 @@ class DataOwner(Party):
 
     name = "DO"
 
-    def __init__(self, theta, arms, noise, theta_norm_bound: float):
-        super().__init__()
+    def load(self, theta, arms, noise, theta_norm_bound: float) -> None:
+        """DO's data, handed over by a method call (a Ray actor-creation argument would be kept
+        in Ray's control store, possibly on another node)."""
         self._theta = np.asarray(theta, dtype=np.float64)
         self.arms = np.asarray(arms, dtype=np.float64)
         self.noise = np.asarray(noise, dtype=np.float64)

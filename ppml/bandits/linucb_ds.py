@@ -49,6 +49,7 @@ from ppml.bandits.linucb import Coins, FixedPoint, LinearUCB, first_maximum
 from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
 from ppml.crypto.paillier.bulk import check_workers, pinned_here, run_batches, split
 from ppml.crypto.paillier.pool import fresh_obfuscators
+from ppml.crypto.rng import fresh_key
 
 WINDOW_BITS = 4
 """Window of the arm coordinates' digits in `packed_scores` (tables of 2^4 powers per base)."""
@@ -164,16 +165,19 @@ class Principal(Party):
 
     name = "P"
 
-    def __init__(self, policy: LinearUCB, scale_bits: int, coin_key: bytes, workers: int = 1):
+    def __init__(self, policy: LinearUCB, scale_bits: int, workers: int = 1):
         super().__init__()
         self.policy = policy
         self.fixed = FixedPoint(scale_bits)
-        self.coins = Coins(coin_key)
         self.workers = check_workers(workers)
         self.arms_pulled: list[int] = []
 
-    def connect(self, do, dc, comp, comp_key, dc_key) -> None:
-        """Links to the other parties and their public keys (public-key infrastructure)."""
+    def connect(self, do, dc, comp, comp_key, dc_key, coin_key: bytes | None = None) -> None:
+        """Links to the other parties and their public keys (public-key infrastructure), and
+        P's coins: a fresh os.urandom key drawn here, or ``coin_key`` from an evaluation harness
+        that replays them in a reference (a method argument, never an actor-creation argument,
+        which Ray keeps in its control store)."""
+        self.coins = Coins(fresh_key() if coin_key is None else coin_key)
         self.comp_key, self.dc_key = comp_key, dc_key
         self.do = Link("P", "DO", do, self.transcript)
         self.dc = Link("P", "DC", dc, self.transcript)
@@ -339,22 +343,25 @@ class Comp(Party):
 
 
 def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int = 2048,
-                 scale_bits: int = 28, coin_key: bytes, theta_norm_bound: float,
+                 scale_bits: int = 28, coin_key: bytes | None = None,
+                 theta_norm_bound: float,
                  runtime: str = "local", workers: int = 1, insecure_key_bits_ok: bool = False,
                  seed: int | None = None, record_view: bool = False) -> dict:
     """A whole LinUCB-DS run with the four parties in ``runtime``; returns the arms P pulled,
     DC's sum (integer at k = 2 and real), wall seconds, each party's stats, and Comp's view if
     recorded.  ``coin_key`` keys P's CSPRNG stream (give the plaintext reference the same key to
-    replay its choices); ``seed`` derives the Paillier keys from a public seed (INSECURE)."""
+    replay its choices; None: P draws its own); ``seed`` derives the Paillier keys from a public
+    seed (INSECURE)."""
     if horizon < 1:
         raise ValueError(f"horizon must be >= 1, got {horizon}")
     comp = spawn(Comp, runtime, key_bits, insecure_key_bits_ok, seed, workers, record_view)
     dc = spawn(DataClient, runtime, horizon, key_bits, insecure_key_bits_ok, seed)
-    do = spawn(DataOwner, runtime, theta, policy.arms, noise, theta_norm_bound)
-    p = spawn(Principal, runtime, policy, scale_bits, coin_key, workers)
+    do = spawn(DataOwner, runtime)
+    p = spawn(Principal, runtime, policy, scale_bits, workers)
     parties = (do, dc, p, comp)
     try:
-        call(p, "connect", do, dc, comp, call(comp, "key"), call(dc, "key"))
+        call(do, "load", theta, policy.arms, noise, theta_norm_bound)
+        call(p, "connect", do, dc, comp, call(comp, "key"), call(dc, "key"), coin_key)
         start = time.perf_counter()
         layout = call(p, "setup")
         online = time.perf_counter()
