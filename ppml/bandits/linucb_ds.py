@@ -28,10 +28,9 @@ Beyond the paper and the authors' code:
 * pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
   EDP(theta*, x_i) and EDP(theta*, x_i)^(x_i(k)) per arm once pulled: step (4).ii then costs a
   few multiplications.
-* With ``workers > 1`` the packed groups of (3).ii (when K needs more than one) are Ray tasks
-  pinned to P's node, Comp's decryptions of several packed ciphertexts run in key-holding actors
-  pinned to Comp's node (`Decryptor`), and P's obfuscators are computed by pinned tasks while
-  the rounds run (`BackgroundPool`).
+* With ``workers > 1`` the offline pool fills in ``workers`` pinned tasks, the packed groups of
+  (3).ii (when K needs more than one) are Ray tasks pinned to P's node, and Comp's decryptions of
+  several packed ciphertexts run in key-holding actors pinned to Comp's node (`Decryptor`).
 """
 
 from __future__ import annotations
@@ -47,8 +46,7 @@ import ray
 from ppml.bandits.ds_roles import (DataClient, DataOwner, Link, Party, call, keypair, spawn)
 from ppml.bandits.linucb import Coins, FixedPoint, LinearUCB, first_maximum
 from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
-from ppml.crypto.paillier.bulk import check_workers, pinned_here, run_batches, split
-from ppml.crypto.paillier.pool import fresh_obfuscators
+from ppml.crypto.paillier.bulk import check_workers, run_batches, split
 from ppml.crypto.rng import fresh_key
 
 WINDOW_BITS = 4
@@ -113,44 +111,6 @@ def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, n
     return d * x * theta_hat + math.ceil(exploration * 2**(5 * s)) + 1
 
 
-class BackgroundPool:
-    """P's obfuscators r^n for the whole run, each used once.  With one worker they are computed
-    up front (the offline phase); with more, ``workers - 1`` Ray tasks pinned to P's node compute
-    batches while the rounds run on P's own core (the next batch starts as soon as one is taken
-    in), and `take` waits only if the rounds overtake them.  r is drawn from ``secrets`` in the
-    process that computes it."""
-
-    BATCH = 16
-
-    def __init__(self, public_key, size: int, workers: int):
-        self.public_key = public_key
-        self._ready: list = []
-        self._pending: list = []
-        self._sizes = [min(self.BATCH, size - start) for start in range(0, size, self.BATCH)]
-        if workers == 1:
-            self._ready = fresh_obfuscators(public_key, size)
-            self._sizes = []
-            return
-        self._task = ray.remote(fresh_obfuscators).options(scheduling_strategy=pinned_here())
-        for _ in range(workers - 1):
-            self._submit()
-
-    def _submit(self) -> None:
-        if self._sizes:
-            self._pending.append(self._task.remote(self.public_key, self._sizes.pop(0)))
-
-    def take(self, count: int) -> list:
-        while len(self._ready) < count:
-            if not self._pending:
-                raise RuntimeError(f"obfuscator pool exhausted: {count} needed, "
-                                   f"{len(self._ready)} left")
-            batch = self._pending.pop(0)
-            self._submit()
-            self._ready.extend(ray.get(batch))
-        out, self._ready = self._ready[:count], self._ready[count:]
-        return out
-
-
 def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
     """Step 5: (E(rand) s* = E(rand + s), rand) with rand uniform in Z_n from ``secrets``, so the
     value Comp decrypts, rand + s mod n, is uniform in Z_n whatever s is (Theorem 8)."""
@@ -204,7 +164,8 @@ class Principal(Party):
             K = self.policy.K
             self.groups = -(-K // self.layout.slots)
             needed = (self.horizon - 1) * self.groups + 1
-            self.pool = BackgroundPool(self.comp_key, needed, self.workers)
+            self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
+                                       workers=self.workers)
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
