@@ -97,31 +97,33 @@ def _time_per_step(run) -> float:
     return run["wall_s"] / run["horizon"]
 
 
+def _time_figure(rows: list, folder: Path, x: str, line: str, label: str, name: str,
+                 xlabel: str, title: str) -> Path:
+    """Secure seconds per step against ``x``, one line per ``line`` (log time axis)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    runs = controlled(runs_of(rows), ("arms", "parties"))
+    plot_lines(ax, mean_lines(runs, x, _time_per_step, line), label)
+    if x == "arms":
+        ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("seconds per step")
+    ax.set_title(title)
+    return save(fig, folder, name)
+
+
 @figure("private_cb")
 def time_against_arms(rows: list, folder: Path) -> Path:
     """Fig. 3: secure time per step against |A|, one line per P (log-log)."""
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    runs = controlled(runs_of(rows), ("arms", "parties"))
-    plot_lines(ax, mean_lines(runs, "arms", _time_per_step, "parties"), "P")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("arms |A|")
-    ax.set_ylabel("seconds per step")
-    ax.set_title("Run time against the number of arms (Fig. 3)")
-    return save(fig, folder, "private_cb_fig3_time_vs_arms")
+    return _time_figure(rows, folder, "arms", "parties", "P", "private_cb_fig3_time_vs_arms",
+                        "arms |A|", "Run time against the number of arms (Fig. 3)")
 
 
 @figure("private_cb")
 def time_against_parties(rows: list, folder: Path) -> Path:
     """Fig. 4: secure time per step against P, one line per |A|."""
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    runs = controlled(runs_of(rows), ("arms", "parties"))
-    plot_lines(ax, mean_lines(runs, "parties", _time_per_step, "arms"), "|A|")
-    ax.set_yscale("log")
-    ax.set_xlabel("parties P")
-    ax.set_ylabel("seconds per step")
-    ax.set_title("Run time against the number of parties (Fig. 4)")
-    return save(fig, folder, "private_cb_fig4_time_vs_parties")
+    return _time_figure(rows, folder, "parties", "arms", "|A|", "private_cb_fig4_time_vs_parties",
+                        "parties P", "Run time against the number of parties (Fig. 4)")
 
 
 @figure("private_cb")
