@@ -126,33 +126,35 @@ def time_against_parties(rows: list, folder: Path) -> Path:
                         "parties P", "Run time against the number of parties (Fig. 4)")
 
 
+def _reward_figure(runs: list, folder: Path, x: str, line: str, label: str, name: str,
+                   xlabel: str, title: str):
+    """Average reward against ``x``, one line per ``line``; None without runs."""
+    runs = controlled(runs, (x, line))
+    if not runs:
+        return None
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    plot_lines(ax, mean_lines(runs, x, _average_reward, line), label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("average reward")
+    ax.set_title(title)
+    return save(fig, folder, name)
+
+
 @figure("private_cb")
 def reward_against_precision(rows: list, folder: Path) -> Path:
     """Fig. 7: average reward against precision bits, one line per truncation mode."""
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    runs = controlled(runs_of(rows), ("precision_bits", "truncation"))
-    plot_lines(ax, mean_lines(runs, "precision_bits", _average_reward, "truncation"),
-               "truncation")
-    ax.set_xlabel("precision bits L")
-    ax.set_ylabel("average reward")
-    ax.set_title("Reward against fixed-point precision (Fig. 7)")
-    return save(fig, folder, "private_cb_fig7_reward_vs_precision")
+    return _reward_figure(runs_of(rows), folder, "precision_bits", "truncation", "truncation",
+                          "private_cb_fig7_reward_vs_precision", "precision bits L",
+                          "Reward against fixed-point precision (Fig. 7)")
 
 
 @figure("private_cb")
 def reward_against_iterations(rows: list, folder: Path) -> Path:
     """Fig. 8: average reward against Newton-Raphson iterations, one line per start value."""
     runs = [r for r in runs_of(rows) if r.get("nr_iterations") is not None]
-    runs = controlled(runs, ("nr_iterations", "reciprocal_start"))
-    if not runs:
-        return None
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(runs, "nr_iterations", _average_reward, "reciprocal_start"),
-               "start")
-    ax.set_xlabel("Newton-Raphson iterations")
-    ax.set_ylabel("average reward")
-    ax.set_title("Reward against reciprocal iterations (Fig. 8)")
-    return save(fig, folder, "private_cb_fig8_reward_vs_iterations")
+    return _reward_figure(runs, folder, "nr_iterations", "reciprocal_start", "start",
+                          "private_cb_fig8_reward_vs_iterations", "Newton-Raphson iterations",
+                          "Reward against reciprocal iterations (Fig. 8)")
 
 
 @figure("private_cb")
