@@ -24,7 +24,8 @@ OPS = {
     "add": "[A,D,D] + [A,D,D] (weight update, line 21)",
     "mul": "[A,D,D] * [A,D,D] elementwise",
     "matmul": "[A,D,D] @ [D] (weights and scores, lines 10-11)",
-    "reciprocal": "1 / [A] on [1, 10] (Sherman-Morrison denominator, eq. 1)",
+    "reciprocal": "1 / [A] on [1, 2]: eq. 1's denominator 1 + x^T W^-1 x for unit x and W >= I",
+    "reciprocal_1_10": "1 / [A] on [1, 10], the paper's empirical range of the denominator",
     "argmax": "argmax over [A] (line 15)",
     "exp": "exp of [A] on [-2, 1]",
 }
@@ -34,7 +35,8 @@ def operands(arms: int, dims: int, rng: np.random.Generator) -> dict:
     """Plaintext operands: party 0 holds W, x, denominators, scores, exponents; party 1 holds V."""
     return {
         0: {"w": rng.uniform(-1, 1, (arms, dims, dims)), "x": rng.uniform(-1, 1, dims),
-            "den": rng.uniform(1, 10, arms), "scores": rng.uniform(-1, 1, arms),
+            "den": rng.uniform(1, 2, arms), "wide": rng.uniform(1, 10, arms),
+            "scores": rng.uniform(-1, 1, arms),
             "e": rng.uniform(-2, 1, arms)},
         1: {"v": rng.uniform(-1, 1, (arms, dims, dims))},
     }
@@ -48,6 +50,7 @@ def plaintext_ops(data: dict) -> dict:
         "mul": lambda: d["w"] * d["v"],
         "matmul": lambda: d["w"] @ d["x"],
         "reciprocal": lambda: 1.0 / d["den"],
+        "reciprocal_1_10": lambda: 1.0 / d["wide"],
         "argmax": lambda: np.argmax(d["scores"]),
         "exp": lambda: np.exp(d["e"]),
     }
@@ -59,19 +62,21 @@ def secure_ops(shared: dict) -> dict:
         "add": lambda: shared["w"] + shared["v"],
         "mul": lambda: shared["w"] * shared["v"],
         "matmul": lambda: shared["w"] @ shared["x"],
-        "reciprocal": lambda: shared["den"].reciprocal(),
+        "reciprocal": lambda: shared["den"].reciprocal(domain=(1.0, 2.0)),
+        "reciprocal_1_10": lambda: shared["wide"].reciprocal(domain=(1.0, 10.0)),
         "argmax": lambda: mpc.argmax(shared["scores"]),
         "exp": lambda: shared["e"].exp(),
     }
 
 
-def program(ctx, arms: int, dims: int, repeats: int, w=None, x=None, den=None, scores=None,
-            e=None, v=None) -> list:
+def program(ctx, arms: int, dims: int, repeats: int, w=None, x=None, den=None, wide=None,
+            scores=None, e=None, v=None) -> list:
     """SPMD benchmark body: per operation, rounds, bytes this party sent, median online time and
     mean offline (dealer) time over ``repeats`` calls."""
-    shapes = {"w": (arms, dims, dims), "x": (dims,), "den": (arms,), "scores": (arms,),
+    shapes = {"w": (arms, dims, dims), "x": (dims,), "den": (arms,), "wide": (arms,),
+              "scores": (arms,),
               "e": (arms,), "v": (arms, dims, dims)}
-    values = {"w": w, "x": x, "den": den, "scores": scores, "e": e, "v": v}
+    values = {"w": w, "x": x, "den": den, "wide": wide, "scores": scores, "e": e, "v": v}
     shared = {name: ctx.share(values[name], owner=1 if name == "v" else 0, shape=shapes[name])
               for name in shapes}
     rows = []
