@@ -21,6 +21,11 @@ def _elementwise(ring: Ring):
     return lambda a, b: multiply(a, b, ring.product)
 
 
+_PRODUCTS = {(ARITHMETIC.name, "mul"): _elementwise(ARITHMETIC),
+             (BINARY.name, "mul"): _elementwise(BINARY),
+             (ARITHMETIC.name, "matmul"): matmul}
+
+
 def _local_terms(product, ring: Ring, a, b, c, eps, delta) -> np.ndarray:
     """c + eps*b + a*delta: each party's own part of Beaver's product (no communication)."""
     z = product(a, delta)
@@ -36,12 +41,11 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> l
     logical axes); in the binary ring "mul" is AND.
     """
     if kind == "matmul":
-        materials = [dealer.matmul_triple(x.shape[1:], y.shape[1:]) for x, y in products]
-        product = matmul
+        make = dealer.matmul_triple
     else:
         make = dealer.and_triple if ring is BINARY else dealer.mul_triple
-        materials = [make(x.shape[1:], y.shape[1:]) for x, y in products]
-        product = _elementwise(ring)
+    materials = [make(x.shape[1:], y.shape[1:]) for x, y in products]
+    product = _PRODUCTS[ring.name, kind]
     triples = [ctx.store.take(m) for m in materials]
     masked = [ring.sub(x, t["a"]) for (x, _), t in zip(products, triples)] + \
              [ring.sub(y, t["b"]) for (_, y), t in zip(products, triples)]
@@ -50,10 +54,12 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> l
     out = []
     for k, (t, material) in enumerate(zip(triples, materials)):
         eps, delta = opened[k][None], opened[n + k][None]
-        terms = functools.partial(_local_terms, product, ring)
         arrays = [t["a"], t["b"], t["c"], eps, delta]
-        out_shape = material.dependent[0].shape
-        z = terms(*arrays) if kind == "matmul" else split_over_arms(ctx, terms, arrays, out_shape)
+        if kind == "matmul" or ctx.workers == 1:
+            z = _local_terms(product, ring, *arrays)
+        else:
+            z = split_over_arms(ctx, functools.partial(_local_terms, product, ring), arrays,
+                                material.dependent[0].shape)
         out.append(ctx.add_public(z, product(eps, delta)[0], ring, inplace=True))
     return out
 

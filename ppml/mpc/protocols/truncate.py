@@ -37,6 +37,11 @@ from ppml.mpc.protocols.binary import prefix_carries
 from ppml.mpc.protocols.convert import bits_to_arithmetic
 from ppml.mpc.ring import ALL_ONES, ARITHMETIC, BINARY, add_wraps, count_wraps
 
+_QUARTER = np.uint64(1 << 62)
+_U64 = [np.uint64(k) for k in range(65)]   # shift amounts, made once (they are on the hot path)
+_I64 = [np.int64(k) for k in range(65)]
+
+
 def truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     """Shares of x / 2^bits, rounded, for arithmetic shares ``x``, in the context's mode."""
     if bits == 0:
@@ -50,14 +55,14 @@ def _pair_truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     """The bounded mode: one opening of z = x + r and a local correction (see module doc)."""
     pair = ctx.store.take(dealer.truncation_pair(x.shape[1:], bits))
     (z,) = ctx.open([x + pair["r"]], ARITHMETIC, tag="truncate")
-    shift = np.uint64(64 - bits)
-    outside = (z + np.uint64(1 << 62)) >> np.uint64(63)      # [z < -2^62 or z >= 2^62]
-    low = outside & (z >> np.uint64(63))                      # [z < -2^62]
+    shift = _U64[64 - bits]
+    outside = (z + _QUARTER) >> _U64[63]                      # [z < -2^62 or z >= 2^62]
+    low = outside & (z >> _U64[63])                           # [z < -2^62]
     # x / 2^k = (z >> k) - [r >> k] + eta 2^(64-k), eta = low (1 - [m]) - (outside - low) [m]
     out = (outside << shift)[None] * pair["msb"]
     out += pair["shifted"]
     np.negative(out, out=out)
-    public = (z.view(np.int64) >> np.int64(bits)).view(np.uint64) + (low << shift)
+    public = (z.view(np.int64) >> _I64[bits]).view(np.uint64) + (low << shift)
     return ctx.add_public(out, public, inplace=True)
 
 
