@@ -100,6 +100,9 @@ class RunConfig:
     """Samba datasets: a rating above it is a reward of 1 (None: the dataset's default)."""
     denominator: str = "ratings"
     """Samba datasets: an item's mean is liked / 'ratings' of the item or / 'users'."""
+    min_ratings: int = 20
+    """Samba datasets: items with fewer ratings are not arms (1 keeps all: then MovieLens's top
+    43 items are movies with 1-8 ratings, all liked, at mean 1.0)."""
     eps_decay: float = 1.0
     """eps_greedy_decreasing: eps_t = min(1, eps_decay K / t)."""
     ucb_c: float = 2.0
@@ -118,6 +121,7 @@ class RunConfig:
         _at_least("horizon", self.horizon, 1)
         _at_least("repeats", self.repeats, 1)
         _at_least("samples", self.samples, 1)
+        _at_least("min_ratings", self.min_ratings, 1)
         _at_least("workers", self.workers, 1)
         _at_least("data_seed", self.data_seed, 0)
         _at_least("refresh_every", self.refresh_every, 0)

@@ -28,8 +28,8 @@ from ppml.experiments.table import format_table
 @register("samba")
 def samba(config: RunConfig) -> RunOutput:
     data = load_bernoulli_arms(config.dataset, arms=config.arms, threshold=config.threshold,
-                               denominator=config.denominator, seed=config.data_seed,
-                               data_dir=config.data_dir)
+                               denominator=config.denominator, min_ratings=config.min_ratings,
+                               seed=config.data_seed, data_dir=config.data_dir)
     spec = algorithm_spec(config)
     setup = SambaSetup(config.horizon, spec, SambaKeys.for_seed(config.seed),
                        runtime=config.runtime, owners_per_actor=config.owners_per_actor,

@@ -110,3 +110,11 @@ def test_engine_options_follow_the_config():
     assert local == {"parties": 3, "runtime": "local", "precision_bits": 20, "seed": 4,
                      "truncation": "bounded", "workers": 1}
     assert engine_options(RunConfig(runtime="ray", placement=True))["placement"] is True
+
+
+def test_min_ratings_is_checked():
+    import pytest as _pytest
+    from ppml.experiments.config import RunConfig
+    assert RunConfig().min_ratings == 20
+    with _pytest.raises(ValueError, match="min_ratings must be >= 1"):
+        RunConfig(min_ratings=0)
