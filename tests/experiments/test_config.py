@@ -105,7 +105,7 @@ def test_the_command_line_refuses_bad_config_before_running(tmp_path, override, 
 
 
 def test_engine_options_follow_the_config():
-    from ppml.experiments.config import RunConfig, engine_options
+    from ppml.experiments.config import engine_options
     local = engine_options(RunConfig(parties=3, seed=4, placement=True))
     assert local == {"parties": 3, "runtime": "local", "precision_bits": 20, "seed": 4,
                      "truncation": "bounded", "workers": 1}
@@ -113,8 +113,6 @@ def test_engine_options_follow_the_config():
 
 
 def test_min_ratings_is_checked():
-    import pytest as _pytest
-    from ppml.experiments.config import RunConfig
     assert RunConfig().min_ratings == 20
-    with _pytest.raises(ValueError, match="min_ratings must be >= 1"):
+    with pytest.raises(ValueError, match="min_ratings must be >= 1"):
         RunConfig(min_ratings=0)
