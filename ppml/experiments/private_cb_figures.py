@@ -97,17 +97,25 @@ def _time_per_step(run) -> float:
     return run["wall_s"] / run["horizon"]
 
 
-def _time_figure(rows: list, folder: Path, x: str, line: str, label: str, name: str,
-                 xlabel: str, title: str) -> Path:
-    """Secure seconds per step against ``x``, one line per ``line`` (log time axis)."""
+def _line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
+                 log_axes: str = ""):
+    """``y(run)`` against ``x``, one line per ``line``, over the runs that differ only there.
+
+    ``labels`` is (legend label, file name, x label, y label, title); ``log_axes`` holds "x"
+    and/or "y".  None without runs.
+    """
+    runs = controlled(runs, (x, line))
+    if not runs:
+        return None
+    label, name, xlabel, ylabel, title = labels
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    runs = controlled(runs_of(rows), ("arms", "parties"))
-    plot_lines(ax, mean_lines(runs, x, _time_per_step, line), label)
-    if x == "arms":
+    plot_lines(ax, mean_lines(runs, x, y, line), label)
+    if "x" in log_axes:
         ax.set_xscale("log")
-    ax.set_yscale("log")
+    if "y" in log_axes:
+        ax.set_yscale("log")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("seconds per step")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     return save(fig, folder, name)
 
@@ -115,46 +123,36 @@ def _time_figure(rows: list, folder: Path, x: str, line: str, label: str, name: 
 @figure("private_cb")
 def time_against_arms(rows: list, folder: Path) -> Path:
     """Fig. 3: secure time per step against |A|, one line per P (log-log)."""
-    return _time_figure(rows, folder, "arms", "parties", "P", "private_cb_fig3_time_vs_arms",
-                        "arms |A|", "Run time against the number of arms (Fig. 3)")
+    return _line_figure(runs_of(rows), folder, "arms", "parties", _time_per_step,
+                        ("P", "private_cb_fig3_time_vs_arms", "arms |A|", "seconds per step",
+                         "Run time against the number of arms (Fig. 3)"), "xy")
 
 
 @figure("private_cb")
 def time_against_parties(rows: list, folder: Path) -> Path:
     """Fig. 4: secure time per step against P, one line per |A|."""
-    return _time_figure(rows, folder, "parties", "arms", "|A|", "private_cb_fig4_time_vs_parties",
-                        "parties P", "Run time against the number of parties (Fig. 4)")
-
-
-def _reward_figure(runs: list, folder: Path, x: str, line: str, label: str, name: str,
-                   xlabel: str, title: str):
-    """Average reward against ``x``, one line per ``line``; None without runs."""
-    runs = controlled(runs, (x, line))
-    if not runs:
-        return None
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(runs, x, _average_reward, line), label)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("average reward")
-    ax.set_title(title)
-    return save(fig, folder, name)
+    return _line_figure(runs_of(rows), folder, "parties", "arms", _time_per_step,
+                        ("|A|", "private_cb_fig4_time_vs_parties", "parties P",
+                         "seconds per step", "Run time against the number of parties (Fig. 4)"),
+                        "y")
 
 
 @figure("private_cb")
 def reward_against_precision(rows: list, folder: Path) -> Path:
     """Fig. 7: average reward against precision bits, one line per truncation mode."""
-    return _reward_figure(runs_of(rows), folder, "precision_bits", "truncation", "truncation",
-                          "private_cb_fig7_reward_vs_precision", "precision bits L",
-                          "Reward against fixed-point precision (Fig. 7)")
+    return _line_figure(runs_of(rows), folder, "precision_bits", "truncation", _average_reward,
+                        ("truncation", "private_cb_fig7_reward_vs_precision", "precision bits L",
+                         "average reward", "Reward against fixed-point precision (Fig. 7)"))
 
 
 @figure("private_cb")
 def reward_against_iterations(rows: list, folder: Path) -> Path:
     """Fig. 8: average reward against Newton-Raphson iterations, one line per start value."""
     runs = [r for r in runs_of(rows) if r.get("nr_iterations") is not None]
-    return _reward_figure(runs, folder, "nr_iterations", "reciprocal_start", "start",
-                          "private_cb_fig8_reward_vs_iterations", "Newton-Raphson iterations",
-                          "Reward against reciprocal iterations (Fig. 8)")
+    return _line_figure(runs, folder, "nr_iterations", "reciprocal_start", _average_reward,
+                        ("start", "private_cb_fig8_reward_vs_iterations",
+                         "Newton-Raphson iterations", "average reward",
+                         "Reward against reciprocal iterations (Fig. 8)"))
 
 
 @figure("private_cb")
