@@ -102,8 +102,14 @@ def mean_lines(runs: list, x: str, y, line: str) -> dict:
     return out
 
 
+def _legend_order(key):
+    """Numbers in numeric order, then everything else by its text."""
+    number = isinstance(key, (int, float)) and not isinstance(key, bool)
+    return (not number, key if number else 0, str(key))
+
+
 def plot_lines(ax, lines: dict, label: str) -> None:
-    for key in sorted(lines, key=str):
+    for key in sorted(lines, key=_legend_order):
         xs, means, stds = lines[key]
         ax.errorbar(xs, means, yerr=stds, marker="o", capsize=3, label=f"{label}={key}")
     ax.legend(fontsize=8)
