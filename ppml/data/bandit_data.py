@@ -63,6 +63,11 @@ def _splitmix64_one(index: int, key: int) -> int:
     return z ^ (z >> 31)
 
 
+def reward_uniform(key: int, step: int, arm: int) -> float:
+    """u(step, arm) in [0, 1): SplitMix64 of ``key`` and ``step * 2^32 + arm``, 53 bits."""
+    return (_splitmix64_one((step << 32) | arm, key) >> 11) * 2.0**-53
+
+
 def reward_key(name: str, seed: int) -> np.uint64:
     """The 64-bit key of a dataset's reward uniforms (a function of its name and data seed)."""
     digest = hashlib.sha256(f"ppml-data-rewards/{name}/{int(seed)}".encode()).digest()
@@ -164,8 +169,7 @@ class ContextualData:
         the same however often it is asked (computed for the one arm: a bandit run asks every
         step)."""
         step, arm = int(self._steps(t)), self._arm(arm)
-        uniform = (_splitmix64_one((step << 32) | arm, int(self._key)) >> 11) * 2.0**-53
-        return float(uniform < self.mean_reward(step, arm))
+        return float(reward_uniform(int(self._key), step, arm) < self.mean_reward(step, arm))
 
     def mean_reward(self, t: int, arm: int) -> float:
         """Expected reward of one arm at step t (subclasses answer without the other arms)."""

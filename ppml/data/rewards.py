@@ -1,6 +1,6 @@
 """Counter-based reward draws for the fixed-arm instances (LinUCB-DS, SpectralUCB-DS, Samba).
 
-The same generator as `ContextualData.reward` (ppml.data.bandit_data): the uniform of arm a at
+The uniforms are `bandit_data.reward_uniform`, the generator of `ContextualData.reward`: arm a at
 step t is SplitMix64 of a 64-bit key and the counter ``t * 2^32 + a``, its top 53 bits scaled to
 [0, 1).  The key is `reward_key` of the instance's name and seed.  Any (t, a) costs O(1), asking
 again gives the same value, and the arms are independent draws: a secure run and its plaintext
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppml.data.bandit_data import _splitmix64_one, reward_key
+from ppml.data.bandit_data import reward_key
 
 MAX_STEP = 2**32 - 1
 """Steps are packed above the arm index in a 64-bit counter."""
@@ -23,11 +23,6 @@ def instance_key(kind: str, name: str, seed: int) -> int:
     """The reward key of an instance: `reward_key` of ``kind/name`` and the seed (``kind`` keeps
     e.g. the linear and the Bernoulli MovieLens instances apart)."""
     return int(reward_key(f"{kind}/{name}", seed))
-
-
-def reward_uniform(key: int, step: int, arm: int) -> float:
-    """u(step, arm) in [0, 1): SplitMix64 of ``key`` and ``step * 2^32 + arm``, 53 bits."""
-    return (_splitmix64_one((step << 32) | arm, key) >> 11) * 2.0**-53
 
 
 def check_step_arm(step, arm, arms: int) -> tuple[int, int]:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from ppml.data.rewards import check_step_arm, instance_key, reward_uniform
+from ppml.data.bandit_data import reward_uniform
+from ppml.data.rewards import check_step_arm, instance_key
 from ppml.data.synthetic import load_synthetic
 
 
