@@ -3,13 +3,15 @@ homomorphic operations, the offline obfuscator pool, packing, and bulk work on R
 
 One concept per module, each layer using only those above it:
 
-    keys.py      key generation (CSPRNG; seeded = INSECURE), key-size policy, encrypt / CRT decrypt
-    encoding.py  reals <-> integers at one public scale 2^-s, residues mod n, bound bookkeeping
-    ops.py       homomorphic sums, scalar products, dot products on raw gmpy2 ciphertexts
-    bulk.py      chunked work as Ray tasks pinned to this node; key-holding decryptor actors
-    pool.py      precomputed obfuscators r^n mod n^2, each used once
-    array.py     EncryptedArray: ciphertexts with scale exponent and public bounds
-    packing.py   many bounded values per ciphertext before decryption
+    keys.py        keygen (CSPRNG; seeded = INSECURE), key-size policy, encrypt / CRT decrypt
+    encoding.py    reals <-> integers at one public scale 2^-s, residues mod n, bound bookkeeping
+    ops.py         homomorphic sums, scalar products, dot products on raw gmpy2 ciphertexts
+    bulk.py        chunked work as Ray tasks pinned to this node; key-holding decryptor actors
+    fixed_base.py  fixed-base exponentiation from precomputed tables (subset products of bases)
+    djn.py         Damgard-Jurik-Nielsen short-exponent obfuscators h_s^a (with a complement)
+    pool.py        precomputed obfuscators (r^n mod n^2, or djn), each used once
+    array.py       EncryptedArray: ciphertexts with scale exponent and public bounds
+    packing.py     many bounded values per ciphertext before decryption
 
 Design, slot layout and measurements: docs/paillier.md.
 """
@@ -20,10 +22,11 @@ from ppml.crypto.paillier.encoding import Encoded, Encoding, check_headroom
 from ppml.crypto.paillier.keys import (DEFAULT_KEY_BITS, MIN_KEY_BITS, PrivateKey, PublicKey,
                                        generate_keypair)
 from ppml.crypto.paillier.packing import PackedArray, SlotLayout, pack
-from ppml.crypto.paillier.pool import ObfuscatorPool, PoolExhaustedError, fresh_obfuscators
+from ppml.crypto.paillier.pool import (OBFUSCATORS, ObfuscatorPool, PoolExhaustedError,
+                                       fresh_obfuscators)
 
 __all__ = [
-    "DEFAULT_KEY_BITS", "MIN_KEY_BITS", "Decryptor", "Encoded", "Encoding", "EncryptedArray",
+    "DEFAULT_KEY_BITS", "MIN_KEY_BITS", "OBFUSCATORS", "Decryptor", "Encoded", "Encoding", "EncryptedArray",
     "ObfuscatorPool", "PackedArray", "PoolExhaustedError", "PrivateKey", "PublicKey",
     "SlotLayout", "check_headroom", "fresh_obfuscators", "generate_keypair", "pack",
 ]

@@ -7,10 +7,21 @@ Enc(m) = (1 + m n) r^n and re-randomisation c r^n are one multiplication each.  
 the encryptions of LinUCB-DS (Ciucanu et al., Fig. 5: d + 1 at initialisation, one per round, and
 the encrypted exploration terms E(omega ||x_i||) of step (3).ii) cheap online.
 
-r is uniform in Z_n^* from the OS CSPRNG (``secrets``), drawn in whichever process computes the
-batch.  A value leaves the pool exactly once (`ObfuscatorPool.take`); a pool that runs dry refills
-or raises (``on_empty``), and a pool cannot be pickled or copied, since a copy would hand out the
-same r^n twice.  Obfuscators are secrets of the encrypting party: whoever knows the r^n of a
+``obfuscator`` picks how each value is made:
+
+* ``"full"`` (the default): r^n for r uniform in Z_n^*, one full-size exponentiation each.  The
+  value is uniform among the n-th residues, so it hides what it multiplies perfectly, even from
+  the key owner.
+* ``"djn"``: Damgard-Jurik-Nielsen short-exponent obfuscators h_s^a with a subset-product
+  complement, from fixed-base tables (`djn.ShortExponentBase`): about ceil(k/2)/8 + 16
+  multiplications each instead of an exponentiation, plus a one-off ``COMPLEMENT_BASES`` fresh
+  r^n and the tables when the pool is made.  Under an extra assumption, and against the key
+  owner only about 80-bit secure at 2048 bits: docs/paillier.md, "Short-exponent obfuscators".
+
+Exponents (r, or a and the subset) come from the OS CSPRNG (``secrets``), drawn in whichever
+process computes the batch.  A value leaves the pool exactly once (`ObfuscatorPool.take`); a
+pool that runs dry refills or raises (``on_empty``), and a pool cannot be pickled or copied,
+since a copy would hand out the same value twice.  Obfuscators are secrets of the encrypting party: whoever knows the r^n of a
 ciphertext can strip it and read the message.
 """
 
@@ -21,8 +32,11 @@ import secrets
 import gmpy2
 
 from ppml.crypto.paillier.bulk import check_workers, run_batches, split
+from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase,
+                                      short_exponent_obfuscators)
 
 ON_EMPTY = ("refill", "raise")
+OBFUSCATORS = ("full", "djn")
 
 
 class PoolExhaustedError(RuntimeError):
@@ -41,31 +55,42 @@ def fresh_obfuscators(public_key, count: int) -> list:
 
 
 class ObfuscatorPool:
-    """``size`` precomputed obfuscators for ``public_key``, computed when the pool is made.
+    """``size`` precomputed obfuscators for ``public_key``, computed when the pool is made, of
+    kind ``obfuscator`` (``"full"`` r^n or ``"djn"``; see the module's docstring).
 
     ``on_empty="refill"`` (default) computes the shortfall plus a fresh ``size`` when a request
     exceeds what is left (counted in ``refills``); ``"raise"`` raises `PoolExhaustedError`.
     """
 
     def __init__(self, public_key, size: int = 1024, *, on_empty: str = "refill",
-                 workers: int = 1):
+                 workers: int = 1, obfuscator: str = "full"):
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
             raise ValueError(f"size must be an integer >= 0, got {size!r}")
         if on_empty not in ON_EMPTY:
             raise ValueError(f"on_empty must be one of {ON_EMPTY}, got {on_empty!r}")
+        if obfuscator not in OBFUSCATORS:
+            raise ValueError(f"obfuscator must be one of {OBFUSCATORS}, got {obfuscator!r}")
         self.public_key = public_key
         self.size = size
         self.on_empty = on_empty
         self.workers = check_workers(workers)
+        self.obfuscator = obfuscator
         self.refills = 0
         self._values: list = []
+        self._maker = (fresh_obfuscators, public_key)
+        if obfuscator == "djn":
+            complement = self._compute(fresh_obfuscators, public_key, COMPLEMENT_BASES)
+            self._maker = (short_exponent_obfuscators, ShortExponentBase(public_key, complement))
         self.fill(size)
+
+    def _compute(self, make, source, count: int) -> list:
+        """``count`` values ``make(source, c)``, in ``workers`` batches of c values each."""
+        batches = [(source, len(chunk)) for chunk in split(range(count), self.workers)]
+        return [value for batch in run_batches(make, batches, self.workers) for value in batch]
 
     def fill(self, count: int) -> None:
         """Precompute ``count`` more obfuscators (offline), in ``workers`` batches."""
-        batches = [(self.public_key, len(chunk)) for chunk in split(range(count), self.workers)]
-        for batch in run_batches(fresh_obfuscators, batches, self.workers):
-            self._values.extend(batch)
+        self._values.extend(self._compute(*self._maker, count))
 
     def take(self, count: int) -> list:
         """Remove and return ``count`` obfuscators, each never handed out again."""

@@ -53,8 +53,9 @@ def test_chunked_products_as_ray_tasks_equal_in_process(ray_cluster, small_key, 
 
 
 @pytest.mark.ray
-def test_a_pool_fills_in_ray_tasks(ray_cluster, small_key, encoding):
+@pytest.mark.parametrize("obfuscator", ["full", "djn"])
+def test_a_pool_fills_in_ray_tasks(ray_cluster, small_key, encoding, obfuscator):
     public_key, private_key = small_key
-    pool = ObfuscatorPool(public_key, 6, workers=2)
+    pool = ObfuscatorPool(public_key, 6, workers=2, obfuscator=obfuscator)
     values = pool.take(6)
     assert len(set(values)) == 6 and private_key.decrypt_raw(values) == [0] * 6

@@ -1,0 +1,105 @@
+"""Short-exponent obfuscators (Damgard, Jurik and Nielsen 2010, "A generalization of Paillier's
+public-key system with applications to electronic voting", section 4.2), from fixed-base tables,
+with a subset-product complement that hides the obfuscator's coset from the key owner.
+
+A fresh obfuscator r^n mod n^2 (`pool.fresh_obfuscators`) costs a full-size exponentiation,
+about 11 ms at 2048 bits.  DJN replace it by h_s^a with
+
+    h = -x^2 mod n for x uniform in Z_n^*,   h_s = h^n mod n^2,   a uniform in [0, 2^ceil(k/2))
+
+for a k-bit n (secretflow HEU's DJN: ceil(k/2)-bit exponents).  h_s is fixed, so a table
+(`fixed_base.FixedBaseTable`) makes h_s^a one multiplication mod n^2 per window of a.
+
+**The complement.**  The key owner can take the n-th root R of any obfuscator (it knows the
+factors of n).  For R = h^a that root always lies in the cyclic group <h>, a proper subgroup of
+Z_n^* (Z_n^* is not cyclic): its Legendre symbols modulo p and q, and its other characters of
+the small quotient Q = Z_n^* / <h>, are fixed or tied together, and, once multiplied into a
+ciphertext, reveal the same characters of that ciphertext's structured randomness (in LinUCB-DS,
+of the packed scores, which depend on sigma_t).  So each obfuscator is also multiplied by a
+random subset product of ``COMPLEMENT_BASES`` uniform n-th residues rho_j^n: by the leftover hash
+lemma (Impagliazzo, Levin and Luby 1989) its image in Q is within 2^(-(128 - log2 |Q|) / 2 - 1)
+of uniform, and |Q| is a few bits for random primes.  Then for a uniform full-length a the
+obfuscator would be uniform among the n-th residues, exactly as r^n is; the only gap left is the
+short exponent.  Both parts share one table: bases h_s^(2^i) for i < ceil(k/2), then the rho_j^n.
+
+Who makes the bases: the encrypting party (the pool's owner), from the public n and the OS
+CSPRNG, never the key owner, whom they must hide from (docs/decisions.md).  None of the bases is
+secret; the exponents are, and are drawn from ``secrets`` in the process that computes them.
+
+Security (docs/paillier.md, "Short-exponent obfuscators"): against anyone without the factors,
+DCR plus the assumption that h^a with a short a is indistinguishable from a uniform element of
+<h>; against the key owner, recovering a is a discrete logarithm modulo p (or q), 1024-bit primes
+at a 2048-bit key: about 80-bit security, with the number field sieve's precomputation done once
+per prime and reused for every obfuscator.  The full r^n hides the same thing perfectly.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+
+import gmpy2
+
+from ppml.crypto.paillier.fixed_base import FixedBaseTable, squarings
+
+COMPLEMENT_BASES = 128
+"""Uniform n-th residues in the subset-product complement: the leftover-hash bound above."""
+DEFAULT_WINDOW = 8
+"""Table window: ceil(k/2) / 8 + 16 multiplications per obfuscator, 2^8 values per window."""
+
+
+def exponent_bits(key_bits: int) -> int:
+    """The short exponent's length, ceil(k/2) bits for a k-bit modulus (DJN 2010, section 4.2)."""
+    return math.ceil(key_bits / 2)
+
+
+def short_exponent_generator(public_key) -> gmpy2.mpz:
+    """h_s = h^n mod n^2 with h = -x^2 mod n for x uniform in Z_n^* from the OS CSPRNG."""
+    n = public_key.n
+    while True:
+        x = gmpy2.mpz(secrets.randbelow(int(n) - 1) + 1)
+        if gmpy2.gcd(x, n) == 1:
+            return gmpy2.powmod(-x * x % n, n, public_key.nsquare)
+
+
+class ShortExponentBase:
+    """The public part of the encrypting party's DJN obfuscators for ``public_key``: h_s
+    (`short_exponent_generator`), the ``complement`` n-th residues rho_j^n (fresh ones, from
+    `pool.fresh_obfuscators`), and one fixed-base table over both.
+
+    `draw` returns obfuscators h_s^a prod_j (rho_j^n)^(c_j) for a uniform exponent a of
+    `exponent_bits` bits and uniform bits c_j, each from ``secrets``.
+    """
+
+    def __init__(self, public_key, complement, window: int = DEFAULT_WINDOW):
+        complement = list(complement)
+        if len(complement) < COMPLEMENT_BASES:
+            raise ValueError(f"complement must hold at least {COMPLEMENT_BASES} fresh n-th "
+                             f"residues (the leftover-hash bound), got {len(complement)}")
+        for index, value in enumerate(complement):
+            if not 0 < value < public_key.nsquare:
+                raise ValueError(f"complement value {index} must lie in (0, n^2) for this "
+                                 f"{public_key.bits}-bit key")
+        self.public_key = public_key
+        self.h_s = short_exponent_generator(public_key)
+        self.short_bits = exponent_bits(public_key.bits)
+        powers = squarings(self.h_s, self.short_bits, public_key.nsquare)
+        self.table = FixedBaseTable(powers + complement, public_key.nsquare, window)
+
+    def obfuscator(self, exponent: int, subset: int) -> gmpy2.mpz:
+        """h_s^exponent prod_j (rho_j^n)^(bit j of subset), for exponent < 2^`short_bits` and
+        subset < 2^(number of complement values)."""
+        if not 0 <= exponent < 1 << self.short_bits:
+            raise ValueError(f"exponent must lie in [0, 2^{self.short_bits}), got "
+                             f"{exponent.bit_length()} bits")
+        return self.table(exponent | subset << self.short_bits)
+
+    def draw(self, count: int) -> list:
+        """``count`` obfuscators with fresh exponents and subsets from the OS CSPRNG."""
+        bits = self.table.bits
+        return [self.table(secrets.randbits(bits)) for _ in range(count)]
+
+
+def short_exponent_obfuscators(base: ShortExponentBase, count: int) -> list:
+    """``base.draw(count)``, as a function `bulk.run_batches` can run as a Ray task."""
+    return base.draw(count)
