@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-
 from ppml.bandits.policies import MATCH, AlgorithmSpec, ArmState, select_arm
+from ppml.bandits.samba_draws import BetaDraws, Permutations, Words
 from ppml.bandits.samba_keys import SambaKeys, streams
 from ppml.crypto.rng import Stream
 
@@ -40,10 +40,10 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> T
     start = time.perf_counter()
     policy = spec.policy(arms)
     states = [ArmState() for _ in range(arms)]
-    draws = [streams(keys.owner_key(i))[0] for i in range(arms)]
-    permutations = streams(keys.controller_key())[0]
-    selection = streams(keys.comp_key())[0]
-    explore = Stream(keys.explore_key())
+    draws = [BetaDraws(streams(keys.owner_key(i))[0]) for i in range(arms)]
+    permutations = Permutations(streams(keys.controller_key())[0], arms)
+    selection = Words(streams(keys.comp_key())[0])
+    explore = Words(Stream(keys.explore_key()))
     pulled, rewards = [], []
 
     def pull(t, arm):
@@ -58,14 +58,14 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> T
         policy.init_state(states[i])
     for t in range(arms + 1, horizon + 1):
         if policy.explores(t, explore):
-            pull(t, int(permutations.permutation(arms)[0]))
+            pull(t, permutations.next()[0][0])
             continue
         for l in range(1, policy.iterations + 1):
-            sigma = permutations.permutation(arms)
+            sigma = permutations.next()[0]
             scores = [policy.compute_score(t, l, states[i], draws[i]) for i in range(arms)]
             kind = policy.kind(l)
-            u = float(selection.uniform()) if kind == MATCH else None
-            chosen = int(sigma[select_arm(kind, [scores[a] for a in sigma], u)])
+            u = selection.uniform() if kind == MATCH else None
+            chosen = sigma[select_arm(kind, [scores[a] for a in sigma], u)]
             if l < policy.iterations:
                 for i in range(arms):
                     policy.after_iteration(l, states[i], int(i == chosen))

@@ -4,12 +4,12 @@ algorithms of Fig. 4.
 A `Policy` gives, for iteration l in [1, nb_A] of step t:
 
 * ``compute_score(t, l, state, draws)``: DO_i's score from its own `ArmState` only (arm score
-  locality, Theorem 1.1); ``draws`` is DO_i's private random stream (Thompson sampling);
+  locality, Theorem 1.1); ``draws`` are DO_i's private Beta draws (Thompson sampling);
 * ``kind(l)``: what Comp's SelectArm does with the permuted scores: ARGMAX or MATCH
   (probability matching);
 * ``after_iteration(l, state, bit)``: DO_i's local update with its bit of iteration l < nb_A
   (Pursuit's p_i, section 4.2);
-* ``explores(t, explore_stream)``: epsilon-greedy's explore decision x <= eps_t, drawn from the
+* ``explores(t, explore)``: epsilon-greedy's explore decision x <= eps_t, drawn from the
   stream seed_eps that the Controller and the DOs share (section 4.1.2), which enables the
   exploration shortcut of section 5.4 ("Algorithm-Specific Optimizations").
 
@@ -24,7 +24,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from ppml.crypto.rng import Stream
+from ppml.bandits.samba_draws import BetaDraws, Words
 
 ARGMAX, MATCH = "argmax", "match"
 ALGORITHMS = ("eps_greedy", "eps_greedy_decreasing", "ucb", "thompson", "softmax", "pursuit")
@@ -92,13 +92,13 @@ class Policy:
     def kind(self, l: int) -> str:
         return ARGMAX
 
-    def explores(self, t: int, explore_stream: Stream) -> bool:
+    def explores(self, t: int, explore: Words) -> bool:
         return False
 
     def init_state(self, state: ArmState) -> None:
         """After step 1's initial pull (Fig. 6(a))."""
 
-    def compute_score(self, t: int, l: int, state: ArmState, draws: Stream) -> float:
+    def compute_score(self, t: int, l: int, state: ArmState, draws: BetaDraws) -> float:
         raise NotImplementedError
 
     def after_iteration(self, l: int, state: ArmState, bit: int) -> None:
@@ -111,9 +111,9 @@ class EpsilonGreedy(Policy):
     def epsilon(self, t: int) -> float:
         return self.spec.epsilon
 
-    def explores(self, t, explore_stream):
+    def explores(self, t, explore):
         """x from seed_eps, shared by the Controller and the DOs; x <= eps_t explores."""
-        return float(explore_stream.uniform()) <= self.epsilon(t)
+        return explore.uniform() <= self.epsilon(t)
 
     def compute_score(self, t, l, state, draws):
         return state.mean
@@ -138,7 +138,7 @@ class Thompson(Policy):
     DO_i's own independent stream (the authors reseed one stream per arm: correlated draws)."""
 
     def compute_score(self, t, l, state, draws):
-        return beta(draws, state.s + 1, state.n - state.s + 1)
+        return draws.beta(state.s + 1, state.n - state.s + 1)
 
 
 class Softmax(Policy):
@@ -182,26 +182,3 @@ def select_arm(kind: str, scores, u: float | None = None) -> int:
     cumulative = list(itertools.accumulate(scores))
     threshold = u * cumulative[-1]
     return next((j for j, c in enumerate(cumulative) if c > threshold), len(scores) - 1)
-
-
-def open_uniform(stream: Stream) -> float:
-    """Uniform in (0, 1): never 0, so its logarithm is finite."""
-    return float(stream.uniform()) + 2.0**-54
-
-
-def gamma(stream: Stream, shape: float) -> float:
-    """Gamma(shape, 1) for shape >= 1 (Marsaglia & Tsang 2000), Box-Muller normals."""
-    d = shape - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
-    while True:
-        x = math.sqrt(-2.0 * math.log(open_uniform(stream))) * \
-            math.cos(2.0 * math.pi * float(stream.uniform()))
-        v = (1.0 + c * x) ** 3
-        if v > 0 and math.log(open_uniform(stream)) < 0.5 * x * x + d - d * v + d * math.log(v):
-            return d * v
-
-
-def beta(stream: Stream, a: float, b: float) -> float:
-    """Beta(a, b) = X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b), for a, b >= 1."""
-    x = gamma(stream, a)
-    return x / (x + gamma(stream, b))

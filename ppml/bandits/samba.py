@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import ray
 
 from ppml.bandits.policies import AlgorithmSpec
+from ppml.bandits.samba_draws import Permutations, Words
 from ppml.bandits.samba_keys import SambaKeys, streams
 from ppml.bandits.samba_roles import Comp, DataCustomer, DataOwnerGroup, OwnerSecrets
 from ppml.crypto.rng import Stream
@@ -69,12 +70,12 @@ class _Local:
         return getattr(self.obj, method)(*args)
 
     @staticmethod
-    def resolve(value):
-        return value
+    def wait(values: list) -> list:
+        return values
 
 
 class _Actor:
-    """A participant as a Ray actor: calls return futures, resolved together."""
+    """A participant as a Ray actor: calls return futures, waited for together."""
 
     def __init__(self, cls, *args):
         self.obj = ray.remote(cls).options(num_cpus=0).remote(*args)
@@ -82,12 +83,14 @@ class _Actor:
     def call(self, method, *args):
         return getattr(self.obj, method).remote(*args)
 
-    resolve = staticmethod(ray.get)
+    wait = staticmethod(ray.get)
 
 
-def owner_groups(arms: int, owners_per_actor: int | None) -> list[range]:
-    """DO indices per actor: one each up to 8 DOs, else spread over 8 actors."""
-    size = owners_per_actor or max(1, math.ceil(arms / MAX_OWNERS_PER_ACTOR_DEFAULT))
+def owner_groups(arms: int, owners_per_actor: int | None, runtime: str = "ray") -> list[range]:
+    """DO indices per group: on Ray one actor each up to 8 DOs, else spread over 8 actors; in
+    the local runtime (one process) one group of all of them."""
+    default = arms if runtime == "local" else math.ceil(arms / MAX_OWNERS_PER_ACTOR_DEFAULT)
+    size = owners_per_actor or max(1, default)
     return [range(start, min(start + size, arms)) for start in range(0, arms, size)]
 
 
@@ -98,8 +101,8 @@ class Controller:
     def __init__(self, setup: SambaSetup, arms: int, groups, layout, comp, customer):
         self.setup, self.arms = setup, arms
         self.policy = setup.spec.policy(arms)
-        self.permutations = streams(setup.keys.controller_key())[0]
-        self.explore = Stream(setup.keys.explore_key())
+        self.permutations = Permutations(streams(setup.keys.controller_key())[0], arms)
+        self.explore = Words(Stream(setup.keys.explore_key()))
         self.groups, self.layout, self.comp, self.customer = groups, layout, comp, customer
         self.seconds = 0.0
 
@@ -107,7 +110,7 @@ class Controller:
     def gather(handles, calls) -> list:
         """Issue every (method, args) call, then wait for all (in parallel on Ray)."""
         futures = [h.call(method, *args) for h, (method, args) in zip(handles, calls)]
-        return [h.resolve(f) for h, f in zip(handles, futures)]
+        return handles[0].wait(futures)
 
     def _owners(self, method: str, *args) -> list:
         """One batched call per DO group; the DOs' answers in DO order."""
@@ -119,7 +122,7 @@ class Controller:
         start = time.perf_counter()
         explores = self.policy.explores(t, self.explore)
         for l in range(1, self.policy.iterations + 1):
-            sigma = [int(a) for a in self.permutations.permutation(self.arms)]
+            sigma, inverse = self.permutations.next()
             self.seconds += time.perf_counter() - start
             scores = None if explores else self._owners("scores", t, l)             # step 2
             start = time.perf_counter()
@@ -127,9 +130,7 @@ class Controller:
             self.seconds += time.perf_counter() - start
             bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]       # step 4
             start = time.perf_counter()
-            unpermuted = [None] * self.arms                                          # step 5
-            for position, arm in enumerate(sigma):
-                unpermuted[arm] = bits[position]
+            unpermuted = [bits[position] for position in inverse]                    # step 5
             calls = [("receive", (t, l, unpermuted[m.start:m.stop])) for m in self.layout]
             self.seconds += time.perf_counter() - start
             self.gather(self.groups, calls)
@@ -178,7 +179,7 @@ def run_samba(data, setup: SambaSetup) -> SambaRun:
                     setup.crypto)
     comp = make(Comp, arms, setup.spec, keys.aes_key(), keys.comp_key(), keys.run_id,
                 setup.crypto)
-    layout = owner_groups(arms, setup.owners_per_actor)
+    layout = owner_groups(arms, setup.owners_per_actor, setup.runtime)
     groups = [make(DataOwnerGroup) for _ in layout]
     Controller.gather(groups, [("setup", ([OwnerSecrets(i, keys.aes_key(), keys.mask_key(),
                                                         keys.explore_key(), keys.owner_key(i),

@@ -18,6 +18,7 @@ state, streams and keys).  Steps are batched per group.
 
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 import time
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ppml.bandits.policies import ARGMAX, MATCH, AlgorithmSpec, ArmState, select_arm
+from ppml.bandits.samba_draws import BetaDraws, Words
 from ppml.bandits.samba_keys import streams
 from ppml.crypto.aead import Channel, MessageRejected, PlainChannel, ReplayGuard
 from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
@@ -33,16 +35,18 @@ from ppml.crypto.rng import Stream
 
 SCORE_BYTES = 16
 """Every score and pull bit travels as 16 plaintext bytes (then 44 bytes sealed)."""
+BIT_ZERO, BIT_ONE = bytes(SCORE_BYTES), b"\x01" + bytes(SCORE_BYTES - 1)
 MASK_EXPONENT = 32
 _SIGN = 1 << 63
 _MASK64 = (1 << 64) - 1
+_DOUBLE = struct.Struct(">d")
 
 
 def order_key(x: float) -> int:
     """An exact strictly increasing map from float64 (no NaN; -0.0 read as 0.0) to [0, 2^64)."""
     if math.isnan(x):
         raise ValueError("a score is NaN; scores must be comparable reals")
-    bits = struct.unpack(">Q", struct.pack(">d", x + 0.0))[0]
+    bits = int.from_bytes(_DOUBLE.pack(x + 0.0), "big")
     return bits ^ _MASK64 if bits & _SIGN else bits | _SIGN
 
 
@@ -55,7 +59,7 @@ def pack_score(kind: str, x: float, mask: tuple) -> bytes:
     y = alpha * x
     if not math.isfinite(y):
         raise ValueError(f"masked probability-matching score {x!r} * {alpha!r} is not finite")
-    return struct.pack(">d", y) + bytes(SCORE_BYTES - 8)
+    return _DOUBLE.pack(y) + bytes(SCORE_BYTES - 8)
 
 
 def unpack_score(kind: str, plaintext: bytes):
@@ -64,15 +68,30 @@ def unpack_score(kind: str, plaintext: bytes):
         return int.from_bytes(plaintext, "big")
     if any(plaintext[8:]):
         raise MessageRejected("a probability-matching score has non-zero padding")
-    return struct.unpack(">d", plaintext[:8])[0]
+    return _DOUBLE.unpack_from(plaintext)[0]
 
 
-def draw_mask(kind: str, masks: Stream) -> tuple:
-    """(a, b) for ARGMAX, (alpha,) for MATCH, from seed_alpha's stream."""
+def unpack_bit(plaintext: bytes) -> int:
+    """A DO's pull bit; anything but the two fixed plaintexts is refused."""
+    if plaintext == BIT_ONE:
+        return 1
+    if plaintext != BIT_ZERO:
+        raise MessageRejected("a pull bit is neither 0 nor 1 with zero padding")
+    return 0
+
+
+def bit_plaintexts(arms: int, position: int) -> list[bytes]:
+    """Comp's K pull bits in permuted order: 1 at ``position`` only."""
+    bits = [BIT_ZERO] * arms
+    bits[position] = BIT_ONE
+    return bits
+
+
+def draw_mask(kind: str, masks: Words) -> tuple:
+    """(a, b) for ARGMAX (two words), (alpha,) for MATCH (one uniform), from seed_alpha."""
     if kind == ARGMAX:
-        a, b = (int(v) for v in masks.uint64(2))
-        return a + 1, b
-    return (2.0 ** (2 * MASK_EXPONENT * float(masks.uniform()) - MASK_EXPONENT),)
+        return masks.word() + 1, masks.word()
+    return (2.0 ** (2 * MASK_EXPONENT * masks.uniform() - MASK_EXPONENT),)
 
 
 def make_channel(crypto: bool, aes_key: bytes, run_id: bytes, nonces: Stream):
@@ -99,9 +118,10 @@ class DataOwner:
         self.index, self.data = secrets.index, data
         self.policy = spec.policy(arms)
         self.state = ArmState()
-        self.draws, nonces = streams(secrets.owner_key)
-        self.masks = Stream(secrets.mask_key)
-        self.explore = Stream(secrets.explore_key)
+        draws, nonces = streams(secrets.owner_key)
+        self.draws = BetaDraws(draws)
+        self.masks = Words(Stream(secrets.mask_key))
+        self.explore = Words(Stream(secrets.explore_key))
         self.channel = make_channel(crypto, secrets.aes_key, secrets.run_id, nonces)
         self.guard = ReplayGuard(f"DO_{self.index}")
         self.crypto, self.horizon = crypto, horizon
@@ -135,7 +155,7 @@ class DataOwner:
         """Step 5: the pull bit; pull at the last iteration, else the local update."""
         self.guard.advance(t, l)
         self.explores(t)
-        bit = self.channel.open(message, t, l, "bit")[0]
+        bit = unpack_bit(self.channel.open(message, t, l, "bit"))
         if l < self.policy.iterations:
             self.policy.after_iteration(l, self.state, bit)
         elif bit:
@@ -164,22 +184,29 @@ class DataOwnerGroup:
             self.owners.append(DataOwner(s, arms, data, horizon, spec, crypto))
             self.owners[-1].seconds += time.perf_counter() - start
 
-    def _each(self, method: str, calls: list) -> list:
+    def _each(self, method: str, calls) -> list:
+        """Each DO's ``method`` with its args, each DO's seconds on its own clock."""
         out = []
-        for owner, args in zip(self.owners, calls, strict=True):
-            start = time.perf_counter()
+        clock = time.perf_counter
+        now = clock()
+        for owner, args in zip(self.owners, calls):
             out.append(getattr(owner, method)(*args))
-            owner.seconds += time.perf_counter() - start
+            then = clock()
+            owner.seconds += then - now
+            now = then
         return out
 
     def scores(self, t: int, l: int) -> list:
-        return self._each("score", [(t, l)] * len(self.owners))
+        return self._each("score", itertools.repeat((t, l)))
 
     def receive(self, t: int, l: int, messages: list) -> None:
+        if len(messages) != len(self.owners):
+            raise MessageRejected(f"expected {len(self.owners)} bit messages at t={t}, l={l}, "
+                                  f"got {len(messages)}")
         self._each("receive", [(t, l, m) for m in messages])
 
     def reward_shares(self, public_key) -> list:
-        return self._each("reward_share", [(public_key,)] * len(self.owners))
+        return self._each("reward_share", itertools.repeat((public_key,)))
 
     def report(self) -> list:
         """Evaluation only: (index, steps pulled, seconds, AES-GCM ops) of each DO."""
@@ -195,7 +222,8 @@ class Comp:
     def __init__(self, arms: int, spec: AlgorithmSpec, aes_key: bytes, comp_key: bytes,
                  run_id: bytes, crypto: bool):
         self.arms, self.policy = arms, spec.policy(arms)
-        self.selection, nonces = streams(comp_key)
+        selection, nonces = streams(comp_key)
+        self.selection = Words(selection)
         self.channel = make_channel(crypto, aes_key, run_id, nonces)
         self.guard = ReplayGuard("Comp")
         self.seconds = 0.0
@@ -208,10 +236,9 @@ class Comp:
             kind = self.policy.kind(l)
             plain = self.channel.open_batch(messages, t, l, "score", self.arms)
             values = [unpack_score(kind, p) for p in plain]
-            u = float(self.selection.uniform()) if kind == MATCH else None
+            u = self.selection.uniform() if kind == MATCH else None
             position = select_arm(kind, values, u)
-        bits = [self.channel.seal(bytes([j == position]) + bytes(SCORE_BYTES - 1), t, l, "bit")
-                for j in range(self.arms)]
+        bits = self.channel.seal_many(bit_plaintexts(self.arms, position), t, l, "bit")
         self.seconds += time.perf_counter() - start
         return bits
 

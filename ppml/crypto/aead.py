@@ -8,7 +8,8 @@ Controller (section 4).  A `Channel` wraps that key and adds what the authors' c
   depends on a value.
 * **Associated data** binds each ciphertext to (run, t, l, kind): a message replayed from another
   run, step or iteration, or sent as the wrong kind (a score passed off as a pull bit), fails
-  authentication.
+  authentication.  It is an unambiguous fixed layout: run id and kind length-prefixed, t and l
+  as 8- and 4-byte integers.
 * **Replays and reordering within a step.**  `Channel.open_batch` refuses a list in which one
   ciphertext appears twice, and a receiver refuses a (t, l) that does not come after the last one
   it accepted (`ReplayGuard`).
@@ -20,6 +21,8 @@ Every refusal raises `MessageRejected`, which names the message's (run, t, l, ki
 
 from __future__ import annotations
 
+import struct
+
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -29,6 +32,9 @@ NONCE_BYTES = 12
 TAG_BYTES = 16
 MAX_MESSAGES = 2**32
 """Random 96-bit nonces: at most 2^32 encryptions under one key (NIST SP 800-38D, 8.3)."""
+NONCE_BLOCK = 1024
+"""Nonces read from the stream at once."""
+_STEP = struct.Struct(">QI")
 
 
 class MessageRejected(ValueError):
@@ -38,8 +44,9 @@ class MessageRejected(ValueError):
 class Channel:
     """AES-256-GCM under ``key`` for messages of exactly ``width`` plaintext bytes.
 
-    ``nonces`` is the CSPRNG stream nonces are drawn from (default: a fresh os.urandom key).
-    ``encryptions`` and ``decryptions`` count the AES-GCM operations (Theorem 4, item 1).
+    ``nonces`` is the CSPRNG stream nonces are drawn from (default: a fresh os.urandom key),
+    ``NONCE_BLOCK`` nonces at a time.  ``encryptions`` and ``decryptions`` count the AES-GCM
+    operations (Theorem 4, item 1).
     """
 
     def __init__(self, key: bytes, run_id: bytes, width: int, nonces: Stream | None = None):
@@ -51,6 +58,9 @@ class Channel:
         self.run_id = bytes(run_id)
         self.width = width
         self._nonces = nonces if nonces is not None else Stream(fresh_key())
+        self._nonce_block = b""
+        self._nonce_at = 0
+        self._prefixes: dict = {}
         self.encryptions = 0
         self.decryptions = 0
 
@@ -60,35 +70,58 @@ class Channel:
         return NONCE_BYTES + self.width + TAG_BYTES
 
     def _associated_data(self, t: int, l: int, kind: str) -> bytes:
-        return b"samba|" + self.run_id + f"|t={t}|l={l}|{kind}".encode()
+        """"samba", run id and kind (each length-prefixed), then t (8 bytes) and l (4 bytes)."""
+        prefix = self._prefixes.get(kind)
+        if prefix is None:
+            name = kind.encode()
+            prefix = self._prefixes[kind] = (b"samba" + len(self.run_id).to_bytes(2, "big") +
+                                             self.run_id + bytes([len(name)]) + name)
+        return prefix + _STEP.pack(t, l)
 
     def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
         """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
+        return self._seal(plaintext, self._associated_data(t, l, kind), kind)
+
+    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce."""
+        associated = self._associated_data(t, l, kind)
+        return [self._seal(p, associated, kind) for p in plaintexts]
+
+    def _seal(self, plaintext: bytes, associated: bytes, kind: str) -> bytes:
         if len(plaintext) != self.width:
             raise ValueError(f"{kind} plaintext must be exactly {self.width} bytes (fixed width), "
                              f"got {len(plaintext)}")
         if self.encryptions >= MAX_MESSAGES:
             raise RuntimeError(f"this AES-GCM key has sealed {MAX_MESSAGES} messages, the limit "
                                "for random nonces; start a run with a fresh key")
-        nonce = self._nonces.bytes(NONCE_BYTES)
         self.encryptions += 1
-        return nonce + self._aead.encrypt(nonce, plaintext, self._associated_data(t, l, kind))
+        at = self._nonce_at
+        if at == len(self._nonce_block):
+            self._nonce_block, at = self._nonces.bytes(NONCE_BYTES * NONCE_BLOCK), 0
+        self._nonce_at = at + NONCE_BYTES
+        nonce = self._nonce_block[at:at + NONCE_BYTES]
+        return nonce + self._aead.encrypt(nonce, plaintext, associated)
 
     def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
         """The plaintext of ``message``; `MessageRejected` if it was not sealed on this channel
         for exactly (run, t, l, kind) or was altered."""
-        where = f"(run={self.run_id.hex()[:16]}, t={t}, l={l}, kind={kind})"
+        return self._open(message, self._associated_data(t, l, kind), t, l, kind)
+
+    def _open(self, message: bytes, associated: bytes, t: int, l: int, kind: str) -> bytes:
         if not isinstance(message, bytes) or len(message) != self.message_bytes:
-            raise MessageRejected(f"{kind} message {where} must be {self.message_bytes} bytes, got "
+            raise MessageRejected(f"{kind} message {self._where(t, l, kind)} must be "
+                                  f"{self.message_bytes} bytes, got "
                                   f"{len(message) if isinstance(message, bytes) else message!r}")
         self.decryptions += 1
         try:
-            return self._aead.decrypt(message[:NONCE_BYTES], message[NONCE_BYTES:],
-                                      self._associated_data(t, l, kind))
+            return self._aead.decrypt(message[:NONCE_BYTES], message[NONCE_BYTES:], associated)
         except InvalidTag:
-            raise MessageRejected(f"AES-GCM authentication failed for the {kind} message {where}: "
-                                  "it was tampered with, or replayed from another run, step or "
-                                  "iteration") from None
+            raise MessageRejected(f"AES-GCM authentication failed for the {kind} message "
+                                  f"{self._where(t, l, kind)}: it was tampered with, or replayed "
+                                  "from another run, step or iteration") from None
+
+    def _where(self, t: int, l: int, kind: str) -> str:
+        return f"(run={self.run_id.hex()[:16]}, t={t}, l={l}, kind={kind})"
 
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
         """Open a list of exactly ``count`` messages of one (t, l, kind), none repeated."""
@@ -98,7 +131,8 @@ class Channel:
         if len({m[:NONCE_BYTES] for m in messages}) != count:
             raise MessageRejected(f"a {kind} message was replayed within the list at t={t}, "
                                   f"l={l}")
-        return [self.open(m, t, l, kind) for m in messages]
+        associated = self._associated_data(t, l, kind)
+        return [self._open(m, associated, t, l, kind) for m in messages]
 
 
 class ReplayGuard:
@@ -130,6 +164,9 @@ class PlainChannel:
 
     def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
         return message
+
+    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        return list(plaintexts)
 
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
         return list(messages)

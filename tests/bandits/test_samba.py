@@ -76,6 +76,7 @@ def test_order_key_is_strictly_increasing():
 
 def test_placement_of_owners():
     assert [list(g) for g in owner_groups(3, None)] == [[0], [1], [2]]
+    assert [list(g) for g in owner_groups(3, None, "local")] == [[0, 1, 2]]
     assert len(owner_groups(100, None)) == 8 and len(owner_groups(100, 50)) == 2
 
 

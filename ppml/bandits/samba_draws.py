@@ -1,0 +1,107 @@
+"""Samba's random draws read from CSPRNG streams in blocks (Ciucanu et al., Figs. 4-6).
+
+Every draw of a run comes from a `ppml.crypto.rng.Stream` (AES-CTR).  Reading a stream one
+draw at a time costs a numpy round trip per draw; these readers pull a block at once and hand out
+Python values.  Each draw takes a fixed number of stream words, in stream order, so the values
+do not depend on the block size: a participant and the plaintext reference that read the same
+stream through the same reader get the same draws (Theorem 2's "same seeds").
+
+* `Words`: 64-bit words, uniforms (53 bits), as the masks of seed_alpha and the draws x of
+  seed_eps and u (Comp's probability matching);
+* `Permutations`: sigma_t (the Controller), n words per permutation, each with its inverse;
+* `BetaDraws`: Thompson's theta_i ~ Beta(a, b) from DO_i's own stream (Marsaglia-Tsang).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ppml.crypto.rng import Stream
+
+BLOCK_WORDS = 4096
+"""Words read from a stream at once (32 KiB)."""
+
+
+class Words:
+    """Uniform elements of Z/2^64 from ``stream``, ``BLOCK_WORDS`` at a time."""
+
+    def __init__(self, stream: Stream):
+        self._stream = stream
+        self._words: list = []
+        self._at = 0
+
+    def word(self) -> int:
+        if self._at == len(self._words):
+            self._words, self._at = self._stream.uint64(BLOCK_WORDS).tolist(), 0
+        self._at += 1
+        return self._words[self._at - 1]
+
+    def uniform(self) -> float:
+        """Uniform in [0, 1) with 53 random bits (one word)."""
+        return (self.word() >> 11) * 2.0**-53
+
+
+class Permutations:
+    """Uniform permutations of range(n) (`Stream.permutation`, n words each), drawn in blocks;
+    `next` gives (sigma, inverse) as lists, inverse[sigma[j]] = j."""
+
+    def __init__(self, stream: Stream, n: int):
+        self._stream, self._n = stream, n
+        self._batch = max(1, BLOCK_WORDS // n)
+        self._sigmas: list = []
+        self._inverses: list = []
+        self._at = 0
+
+    def next(self) -> tuple[list, list]:
+        if self._at == len(self._sigmas):
+            sigmas = self._stream.permutation(self._n, batch=(self._batch,))
+            self._sigmas = sigmas.tolist()
+            self._inverses = np.argsort(sigmas, axis=1).tolist()
+            self._at = 0
+        self._at += 1
+        return self._sigmas[self._at - 1], self._inverses[self._at - 1]
+
+
+class BetaDraws:
+    """Beta(a, b) = X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b), for a, b >= 1, from one stream.
+
+    Gamma(shape) is Marsaglia & Tsang's rejection sampler (2000).  Each attempt takes three
+    words: two for a Box-Muller normal, one for the acceptance uniform.  The normals and the
+    logarithms of the uniforms of ``BLOCK_WORDS / 3`` attempts are computed at once with numpy;
+    only the acceptance test runs per attempt.
+    """
+
+    def __init__(self, stream: Stream):
+        self._stream = stream
+        self._normals: list = []
+        self._log_uniforms: list = []
+        self._at = 0
+
+    def _refill(self) -> None:
+        words = self._stream.uint64((BLOCK_WORDS // 3, 3))
+        open_uniforms = (words >> np.uint64(11)).astype(np.float64) * 2.0**-53 + 2.0**-54
+        self._normals = (np.sqrt(-2.0 * np.log(open_uniforms[:, 0]))
+                         * np.cos(2.0 * np.pi * open_uniforms[:, 1])).tolist()
+        self._log_uniforms = np.log(open_uniforms[:, 2]).tolist()
+        self._at = 0
+
+    def gamma(self, shape: float) -> float:
+        """Gamma(shape, 1), shape >= 1."""
+        d = shape - 1.0 / 3.0
+        c = 1.0 / math.sqrt(9.0 * d)
+        while True:
+            if self._at == len(self._normals):
+                self._refill()
+            x, log_u = self._normals[self._at], self._log_uniforms[self._at]
+            self._at += 1
+            v = 1.0 + c * x
+            if v > 0.0:
+                v = v * v * v
+                if log_u < 0.5 * x * x + d - d * v + d * math.log(v):
+                    return d * v
+
+    def beta(self, a: float, b: float) -> float:
+        x = self.gamma(a)
+        return x / (x + self.gamma(b))
