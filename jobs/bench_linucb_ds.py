@@ -1,18 +1,22 @@
 """Benchmark: LinUCB-DS against the targets and against the cost of its unavoidable operations.
 
 ``python -m jobs.bench_linucb_ds [sizes=15x3x1000,50x5x200] [key_bits=2048] [workers=1,2]
-[dataset=movielens] [runtime=local] [precision_bits=28] [results_dir=results]`` runs the
-linucb_ds experiment once per size KxdxN and worker count and prints, per run:
+[obfuscators=full,djn] [dataset=movielens] [runtime=local] [precision_bits=28]
+[results_dir=results]`` runs the linucb_ds experiment once per size KxdxN, worker count and kind
+of P's obfuscators (`ObfuscatorPool`) and prints, per run:
 
 * total, online and offline (obfuscator pool) seconds, and the seconds of steps 3.i, 3.ii, 4.i
   and the rest;
 * ``target_s``: the authors' code measured on this machine divided by 6 (d = 3, K = 15,
   N = 1000 at 2048 bits: 121 s, so 20 s on one core; 12 s is the two-worker target), blank
   where the authors' code was not measured;
-* ``floor_s``: the exponentiations no implementation of this protocol avoids, at this machine's
-  unit costs measured first: per round and per packed ciphertext one fresh r^n (the
-  re-randomisation before Comp sees it) and one CRT decryption; ``chain_s``: the squarings of
-  the packing chain (K slot_bits squarings mod n^2 a round), the bulk of step 3.ii;
+* ``floor_s``: what no implementation of this protocol avoids, at this machine's unit costs
+  measured first: per round and per packed ciphertext one fresh obfuscator of the run's kind
+  (the re-randomisation before Comp sees it) and one CRT decryption; ``chain_s``: the squarings
+  of the packing chain (K slot_bits squarings mod n^2 a round), the bulk of step 3.ii;
+* the unit costs in seconds (``unit_*``): a fresh r^n, a DJN obfuscator from its tables,
+  making a DJN base (its complement of fresh r^n and its tables, once per pool), a CRT
+  decryption, a squaring mod n^2;
 * the load average before and after (the machine is shared).
 
 Prints the table and writes one Parquet file; the numbers are in docs/linucb-ds.md.
@@ -30,11 +34,13 @@ import ray
 from jobs.bench_paillier import median_time
 from jobs.cli import finish, options
 from ppml.crypto.paillier import generate_keypair
+from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
 from ppml.crypto.paillier.pool import fresh_obfuscators
 from ppml.experiments.config import RunConfig
 from ppml.experiments.linucb_ds import linucb_ds
 
 DEFAULTS = {"sizes": "15x3x1000,50x5x200", "key_bits": 2048, "workers": "1,2",
+            "obfuscators": "full,djn",
             "dataset": "movielens", "runtime": "local", "precision_bits": 28,
             "results_dir": "results"}
 AUTHORS_S = {(15, 3, 1000, 2048): 121.0, (15, 3, 1000, 1024): 21.0}
@@ -43,11 +49,16 @@ TWO_WORKER_TARGET_S = {(15, 3, 1000, 2048): 12.0}
 
 
 def unit_costs(key_bits: int, repeats: int = 20) -> dict:
-    """Median seconds of one r^n, one CRT decryption and one squaring mod n^2 on this machine."""
+    """Median seconds of one r^n, one DJN obfuscator, one DJN base (its complement of fresh r^n
+    and its tables, once per pool), one CRT decryption and one squaring mod n^2 here."""
     public_key, private_key = generate_keypair(key_bits, insecure_key_bits_ok=True)
     c = gmpy2.mpz(secrets.randbelow(int(public_key.nsquare)))
-
-    return {"obfuscator_s": median_time(lambda: fresh_obfuscators(public_key, 1), repeats),
+    full = median_time(lambda: fresh_obfuscators(public_key, 1), repeats)
+    complement = fresh_obfuscators(public_key, COMPLEMENT_BASES)
+    base = ShortExponentBase(public_key, complement)
+    return {"full_s": full, "djn_s": median_time(lambda: base.draw(1), repeats),
+            "djn_base_s": median_time(lambda: ShortExponentBase(public_key, complement), 3)
+            + COMPLEMENT_BASES * full,
             "decrypt_s": median_time(lambda: private_key.decrypt_raw([c]), repeats),
             "square_s": median_time(lambda: gmpy2.powmod(c, 1 << 1000, public_key.nsquare),
                                     repeats) / 1000}
@@ -64,9 +75,11 @@ def target(K: int, d: int, N: int, key_bits: int, workers: int) -> float | None:
     return None if authors is None else authors / 6
 
 
-def measure(opts: dict, K: int, d: int, N: int, workers: int, units: dict) -> dict:
+def measure(opts: dict, K: int, d: int, N: int, workers: int, obfuscator: str,
+            units: dict) -> dict:
     config = RunConfig(experiment="linucb_ds", arms=K, dims=d, horizon=N,
                        key_bits=opts["key_bits"], insecure_key_bits_ok=True, workers=workers,
+                       obfuscator=obfuscator,
                        dataset=opts["dataset"], runtime=opts["runtime"],
                        precision_bits=opts["precision_bits"],
                        data_dir=os.environ.get("PPML_DATA"))
@@ -74,11 +87,12 @@ def measure(opts: dict, K: int, d: int, N: int, workers: int, units: dict) -> di
     s = linucb_ds(config).summary
     rounds, groups = N - 1, s["packed_groups"]
     return {"K": K, "d": d, "N": N, "key_bits": opts["key_bits"], "workers": workers,
+            "obfuscator": obfuscator,
             "wall_s": s["wall_s"], "online_s": s["online_s"], "offline_s": s["offline_s"],
             "target_s": target(K, d, N, opts["key_bits"], workers),
             "time_3i_s": s["time_3i_s"], "time_3ii_s": s["time_3ii_s"],
             "time_4i_s": s["time_4i_s"], "time_rest_s": s["time_rest_s"],
-            "floor_s": rounds * groups * (units["obfuscator_s"] + units["decrypt_s"]),
+            "floor_s": rounds * groups * (units[f"{obfuscator}_s"] + units["decrypt_s"]),
             "chain_s": rounds * K * s["slot_bits"] * units["square_s"],
             "slot_bits": s["slot_bits"], "groups": groups, "sum_exact": s["sum_exact"],
             "float_arm_agreement": s["float_arm_agreement"],
@@ -98,7 +112,8 @@ def main(argv=None) -> None:
         if started_ray:                                  # start the worker processes untimed
             ray.get([ray.remote(_pid).remote() for _ in range(max(workers))])
         units = unit_costs(opts["key_bits"])
-        rows = [measure(opts, K, d, N, w, units) for K, d, N in sizes for w in workers]
+        rows = [measure(opts, K, d, N, w, obfuscator, units) for K, d, N in sizes
+                for w in workers for obfuscator in opts["obfuscators"].split(",")]
     finally:
         if started_ray:
             ray.shutdown()

@@ -19,9 +19,11 @@ Beyond the paper and the authors' code:
   AES-CTR stream under an os.urandom key, and ``secrets``); rand is uniform in Z_n, so
   rand + s mod n is uniform whatever s is (Theorem 8 holds exactly, not statistically).
 * The exploration terms and eta enter as plaintexts, E(m) = 1 + m n: no randomness is needed
-  inside P.  What leaves P is re-randomised with a fresh r^n from an offline `ObfuscatorPool`
-  (Comp holds the key and could otherwise strip the structured randomness of B_i* and
-  undo sigma_t).
+  inside P.  What leaves P is re-randomised with a fresh obfuscator from an offline
+  `ObfuscatorPool` (Comp holds the key and could otherwise strip the structured randomness of
+  B_i* and undo sigma_t): r^n by default, or DJN short exponents (``obfuscator="djn"``), with
+  the extra assumption of docs/paillier.md.  DO's d encryptions and the key switch's few
+  obfuscators are always r^n (a DJN base costs more than it saves there).
 * Step (3).ii computes the permuted scores already packed (`packed_scores`): Comp decrypts
   ceil(K / slots) ciphertexts instead of K.  The packing's shifts 2^(i b) and the products by
   the ~20-40-bit arm coordinates share one chain of squarings (Horner's rule with 4-bit windows).
@@ -125,11 +127,13 @@ class Principal(Party):
 
     name = "P"
 
-    def __init__(self, policy: LinearUCB, scale_bits: int, workers: int = 1):
+    def __init__(self, policy: LinearUCB, scale_bits: int, workers: int = 1,
+                 obfuscator: str = "full"):
         super().__init__()
         self.policy = policy
         self.fixed = FixedPoint(scale_bits)
         self.workers = check_workers(workers)
+        self.obfuscator = obfuscator
         self.arms_pulled: list[int] = []
 
     def connect(self, do, dc, comp, comp_key, dc_key, coin_key: bytes | None = None) -> None:
@@ -165,7 +169,7 @@ class Principal(Party):
             self.groups = -(-K // self.layout.slots)
             needed = (self.horizon - 1) * self.groups + 1
             self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
-                                       workers=self.workers)
+                                       workers=self.workers, obfuscator=self.obfuscator)
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
@@ -306,19 +310,21 @@ class Comp(Party):
 def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int = 2048,
                  scale_bits: int = 28, coin_key: bytes | None = None,
                  theta_norm_bound: float,
-                 runtime: str = "local", workers: int = 1, insecure_key_bits_ok: bool = False,
-                 seed: int | None = None, record_view: bool = False) -> dict:
+                 runtime: str = "local", workers: int = 1, obfuscator: str = "full",
+                 insecure_key_bits_ok: bool = False, seed: int | None = None,
+                 record_view: bool = False) -> dict:
     """A whole LinUCB-DS run with the four parties in ``runtime``; returns the arms P pulled,
     DC's sum (integer at k = 2 and real), wall seconds, each party's stats, and Comp's view if
-    recorded.  ``coin_key`` keys P's CSPRNG stream (give the plaintext reference the same key to
-    replay its choices; None: P draws its own); ``seed`` derives the Paillier keys from a public
-    seed (INSECURE)."""
+    recorded.  ``obfuscator`` is the kind of P's pool for Comp's key (`ObfuscatorPool`: "full"
+    r^n, or "djn" short exponents with their extra assumption).  ``coin_key`` keys P's CSPRNG
+    stream (give the plaintext reference the same key to replay its choices; None: P draws its
+    own); ``seed`` derives the Paillier keys from a public seed (INSECURE)."""
     if horizon < 1:
         raise ValueError(f"horizon must be >= 1, got {horizon}")
     comp = spawn(Comp, runtime, key_bits, insecure_key_bits_ok, seed, workers, record_view)
     dc = spawn(DataClient, runtime, horizon, key_bits, insecure_key_bits_ok, seed)
     do = spawn(DataOwner, runtime)
-    p = spawn(Principal, runtime, policy, scale_bits, workers)
+    p = spawn(Principal, runtime, policy, scale_bits, workers, obfuscator)
     parties = (do, dc, p, comp)
     try:
         call(do, "load", theta, policy.arms, noise, theta_norm_bound)

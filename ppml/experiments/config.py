@@ -19,6 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from ppml.bandits.policies import AlgorithmSpec
 from ppml.crypto.paillier.keys import check_key_bits
+from ppml.crypto.paillier.pool import OBFUSCATORS
 # The engine's own lists, so a mode the engine gains is accepted here too.
 from ppml.mpc.context import TRUNCATION_MODES
 from ppml.mpc.runtime import RUNTIMES
@@ -90,6 +91,9 @@ class RunConfig:
     """Paillier modulus bits (LinUCB-DS); below 2048 refused unless insecure_key_bits_ok."""
     insecure_key_bits_ok: bool = False
     """Accept Paillier keys below 2048 bits (tests; benchmarks against 1024-bit figures)."""
+    obfuscator: str = "full"
+    """LinUCB-DS P's Paillier obfuscators: 'full' r^n, or 'djn' short exponents (faster; an extra
+    assumption, and only ~80-bit hiding against Comp at 2048 bits: docs/paillier.md)."""
     user: int = 0
     """User whose embedding is theta (MovieLens linear bandits)."""
     arm_choice: str = "first"
@@ -138,6 +142,7 @@ class RunConfig:
         _one_of("arm_choice", self.arm_choice, ARM_CHOICES)
         _at_least("user", self.user, 0)
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
+        _one_of("obfuscator", self.obfuscator, OBFUSCATORS)
         algorithm_spec(self)  # Samba's algorithm and parameters, each checked with its bound
         _one_of("denominator", self.denominator, ("ratings", "users"))
         if self.owners_per_actor is not None:

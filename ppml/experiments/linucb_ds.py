@@ -116,6 +116,7 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
                           key_bits=config.key_bits, scale_bits=config.precision_bits,
                           coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]),
                           runtime=config.runtime, workers=config.workers,
+                          obfuscator=config.obfuscator,
                           insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed)
     fixed = run_fixed_point(make_policy(data, N), data["theta"], data["noise"], N,
                             Coins(coin_key), config.precision_bits)

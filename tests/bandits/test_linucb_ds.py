@@ -47,6 +47,13 @@ def test_secure_run_equals_fixed_point_linucb_exactly(run):
     assert out["sum_int"] == ref["sum_int"] and out["sum"] == ref["sum"]
 
 
+def test_djn_obfuscators_change_neither_arms_nor_sum_nor_messages(run):
+    _, ref = run
+    out = secure(*instance(), 40, obfuscator="djn")
+    assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
+    assert out["stats"]["P"]["messages"] == fig3(40)
+
+
 def test_messages_are_exactly_fig3(run):
     out, _ = run
     assert out["stats"]["P"]["messages"] == fig3(40)
