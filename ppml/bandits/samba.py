@@ -4,7 +4,9 @@ process (runtime ``local``) or with the DOs, Comp and DC as Ray actors (runtime 
 The Controller runs in the calling process.  Per step t in [K + 1, N] and iteration l in
 [1, nb_A] it gathers the DOs' Enc(masked score) (step 2, one batched call per DO group, all
 groups at once), applies a fresh sigma_t from its CSPRNG stream (step 3), has Comp select
-(step 4), un-permutes the encrypted bits and returns them (step 5).  On epsilon-greedy's explore
+(step 4), un-permutes the encrypted bits and returns them (step 5).  The bits of step 5 travel
+in the same call to a group as the next step 2 (each DO opens its bit, then scores), so an
+iteration costs one call per group and one to Comp.  On epsilon-greedy's explore
 steps (x <= eps_t from seed_eps, which the Controller shares with the DOs) no score is sent: the
 Controller asks Comp to select among equal scores, and sigma_t alone picks the arm (section 5.4,
 "Algorithm-Specific Optimizations").  At the end the DOs send E(s_i) (step 6), the Controller
@@ -28,10 +30,6 @@ from ppml.bandits.samba_draws import Permutations, Words
 from ppml.bandits.samba_keys import SambaKeys, streams
 from ppml.bandits.samba_roles import Comp, DataCustomer, DataOwnerGroup, OwnerSecrets
 from ppml.crypto.rng import Stream
-
-MAX_OWNERS_PER_ACTOR_DEFAULT = 8
-"""Up to this many DOs, one Ray actor each; beyond, DOs share actors (at most this many)."""
-
 
 @dataclass(frozen=True)
 class SambaSetup:
@@ -86,12 +84,22 @@ class _Actor:
     wait = staticmethod(ray.get)
 
 
-def owner_groups(arms: int, owners_per_actor: int | None, runtime: str = "ray") -> list[range]:
-    """DO indices per group: on Ray one actor each up to 8 DOs, else spread over 8 actors; in
-    the local runtime (one process) one group of all of them."""
-    default = arms if runtime == "local" else math.ceil(arms / MAX_OWNERS_PER_ACTOR_DEFAULT)
-    size = owners_per_actor or max(1, default)
+def owner_groups(arms: int, owners_per_actor: int | None, slots: int) -> list[range]:
+    """DO indices per group: ``owners_per_actor`` each, by default spread evenly over ``slots``
+    groups (one DO each when there are at least K slots)."""
+    size = owners_per_actor or math.ceil(arms / max(1, min(slots, arms)))
     return [range(start, min(start + size, arms)) for start in range(0, arms, size)]
+
+
+def default_slots(runtime: str) -> int:
+    """How many DO groups by default: one in the local runtime (one process); on Ray one per
+    CPU of the cluster, so a cluster with a CPU per DO gets one actor per DO, and one machine
+    does not pay a Ray call per DO per step (docs/samba.md, Placement)."""
+    if runtime == "local":
+        return 1
+    if not ray.is_initialized():
+        ray.init()
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
 class Controller:
@@ -104,6 +112,7 @@ class Controller:
         self.permutations = Permutations(streams(setup.keys.controller_key())[0], arms)
         self.explore = Words(Stream(setup.keys.explore_key()))
         self.groups, self.layout, self.comp, self.customer = groups, layout, comp, customer
+        self._deliveries = [None] * len(groups)
         self.seconds = 0.0
 
     @staticmethod
@@ -117,27 +126,36 @@ class Controller:
         batches = self.gather(self.groups, [(method, args)] * len(self.groups))
         return [item for batch in batches for item in batch]
 
+    def _exchange(self, asked) -> list | None:
+        """One call per DO group: step 5 of the previous iteration (its un-permuted bits, held
+        since), then step 2 of ``asked`` = (t, l) if not None; the scores in DO order."""
+        batches = self.gather(self.groups, [("exchange", (delivery, asked))
+                                            for delivery in self._deliveries])
+        self._deliveries = [None] * len(self.groups)
+        return None if asked is None else [item for batch in batches for item in batch]
+
     def step(self, t: int) -> None:
-        """Steps 2-5 for every iteration l of step t."""
+        """Steps 2-5 for every iteration l of step t; the bits of step 5 reach the DOs with the
+        next call to them (the next iteration's step 2, or the end of the run)."""
         start = time.perf_counter()
         explores = self.policy.explores(t, self.explore)
         for l in range(1, self.policy.iterations + 1):
             sigma, inverse = self.permutations.next()
             self.seconds += time.perf_counter() - start
-            scores = None if explores else self._owners("scores", t, l)             # step 2
+            scores = self._exchange(None if explores else (t, l))                   # step 2
             start = time.perf_counter()
             permuted = None if explores else [scores[a] for a in sigma]              # step 3
             self.seconds += time.perf_counter() - start
             bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]       # step 4
             start = time.perf_counter()
             unpermuted = [bits[position] for position in inverse]                    # step 5
-            calls = [("receive", (t, l, unpermuted[m.start:m.stop])) for m in self.layout]
+            self._deliveries = [(t, l, unpermuted[m.start:m.stop]) for m in self.layout]
             self.seconds += time.perf_counter() - start
-            self.gather(self.groups, calls)
             start = time.perf_counter()
 
     def cumulative_reward(self) -> int:
-        """Steps 6-7: E(s_1) ... E(s_K) = E(sum s_i), decrypted by DC."""
+        """The last bits, then steps 6-7: E(s_1) ... E(s_K) = E(sum s_i), decrypted by DC."""
+        self._exchange(None)
         public_key = self.gather([self.customer], [("public", ())])[0]
         shares = self._owners("reward_shares", public_key)
         start = time.perf_counter()
@@ -145,10 +163,11 @@ class Controller:
         self.seconds += time.perf_counter() - start
         return self.gather([self.customer], [("cumulative_reward", (total,))])[0]
 
-    def report(self, total: int, wall: float) -> SambaRun:
-        """Evaluation only: who pulled when, and each participant's seconds and operations."""
+    def report(self, total: int, wall: float, phases: dict) -> SambaRun:
+        """Evaluation only: who pulled when, each participant's seconds and operations, and the
+        wall seconds of the ``phases`` (setup with DC's key generation, steps 2-5, steps 6-7)."""
         reports = self._owners("report")
-        (comp_s, comp_ops), dc_s = self.gather([self.comp, self.customer],
+        (comp_s, comp_ops), (dc_s, keygen_s) = self.gather([self.comp, self.customer],
                                                [("report", ()), ("report", ())])
         arms = [None] * self.setup.horizon
         for index, pulled, _, _ in reports:
@@ -161,7 +180,8 @@ class Controller:
                   "paillier_additions": self.arms - 1 if crypto else 0,
                   "paillier_decryptions": 1 if crypto else 0}
         seconds = {"controller_s": self.seconds, "comp_s": comp_s, "dc_s": dc_s,
-                   "owner_mean_s": sum(owner_s) / len(owner_s), "owner_max_s": max(owner_s)}
+                   "keygen_s": keygen_s, "owner_mean_s": sum(owner_s) / len(owner_s),
+                   "owner_max_s": max(owner_s), **phases}
         return SambaRun(arms, total, wall, seconds, counts)
 
 
@@ -179,7 +199,7 @@ def run_samba(data, setup: SambaSetup) -> SambaRun:
                     setup.crypto)
     comp = make(Comp, arms, setup.spec, keys.aes_key(), keys.comp_key(), keys.run_id,
                 setup.crypto)
-    layout = owner_groups(arms, setup.owners_per_actor, setup.runtime)
+    layout = owner_groups(arms, setup.owners_per_actor, default_slots(setup.runtime))
     groups = [make(DataOwnerGroup) for _ in layout]
     Controller.gather(groups, [("setup", ([OwnerSecrets(i, keys.aes_key(), keys.mask_key(),
                                                         keys.explore_key(), keys.owner_key(i),
@@ -187,7 +207,12 @@ def run_samba(data, setup: SambaSetup) -> SambaRun:
                                           arms, data, setup.horizon, setup.spec, setup.crypto))
                                for members in layout])
     controller = Controller(setup, arms, groups, layout, comp, customer)
+    steps = time.perf_counter()
     for t in range(arms + 1, setup.horizon + 1):
         controller.step(t)
+    end = time.perf_counter()
     total = controller.cumulative_reward()
-    return controller.report(total, time.perf_counter() - start)
+    finish = time.perf_counter()
+    return controller.report(total, finish - start, {"setup_s": steps - start,
+                                                     "steps_s": end - steps,
+                                                     "end_s": finish - end})

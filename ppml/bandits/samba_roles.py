@@ -205,6 +205,13 @@ class DataOwnerGroup:
                                   f"got {len(messages)}")
         self._each("receive", [(t, l, m) for m in messages])
 
+    def exchange(self, delivery, asked) -> list | None:
+        """Step 5 of the last iteration, ``delivery`` = (t, l, bits) unless None, then step 2 of
+        ``asked`` = (t, l) unless None (an explore step, or the end of the run)."""
+        if delivery is not None:
+            self.receive(*delivery)
+        return None if asked is None else self.scores(*asked)
+
     def reward_shares(self, public_key) -> list:
         return self._each("reward_share", itertools.repeat((public_key,)))
 
@@ -254,14 +261,15 @@ class DataCustomer:
         start = time.perf_counter()
         self.public_key, self._private_key = (None, None) if not crypto else \
             generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok, seed=seed)
-        self.seconds = time.perf_counter() - start
+        self.seconds = self.keygen_seconds = time.perf_counter() - start
 
     def public(self):
         """Step 0 also hands DC's public key to the DOs (through the Controller)."""
         return self.public_key
 
-    def report(self) -> float:
-        return self.seconds
+    def report(self) -> tuple:
+        """(all of DC's seconds, those of its Paillier key generation)."""
+        return self.seconds, self.keygen_seconds
 
     def cumulative_reward(self, total) -> int:
         start = time.perf_counter()

@@ -47,7 +47,9 @@ def test_operation_counts_follow_theorem_4():
     assert run.counts["aes_gcm_ops"] == steps * 4 * arms     # 2K enc + 2K dec per iteration
     assert run.counts["paillier_encryptions"] == arms
     assert run.counts["paillier_decryptions"] == 1
-    assert set(run.seconds) == {"controller_s", "comp_s", "dc_s", "owner_mean_s", "owner_max_s"}
+    assert set(run.seconds) == {"controller_s", "comp_s", "dc_s", "keygen_s", "owner_mean_s",
+                                "owner_max_s", "setup_s", "steps_s", "end_s"}
+    assert run.seconds["setup_s"] + run.seconds["steps_s"] + run.seconds["end_s"] <= run.wall_s
 
 
 def test_exploration_shortcut_sends_no_scores():
@@ -75,9 +77,10 @@ def test_order_key_is_strictly_increasing():
 
 
 def test_placement_of_owners():
-    assert [list(g) for g in owner_groups(3, None)] == [[0], [1], [2]]
-    assert [list(g) for g in owner_groups(3, None, "local")] == [[0, 1, 2]]
-    assert len(owner_groups(100, None)) == 8 and len(owner_groups(100, 50)) == 2
+    assert [list(g) for g in owner_groups(3, None, 8)] == [[0], [1], [2]]
+    assert [list(g) for g in owner_groups(3, None, 1)] == [[0, 1, 2]]
+    assert [list(g) for g in owner_groups(10, None, 2)] == [list(range(5)), list(range(5, 10))]
+    assert len(owner_groups(100, None, 8)) == 8 and len(owner_groups(100, 50, 8)) == 2
 
 
 def test_short_horizon_and_2048_bit_policy_are_refused():
