@@ -24,14 +24,18 @@ Beyond the paper and the authors' code:
   B_i* and undo sigma_t): r^n by default, or DJN short exponents (``obfuscator="djn"``), with
   the extra assumption of docs/paillier.md.  DO's d encryptions and the key switch's few
   obfuscators are always r^n (a DJN base costs more than it saves there).
-* Step (3).ii computes the permuted scores already packed (`packed_scores`): Comp decrypts
-  ceil(K / slots) ciphertexts instead of K.  The packing's shifts 2^(i b) and the products by
-  the ~20-40-bit arm coordinates share one chain of squarings (Horner's rule with 4-bit windows).
+* Step (3).ii computes the permuted scores already packed: Comp decrypts ceil(K / slots)
+  ciphertexts instead of K.  Each packed ciphertext is computed from the fixed theta* with
+  precomputed tables (`ds_scores.PackedScores`): b* = theta*^G E(e) with P's plaintext integers
+  G = sum x x^T and e = sum eta x, so theta_hat* and every B_i* are theta* raised to integer
+  exponents P computes in the clear (step (3).i becomes a plaintext d x d product).  The
+  packed ciphertext is the same group element as the paper's formulas give, before the fresh
+  obfuscator.
 * pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
-  EDP(theta*, x_i) and EDP(theta*, x_i)^(x_i(k)) per arm once pulled: step (4).ii then costs a
-  few multiplications.
+  EDP(theta*, x_i) per arm once pulled: step (4).ii then costs two multiplications.
 * With ``workers > 1`` the offline pool fills in ``workers`` pinned tasks, the packed groups of
-  (3).ii (when K needs more than one) are Ray tasks pinned to P's node, and Comp's decryptions of
+  (3).ii run in ``workers`` actors pinned to P's node that each build theta*'s tables once
+  (`bulk.Resident`), and Comp's decryptions of
   several packed ciphertexts run in key-holding actors pinned to Comp's node (`Decryptor`).
 """
 
@@ -46,55 +50,11 @@ import numpy as np
 import ray
 
 from ppml.bandits.ds_roles import (DataClient, DataOwner, Link, Party, call, keypair, spawn)
+from ppml.bandits.ds_scores import PackedScores
 from ppml.bandits.linucb import Coins, FixedPoint, LinearUCB, first_maximum
 from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
-from ppml.crypto.paillier.bulk import check_workers, run_batches, split
+from ppml.crypto.paillier.bulk import Resident, check_workers, split
 from ppml.crypto.rng import fresh_key
-
-WINDOW_BITS = 4
-"""Window of the arm coordinates' digits in `packed_scores` (tables of 2^4 powers per base)."""
-
-
-def packed_scores(public_key, bases, rows, plain, slot_bits: int) -> gmpy2.mpz:
-    """E(sum_i (<rows_i, m> + plain_i) 2^(i b)) from bases E(m_j): the scores of step (3).ii,
-    B_i = EDP(theta_hat*, x_i) + plain_i, packed in slots of b = ``slot_bits`` bits.
-
-    Horner's rule over the slots from the last: acc <- acc^(2^b) prod_j E(m_j)^(x_ij), where the
-    products by the small signed x_ij are folded into the last bits of the b squarings (windows
-    of `WINDOW_BITS` bits on |x_ij|, tables of E(m_j)^(+-v)).  The plaintext parts enter as one
-    plaintext addition.  Each plain_i must keep its slot in [0, 2^b)."""
-    n, nsquare = public_key.n, public_key.nsquare
-    mask = (1 << WINDOW_BITS) - 1
-    bits = max((abs(int(v)).bit_length() for row in rows for v in row), default=0)
-    windows = -(-bits // WINDOW_BITS)
-    gap = slot_bits - windows * WINDOW_BITS
-    if gap < 0:
-        raise ValueError(f"slot_bits={slot_bits} is narrower than the {bits}-bit arm coordinates")
-    tables: dict = {}
-
-    def table(j: int, negative: bool) -> list:
-        if (j, negative) not in tables:
-            base = gmpy2.invert(bases[j], nsquare) if negative else bases[j]
-            powers = [gmpy2.mpz(1), base]
-            for _ in range(mask - 1):
-                powers.append(powers[-1] * base % nsquare)
-            tables[j, negative] = powers
-        return tables[j, negative]
-
-    acc = gmpy2.mpz(1)
-    for row in reversed(rows):
-        if acc != 1 and gap:
-            acc = gmpy2.powmod(acc, 1 << gap, nsquare)
-        for window in reversed(range(windows)):
-            if acc != 1:
-                acc = gmpy2.powmod(acc, 1 << WINDOW_BITS, nsquare)
-            for j, value in enumerate(row):
-                digit = (abs(int(value)) >> (window * WINDOW_BITS)) & mask
-                if digit:
-                    acc = acc * table(j, value < 0)[digit] % nsquare
-    packed_plain = sum(int(p) << (i * slot_bits) for i, p in enumerate(plain))
-    return acc * (1 + packed_plain % n * n) % nsquare
-
 
 def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, noise_max: float,
                 horizon: int) -> int:
@@ -111,6 +71,15 @@ def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, n
     exploration = policy.width(max(horizon - 1, 1)) * norms / math.sqrt(
         policy.min_penalty_eigenvalue())
     return d * x * theta_hat + math.ceil(exploration * 2**(5 * s)) + 1
+
+
+def coefficient_bound(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> int:
+    """A public bound on |c_ij| = |(x_i^T A^-1 G)_j| over the run (`ds_scores`): the exponent of
+    theta*_j in B_i*, with |A^-1 entries| <= 2^s / gamma and |G entries| <= N x_max^2."""
+    d = policy.d
+    x = max(abs(int(v)) for v in fixed.ints(policy.arms).ravel())
+    a_inverse = math.ceil(2**fixed.scale_bits / policy.min_penalty_eigenvalue()) + 1
+    return d * x * d * a_inverse * horizon * x * x
 
 
 def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
@@ -173,31 +142,32 @@ class Principal(Party):
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
+            d = self.policy.d
+            self.G = np.full((d, d), 0, dtype=object)         # sum x x^T: b* = theta*^G E(e)
+            self.e = np.full(d, 0, dtype=object)              # sum eta x
+            scores = PackedScores(self.comp_key, self.theta, self.layout.slot_bits, -(-K //
+                                  self.groups), coefficient_bound(self.fixed, self.policy,
+                                                                  self.horizon))
+            self.scores = Resident(scores, self.workers)
         return {"slot_bits": self.layout.slot_bits, "slots": self.layout.slots,
                 "groups": self.groups}
 
     # --- pull*, s*, b* (steps 2 and 4.ii) ------------------------------------------------------
     def _pull(self, t: int, arm: int) -> None:
-        """r* = pull*(x_m) = EDP(theta*, x_m) E(eta); s* = s* r*; A += x x^T; b* = b* (r*)^x."""
+        """r* = pull*(x_m) = EDP(theta*, x_m) E(eta); s* = s* r*; A += x x^T; b* = b* (r*)^x,
+        kept as what b* encrypts over the fixed theta*: G += x x^T, e += eta x (`ds_scores`)."""
         pk, nsquare, x = self.comp_key, self.comp_key.nsquare, self.x[arm]
         if arm not in self._pulls:
-            dot = ops.dot(pk, self.theta, x)
-            self._pulls[arm] = (dot, ops.mul_scalars(pk, [dot] * len(x), x))
-        dot, powers = self._pulls[arm]
+            self._pulls[arm] = ops.dot(pk, self.theta, x)
         eta = int(self.fixed.ints([self.noise[t][arm]], self.fixed.REWARD_K)[0])
-        n = pk.n
-        reward = dot * (1 + eta % n * n) % nsquare
+        reward = self._pulls[arm] * (1 + eta % pk.n * pk.n) % nsquare
         self.counts["encryptions"] += 1                  # E(eta), a plaintext: 1 + eta n
         d = len(x)
-        self.counts["multiplications"] += 2 * d
-        self.counts["additions"] += 2 * d + (t > 0)
-        if t == 0:
-            self.s = reward
-            self.b = [p * (1 + eta * int(xk) % n * n) % nsquare for p, xk in zip(powers, x)]
-        else:
-            self.s = self.s * reward % nsquare
-            self.b = [bk * p % nsquare * (1 + eta * int(xk) % n * n) % nsquare
-                      for bk, p, xk in zip(self.b, powers, x)]
+        self.counts["multiplications"] += d
+        self.counts["additions"] += d + (t > 0)
+        self.s = reward if t == 0 else self.s * reward % nsquare
+        self.G = self.G + np.outer(x, x)
+        self.e = self.e + eta * x
         self.policy.pull(arm)
         self.arms_pulled.append(arm)
 
@@ -214,25 +184,26 @@ class Principal(Party):
         return self.arms_pulled
 
     def _scores(self, t: int) -> tuple[dict, np.ndarray]:
-        """Step 3: theta_hat* = A^-1 b* (i), then sigma_t(listB*) packed and re-randomised (ii)."""
+        """Step 3: theta_hat* = A^-1 b* = theta*^M E(A^-1 e) with M = A^-1 G (i, plaintext
+        integers), then sigma_t(listB*) packed from theta* (`ds_scores`) and re-randomised (ii)."""
         pk, K, d = self.comp_key, self.policy.K, self.policy.d
         with self.clock("3.i"):
             a_inverse, a_float = self.fixed.a_inverse(self.policy)
-            theta_hat = ops.dot_table(pk, [self.b], list(a_inverse))[0]   # d^2 small: in process
-            self.counts["multiplications"] += d * d
-            self.counts["additions"] += d * (d - 1)
+            M, v = a_inverse.dot(self.G), a_inverse.dot(self.e)
         with self.clock("3.ii"):
-            plain = self.fixed.exploration(self.policy, t, a_float) + self.offset
+            plain = self.fixed.exploration(self.policy, t, a_float) + self.offset + self.x.dot(v)
+            coefficients = self.x.dot(M)
             sigma = self.coins.permutation(K)
-            batches = [(pk, theta_hat, [self.x[i] for i in group], [plain[i] for i in group],
-                        self.layout.slot_bits) for group in split(sigma, self.groups)]
-            packed = run_batches(packed_scores, batches, self.workers)
+            groups = split(sigma, self.groups)
+            packed = self.scores.map("__call__", [([coefficients[i] for i in group],
+                                                   [plain[i] for i in group])
+                                                  for group in groups])
             packed = pk.rerandomize_raw(packed, self.pool.take(len(packed)))
-            self.counts["multiplications"] += K * d
-            self.counts["additions"] += K * d + K + len(packed)
+            self.counts["multiplications"] += d * len(packed)           # theta*_j^(E_j)
+            self.counts["additions"] += (d + 2) * len(packed)   # products, h W, plain, obfuscator
             self.counts["packed_ciphertexts"] += len(packed)
         message = {"ciphertexts": packed, "slot_bits": self.layout.slot_bits,
-                   "sizes": [len(batch[2]) for batch in batches]}
+                   "sizes": [len(group) for group in groups]}
         return message, sigma
 
     # --- key switching (steps 5-7) --------------------------------------------------------------
@@ -252,6 +223,11 @@ class Principal(Party):
             self.counts["encryptions"] += 1
             self.counts["additions"] += 1
         self.dc.send("7", "E_DC(s)", "receive_sum", result, int(pk.n))
+
+    def close(self) -> None:
+        """Stop the actors holding theta*'s tables, if any."""
+        if hasattr(self, "scores"):
+            self.scores.close()
 
 
 class Comp(Party):
@@ -344,6 +320,7 @@ def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int
                 "comp_view": call(comp, "views")}
     finally:
         call(comp, "close")
+        call(p, "close")
         if runtime == "ray":
             for party in parties:
                 ray.kill(party)

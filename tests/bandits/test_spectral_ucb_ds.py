@@ -28,4 +28,5 @@ def test_secure_spectral_run_equals_fixed_point_exactly():
                               theta_norm_bound=4.0)
     ref = run_fixed_point(SpectralUCB(Q, eigenvalues, N), theta, noise, N, Coins(KEY), 28)
     assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
-    assert out["stats"]["P"]["counts"]["multiplications"] == 2 * K + (N - 1) * (2 * K * K + 2 * K)
+    groups = out["layout"]["groups"]                     # d = K: one EDP a pull, d products
+    assert out["stats"]["P"]["counts"]["multiplications"] == K * N + (N - 1) * K * groups

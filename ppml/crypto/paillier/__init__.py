@@ -6,8 +6,8 @@ One concept per module, each layer using only those above it:
     keys.py        keygen (CSPRNG; seeded = INSECURE), key-size policy, encrypt / CRT decrypt
     encoding.py    reals <-> integers at one public scale 2^-s, residues mod n, bound bookkeeping
     ops.py         homomorphic sums, scalar products, dot products on raw gmpy2 ciphertexts
-    bulk.py        chunked work as Ray tasks pinned to this node; key-holding decryptor actors
-    fixed_base.py  fixed-base exponentiation from precomputed tables (subset products of bases)
+    bulk.py        chunked work as Ray tasks pinned to this node; resident actors (decryptor)
+    fixed_base.py  fixed-base exponentiation from precomputed tables (subset products; combs)
     djn.py         Damgard-Jurik-Nielsen short-exponent obfuscators h_s^a (with a complement)
     pool.py        precomputed obfuscators (r^n mod n^2, or djn), each used once
     array.py       EncryptedArray: ciphertexts with scale exponent and public bounds

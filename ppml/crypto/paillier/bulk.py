@@ -11,8 +11,8 @@ processes every round.  Here:
   inputs (a party's plaintexts) and outputs (obfuscators r^n, which decrypt whatever they
   obfuscate) never leave the node.  Arguments shared by several batches are put in the object
   store once.
-* `Decryptor` holds a private key either in-process or in ``workers`` long-lived Ray actors
-  pinned to the key owner's node.  The key reaches each actor once, as the argument of one actor
+* `Resident` holds an object either in-process or in ``workers`` long-lived Ray actors pinned to
+  the owner's node; `Decryptor` is a private key held that way.  The key reaches each actor once, as the argument of one actor
   method call (worker to worker on that node); it is never a task argument and never an actor
   *creation* argument, which Ray keeps in the GCS (possibly on another node) to restart actors.
   The actors are not restartable: if one dies, calls raise and a new Decryptor must be made.
@@ -92,53 +92,76 @@ def dot_table(public_key, encrypted_rows, plain_rows, workers: int = 1) -> list:
 
 
 @ray.remote(num_cpus=0)
-class _KeyHolder:
-    """One worker process on the key owner's node that holds the private key (loaded once)."""
+class _Holder:
+    """One worker process on this node that holds one object, loaded once."""
 
-    def load(self, private_key) -> None:
-        self._key = private_key
+    def load(self, obj) -> None:
+        self._obj = obj
 
-    def decrypt_raw(self, ciphertexts) -> list:
-        return self._key.decrypt_raw(ciphertexts)
+    def call(self, method: str, *args):
+        return getattr(self._obj, method)(*args)
+
+
+class Resident:
+    """An object used batch after batch: held in this process (``workers`` = 1), or loaded once
+    into ``workers`` long-lived Ray actors pinned to this node (``num_cpus=0``: ``workers`` alone
+    bounds the parallelism).  For state too costly to ship with every task: a private key
+    (`Decryptor`), or LinUCB-DS's fixed-base tables (whose pickle carries only their bases; each
+    actor rebuilds them once).  Make it inside the owner's process; the object reaches each actor
+    once, as the argument of one actor method call, never as a task or actor-creation argument."""
+
+    def __init__(self, obj, workers: int = 1):
+        self.workers = check_workers(workers)
+        self._obj = obj if workers == 1 else None
+        self._actors = []
+        if workers > 1:
+            holder = _Holder.options(scheduling_strategy=pinned_here())
+            self._actors = [holder.remote() for _ in range(workers)]
+            ray.get([actor.load.remote(obj) for actor in self._actors])
+
+    def map(self, method: str, batches: list[tuple]) -> list:
+        """``[obj.method(*batch) for batch in batches]``, the batches spread over the actors."""
+        if self._obj is not None:
+            return [getattr(self._obj, method)(*batch) for batch in batches]
+        if not self._actors:
+            raise RuntimeError("this Resident was closed")
+        return ray.get([self._actors[index % len(self._actors)].call.remote(method, *batch)
+                        for index, batch in enumerate(batches)])
+
+    def close(self) -> None:
+        """Stop the actors (their copies of the object go with their processes)."""
+        for actor in self._actors:
+            ray.kill(actor)
+        self._actors = []
+
+    def __reduce__(self):
+        raise TypeError("a Resident may hold its owner's secrets and cannot be pickled; make one "
+                        "inside the owner's process")
 
 
 class Decryptor:
     """Bulk CRT decryption by the key owner, in-process or split over ``workers`` actors.
 
-    Make it once, inside the key owner's process (its party actor); the actors sit on that
-    process's node.  They take no CPU reservation (``num_cpus=0``): ``workers`` alone bounds the
-    parallelism, so pick it no larger than the cores the owner may use.  ``decrypt_raw`` has the
-    signature of `keys.PrivateKey.decrypt_raw`, so either can decrypt an `EncryptedArray`.
-    A Decryptor cannot be pickled: the key stays with its owner.
+    Make it once, inside the key owner's process (its party actor); the actors (`Resident`) sit
+    on that process's node.  Pick ``workers`` no larger than the cores the owner may use.
+    ``decrypt_raw`` has the signature of `keys.PrivateKey.decrypt_raw`, so either can decrypt an
+    `EncryptedArray`.  A Decryptor cannot be pickled: the key stays with its owner.
     """
 
     def __init__(self, private_key, workers: int = 1):
-        check_workers(workers)
         self.public_key = private_key.public_key
+        self._holder = Resident(private_key, workers)
         self.workers = workers
-        self._key = private_key if workers == 1 else None
-        self._actors = []
-        if workers > 1:
-            holder = _KeyHolder.options(scheduling_strategy=pinned_here())
-            self._actors = [holder.remote() for _ in range(workers)]
-            ray.get([actor.load.remote(private_key) for actor in self._actors])
 
     def decrypt_raw(self, ciphertexts) -> list:
         """Residues in [0, n) of the ciphertexts, in order (see `keys.PrivateKey.decrypt_raw`)."""
-        if self._key is not None:
-            return self._key.decrypt_raw(ciphertexts)
-        if not self._actors:
-            raise RuntimeError("this Decryptor was closed")
-        chunks = split(ciphertexts, len(self._actors))
-        parts = ray.get([actor.decrypt_raw.remote(chunk)
-                         for actor, chunk in zip(self._actors, chunks)])
+        chunks = split(ciphertexts, self.workers)
+        parts = self._holder.map("decrypt_raw", [(chunk,) for chunk in chunks])
         return [m for part in parts for m in part]
 
     def close(self) -> None:
         """Stop the actors (their copies of the key go with their processes)."""
-        for actor in self._actors:
-            ray.kill(actor)
-        self._actors = []
+        self._holder.close()
 
     def __enter__(self):
         return self

@@ -19,6 +19,7 @@ complement of the short-exponent obfuscator, `djn`).  Building the tables costs 
 from __future__ import annotations
 
 import gmpy2
+import numpy as np
 
 MAX_WINDOW = 12
 """Largest group width w accepted: 2^12 values per group is already several MB at 2048 bits."""
@@ -85,3 +86,61 @@ class FixedBaseTable:
                 out = out * products[digit] % modulus
             exponent >>= self.window
         return out
+
+
+class FixedBaseProducts:
+    """prod_j bases[j]^(e_j) mod ``modulus`` for exponents 0 <= e_j < 2^``bits``: a comb of
+    ``depth`` rows over one `FixedBaseTable` (Lim and Lee 1994, "More flexible exponentiation with
+    precomputation"; HAC Algorithm 14.117 for several bases).
+
+    Write e_j = sum_q sum_{r < depth} bit(e_j, q depth + r) 2^(q depth + r).  The table's bases
+    are the columns g_j^(2^(q depth)) for every j and q < ceil(bits / depth), in (q, j) order,
+    and
+
+        prod_j g_j^(e_j) = prod_{r from depth - 1 down to 0} (...)^2 table(row r),
+
+    where row r holds bit r of every column's ``depth``-bit chunk.  One evaluation costs
+    ``depth`` - 1 squarings and about len(bases) bits / window multiplications (zero digits are
+    skipped); the table holds len(bases) bits / (depth window) groups of 2^window values.
+    depth = 1 is the plain fixed-base windowed method, without squarings and with the largest
+    table.  Bases, tables and exponents are values of the caller: nothing here is secret."""
+
+    __slots__ = ("modulus", "bits", "depth", "count", "_chunks", "_table")
+
+    def __init__(self, bases, bits: int, modulus, window: int = 8, depth: int = 8):
+        for name, value in (("bits", bits), ("depth", depth)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        bases = [gmpy2.mpz(b) for b in bases]
+        self.modulus, self.bits, self.depth, self.count = gmpy2.mpz(modulus), bits, depth, \
+            len(bases)
+        self._chunks = -(-bits // depth)
+        columns = [squarings(base, (self._chunks - 1) * depth + 1, modulus)[::depth]
+                   for base in bases]
+        self._table = FixedBaseTable([columns[j][q] for q in range(self._chunks)
+                                      for j in range(len(bases))], modulus, window)
+
+    def __call__(self, exponents) -> gmpy2.mpz:
+        """prod_j bases[j]^(exponents[j]) mod modulus."""
+        exponents = [int(e) for e in exponents]
+        if len(exponents) != self.count:
+            raise ValueError(f"exponents must hold one exponent per base ({self.count}), got "
+                             f"{len(exponents)}")
+        if any(e < 0 or e >> self.bits for e in exponents):
+            raise ValueError(f"exponents must lie in [0, 2^{self.bits}) for this table, got "
+                             f"{[e.bit_length() if e >= 0 else 'negative' for e in exponents]}"
+                             " bits")
+        size = self._chunks * self.depth
+        bits = np.unpackbits(np.frombuffer(b"".join(e.to_bytes(-(-size // 8), "little")
+                                                    for e in exponents), np.uint8),
+                             bitorder="little").reshape(self.count, -1)[:, :size]
+        rows = bits.reshape(self.count, self._chunks, self.depth).transpose(2, 1, 0) \
+            .reshape(self.depth, -1)                     # row r: bit r of every (q, j) chunk
+        modulus, acc = self.modulus, gmpy2.mpz(1)
+        for row in rows[::-1]:
+            if acc != 1:
+                acc = acc * acc % modulus
+            digits = int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
+            if digits:
+                acc = acc * self._table(digits) % modulus
+        return acc

@@ -7,7 +7,8 @@ import secrets
 import gmpy2
 import pytest
 
-from ppml.crypto.paillier.fixed_base import MAX_WINDOW, FixedBaseTable, squarings
+from ppml.crypto.paillier.fixed_base import (MAX_WINDOW, FixedBaseProducts, FixedBaseTable,
+                                             squarings)
 
 MODULUS = gmpy2.next_prime(1 << 127) * gmpy2.next_prime(1 << 126)
 
@@ -68,3 +69,29 @@ def test_bad_tables_are_refused():
         FixedBaseTable([0], MODULUS)
     with pytest.raises(ValueError, match="bits must be an integer >= 1"):
         FixedBaseTable.powers(2, 0, MODULUS)
+
+
+@pytest.mark.parametrize("window,depth", [(1, 1), (3, 1), (4, 3), (8, 8), (5, 64)])
+def test_products_of_several_bases_match_powmod(window, depth):
+    bases = [gmpy2.mpz(secrets.randbelow(int(MODULUS) - 2) + 1) for _ in range(3)]
+    bits = 61                                            # not a multiple of any depth above
+    products = FixedBaseProducts(bases, bits, MODULUS, window, depth)
+    top = (1 << bits) - 1
+    for exponents in ([0, 0, 0], [top, top, top], [1, 0, top], [secrets.randbits(bits)
+                                                                 for _ in range(3)]):
+        expected = gmpy2.mpz(1)
+        for base, e in zip(bases, exponents):
+            expected = expected * gmpy2.powmod(base, e, MODULUS) % MODULUS
+        assert products(exponents) == expected, (window, depth, exponents)
+
+
+def test_products_refuse_exponents_out_of_range():
+    products = FixedBaseProducts([3, 5], 8, MODULUS, window=2, depth=2)
+    with pytest.raises(ValueError, match=r"\[0, 2\^8\)"):
+        products([256, 0])
+    with pytest.raises(ValueError, match=r"\[0, 2\^8\)"):
+        products([-1, 0])
+    with pytest.raises(ValueError, match="one exponent per base"):
+        products([1])
+    with pytest.raises(ValueError, match="depth must be"):
+        FixedBaseProducts([3], 8, MODULUS, depth=0)
