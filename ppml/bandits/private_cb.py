@@ -102,25 +102,36 @@ class PrivateLinearBandit:
         return mpc.concatenate(parts)
 
     def private_scores(self, x) -> tuple:
-        """Lines 8-13: the differentially private scores, and what the update reuses."""
+        """Lines 8-13: the differentially private scores, and what the update reuses.
+
+        One product round gives s_{t,a} = b_a^T u_a, x^T u_a and the outer products u_a u_a^T
+        that eq. 1 needs, so the update spends no round on them.
+        """
         c = self.config
         u = self.w_inv @ x                                                    # W_a^-1 x, [A, D]
         rows = mpc.stack([self.b, x.broadcast_to((c.arms, c.dims))], axis=1)  # [A, 2, D]
-        dots = (rows @ u.reshape(c.arms, c.dims, 1)).reshape(c.arms, 2)       # one round for both
-        scores, quad = dots[:, 0], dots[:, 1]                                 # s_{t,a}, x^T u_a
+        column, row = u.reshape(c.arms, c.dims, 1), u.reshape(c.arms, 1, c.dims)
+        dots, outer = mpc.products([(rows, column), (column, row)], kind="matmul")
+        scores, quad = dots[:, 0, 0], dots[:, 1, 0]                           # s_{t,a}, x^T u_a
         y = mpc.bernoulli(self.ctx, c.epsilon)                                # line 8
         v = mpc.uniform(self.ctx, (c.arms,))                                  # line 12
-        return scores + y * (v - scores), u, quad                             # line 13
+        return scores + y * (v - scores), outer, quad                         # line 13
 
-    def update(self, x, u, quad, onehot, reward) -> None:
-        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1."""
+    def update(self, x, outer, quad, onehot, reward) -> None:
+        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1.
+
+        o_a / (1 + x^T u_a) comes out of the reciprocal's own rounds (a quotient), and both
+        updates then take one product round:
+            W_a^-1 <- W_a^-1 - (o_a / (1 + x^T u_a)) u_a u_a^T,    b_a <- b_a + (o_a r_t) x_t.
+        """
         c = self.config
-        rec = (quad + 1).reciprocal(c.nr_iterations, c.reciprocal_start, c.denominator_domain())
-        gains = onehot.reshape(c.arms, 1) * mpc.stack([rec, reward.broadcast_to((c.arms,))], 1)
-        scaled = gains.reshape(c.arms, 2, 1) * mpc.stack([u, x.broadcast_to(u.shape)], axis=1)
-        self.w_inv = self.w_inv - scaled[:, 0].reshape(c.arms, c.dims, 1) * \
-            u.reshape(c.arms, 1, c.dims)                                      # eq. 1, line 21
-        self.b = self.b + scaled[:, 1]                                        # line 22
+        gain = (quad + 1).reciprocal(c.nr_iterations, c.reciprocal_start, c.denominator_domain(),
+                                     numerator=onehot)
+        paid = onehot * reward                                                # o_a r_t
+        step_w, step_b = mpc.products([(gain.reshape(c.arms, 1, 1), outer),
+                                       (paid.reshape(c.arms, 1), x.reshape(1, c.dims))])
+        self.w_inv = self.w_inv - step_w                                      # eq. 1, line 21
+        self.b = self.b + step_b                                              # line 22
         if self.w is not None:
             outer = x.reshape(c.dims, 1) * x.reshape(1, c.dims)
             self.w = self.w + onehot.reshape(c.arms, 1, 1) * outer            # line 21 itself
@@ -152,7 +163,7 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
                   desc="private_cb", unit="step"):
         x = bandit.share_context({p: block[t] for p, block in mine.items()})
-        private, u, quad = bandit.private_scores(x)
+        private, outer, quad = bandit.private_scores(x)
         onehot = mpc.argmax(private, method=config.argmax_method)              # line 15
         pulled = ctx.value_at(onehot.reveal(to=config.puller), config.puller)  # line 16
         if pulled is not None:
@@ -163,7 +174,7 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
         if reward is not None:
             rewards.append(reward)
         r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
-        bandit.update(x, u, quad, o, r)                                        # lines 20-23
+        bandit.update(x, outer, quad, o, r)                                        # lines 20-23
         if t + 1 in checkpoint_steps:
             saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy()))
     stats = ctx.stats()

@@ -47,13 +47,14 @@ def encode(values, precision_bits: int = DEFAULT_PRECISION_BITS, name: str = "va
     """
     check_precision_bits(precision_bits)
     x = np.asarray(values, dtype=np.float64)
-    if not np.all(np.isfinite(x)):
+    largest = float(np.max(np.abs(x))) if x.size else 0.0   # NaN if any is NaN, inf if any is inf
+    if not np.isfinite(largest):
         raise ValueError(f"{name} contains NaN or inf; only finite reals can be encoded")
     bound = max_abs_real(precision_bits)
-    if x.size and np.max(np.abs(x)) >= bound:
+    if largest >= bound:
         raise ValueError(f"{name} is outside the fixed-point range: |x| must be < 2^{62 - precision_bits}"
                          f" = {bound:.6g} at precision_bits={precision_bits}, got max |x| = "
-                         f"{np.max(np.abs(x)):.6g}")
+                         f"{largest:.6g}")
     return np.rint(x * float(2**precision_bits)).astype(np.int64).view(np.uint64)
 
 

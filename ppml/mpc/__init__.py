@@ -10,7 +10,7 @@ See docs/mpc.md for the protocols, their rounds and their accuracy.
 from ppml.mpc.context import Context, PerParty
 from ppml.mpc.runtime import RUNTIMES, local_context, run
 from ppml.mpc.tensor import (ArithmeticShared, BinaryShared, argmax, bernoulli, concatenate,
-                              stack, uniform)
+                              products, stack, uniform)
 
-__all__ = ["run", "argmax", "bernoulli", "uniform", "concatenate", "stack", "local_context", "Context", "PerParty", "ArithmeticShared",
+__all__ = ["run", "argmax", "bernoulli", "uniform", "concatenate", "products", "stack", "local_context", "Context", "PerParty", "ArithmeticShared",
            "BinaryShared", "RUNTIMES"]

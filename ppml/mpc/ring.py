@@ -7,6 +7,7 @@ Beaver routine serves both multiplication and AND.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -73,9 +74,9 @@ def matmul(a: np.ndarray, b: np.ndarray, lead: int = 1) -> np.ndarray:
     a_vec = a.ndim - lead == 1
     b_vec = b.ndim - lead == 1
     if a_vec:
-        a = np.expand_dims(a, -2)
+        a = a[..., None, :]
     if b_vec:
-        b = np.expand_dims(b, -1)
+        b = b[..., None]
     batch = max(a.ndim, b.ndim) - lead - 2
     a = a.reshape(a.shape[:lead] + (1,) * (batch - (a.ndim - lead - 2)) + a.shape[lead:])
     b = b.reshape(b.shape[:lead] + (1,) * (batch - (b.ndim - lead - 2)) + b.shape[lead:])
@@ -102,9 +103,8 @@ def _exact_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     2^64 then cost ten float64 matmuls.
     """
     inner = a.shape[-1]
-    work = inner * a.shape[-2] * b.shape[-1] * int(np.prod(np.broadcast_shapes(a.shape[:-2],
-                                                                               b.shape[:-2])))
-    if work < LIMB_MATMUL_MIN_WORK or inner >= 1 << 19:
+    batch = math.prod(max(i, j) for i, j in zip(a.shape[:-2], b.shape[:-2]))  # same ndim here
+    if inner * a.shape[-2] * b.shape[-1] * batch < LIMB_MATMUL_MIN_WORK or inner >= 1 << 19:
         return np.matmul(a, b)
     limbs_a = [((a >> np.uint64(_LIMB_BITS * i)) & _LIMB_MASK).astype(np.float64) for i in range(4)]
     limbs_b = [((b >> np.uint64(_LIMB_BITS * i)) & _LIMB_MASK).astype(np.float64) for i in range(4)]

@@ -11,6 +11,8 @@ the context's precision.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ppml.crypto.fixed import decode, encode, encode_integers, to_signed
@@ -70,6 +72,8 @@ class ArithmeticShared:
 
     def broadcast_to(self, shape) -> "ArithmeticShared":
         """The value repeated to ``shape`` by numpy's broadcasting rules (local)."""
+        if tuple(shape) == self.shape:
+            return self
         data = np.broadcast_to(pad(self.data, len(shape)), self.data.shape[:1] + tuple(shape))
         return self._like(np.ascontiguousarray(data))
 
@@ -92,10 +96,7 @@ class ArithmeticShared:
 
     def _rescaled(self, data: np.ndarray, frac_bits: int) -> "ArithmeticShared":
         """Truncate a product back to the context precision when its scale exceeds it."""
-        excess = frac_bits - self.ctx.precision_bits
-        if excess > 0:
-            data, frac_bits = truncate(self.ctx, data, excess), self.ctx.precision_bits
-        return self._like(data, frac_bits)
+        return _rescaled_together(self.ctx, [data], [frac_bits])[0]
 
     # -- linear operations (local) -------------------------------------------------------------
     def __add__(self, other):
@@ -123,9 +124,7 @@ class ArithmeticShared:
     # -- products ------------------------------------------------------------------------------
     def __mul__(self, other):
         if isinstance(other, ArithmeticShared):
-            with self.ctx.comm.operation("mul"):
-                (z,) = multiply.beaver(self.ctx, [(self.data, other.data)])
-                return self._rescaled(z, self.frac_bits + other.frac_bits)
+            return products([(self, other)])[0]
         if _is_integer(other):
             return self._like(self.data * encode_integers(other, "public operand"))
         with self.ctx.comm.operation("mul"):
@@ -136,14 +135,13 @@ class ArithmeticShared:
 
     def __truediv__(self, other):
         if isinstance(other, ArithmeticShared):
-            return self * other.reciprocal()
+            return other.reciprocal(numerator=self)
         return self * (1.0 / np.asarray(other, dtype=np.float64))
 
     def __matmul__(self, other):
+        if isinstance(other, ArithmeticShared):
+            return products([(self, other)], kind="matmul")[0]
         with self.ctx.comm.operation("matmul"):
-            if isinstance(other, ArithmeticShared):
-                (z,) = multiply.beaver(self.ctx, [(self.data, other.data)], kind="matmul")
-                return self._rescaled(z, self.frac_bits + other.frac_bits)
             public, frac = self._public_factor(other)
             return self._rescaled(matmul(self.data, public[None]), self.frac_bits + frac)
 
@@ -202,9 +200,10 @@ class ArithmeticShared:
 
     # -- functions -----------------------------------------------------------------------------
     def reciprocal(self, iterations: int | None = None, start: str = "linear",
-                   domain: tuple = (1.0, 10.0)) -> "ArithmeticShared":
+                   domain: tuple = (1.0, 10.0), numerator=None) -> "ArithmeticShared":
+        """1 / self, or numerator / self in the same rounds, for self in ``domain``."""
         with self.ctx.comm.operation("reciprocal"):
-            return functions.reciprocal(self, iterations, start, domain)
+            return functions.reciprocal(self, iterations, start, domain, numerator)
 
     def exp(self, squarings: int = functions.EXP_SQUARINGS) -> "ArithmeticShared":
         with self.ctx.comm.operation("exp"):
@@ -285,6 +284,38 @@ class BinaryShared:
 
     def __repr__(self) -> str:
         return f"BinaryShared(shape={self.shape})"
+
+
+def _rescaled_together(ctx, datas: list, fracs: list) -> list:
+    """Shared tensors from product shares at scales ``fracs``: those above the context precision
+    are truncated back to it in one truncation call on their concatenation (one round)."""
+    over = [k for k, frac in enumerate(fracs) if frac > ctx.precision_bits]
+    excess = {fracs[k] - ctx.precision_bits for k in over}
+    if len(excess) > 1:
+        raise ValueError(f"products truncated together must share one scale, got {fracs}")
+    datas, fracs = list(datas), list(fracs)
+    if len(over) == 1:
+        datas[over[0]] = truncate(ctx, datas[over[0]], excess.pop())
+    elif over:
+        flat = [datas[k].reshape(len(datas[k]), math.prod(datas[k].shape[1:])) for k in over]
+        joined = truncate(ctx, np.concatenate(flat, axis=1), excess.pop())
+        start = 0
+        for k, part in zip(over, flat):
+            datas[k] = joined[:, start:start + part.shape[1]].reshape(datas[k].shape)
+            start += part.shape[1]
+    for k in over:
+        fracs[k] = ctx.precision_bits
+    return [ArithmeticShared(ctx, data, frac) for data, frac in zip(datas, fracs)]
+
+
+def products(pairs: list, kind: str = "mul") -> list:
+    """x * y (``kind="mul"``, with broadcasting) or x @ y (``"matmul"``) for every (x, y) in
+    ``pairs``, shared operands only: every product in one Beaver round, and those that need it
+    truncated together in one more (Hannun et al., section 3, "Multiplication")."""
+    ctx = pairs[0][0].ctx
+    with ctx.comm.operation(kind):
+        zs = multiply.beaver(ctx, [(x.data, y.data) for x, y in pairs], kind=kind)
+        return _rescaled_together(ctx, zs, [x.frac_bits + y.frac_bits for x, y in pairs])
 
 
 def _common_scale(tensors: list) -> tuple:

@@ -30,8 +30,9 @@ def prefix_carries(ctx, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     for shift in SHIFTS:
         if shift == SHIFTS[-1]:
             (t,) = and_(ctx, [(p, g << shift)])
-        else:
-            t, p = and_(ctx, [(p, g << shift), (p, p << shift)])
+        else:  # p & (g<<s, p<<s) as one broadcast AND: p is masked and opened once
+            (both,) = and_(ctx, [(p[:, None], np.stack([g << shift, p << shift], axis=1))])
+            t, p = both[:, 0], both[:, 1]
         g = g ^ t
     return g
 

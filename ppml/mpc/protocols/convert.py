@@ -1,8 +1,10 @@
 """Conversions between arithmetic and binary sharing (Hannun et al., appendix A.1).
 
-A2B: every party XOR-shares its own arithmetic share (with pairwise-derived masks, so nothing is
-sent) and the parties add the P binary sharings with the adder tree of
-:mod:`ppml.mpc.protocols.binary`.  B2A uses daBits, random bits shared both ways by the dealer:
+A2B: party p's arithmetic share x_p is already an XOR sharing of the word x_p, with x_p at p and
+0 at every other party (a local conversion: nothing is sent and no mask is needed, because p
+knows x_p and the others learn nothing from a public 0).  The parties add the P words with the
+adder tree of :mod:`ppml.mpc.protocols.binary`, whose Beaver ANDs open only values masked by
+fresh triples, so the outputs are uniformly re-randomised XOR shares.  B2A uses daBits, random bits shared both ways by the dealer:
 open c = bit XOR b, then [bit] = c + [b] - 2c[b], one round for any number of bits.
 """
 
@@ -19,11 +21,13 @@ BIT_WEIGHTS = np.uint64(1) << np.arange(64, dtype=np.uint64)
 
 def arithmetic_to_binary(ctx, x: np.ndarray) -> np.ndarray:
     """XOR shares of the ring element whose arithmetic shares are ``x``."""
-    shape = x.shape[1:]
     words = []
     for party in range(ctx.parties):
+        word = np.zeros_like(x)
         at = ctx.comm.index(party)
-        words.append(ctx.share_pieces(None if at is None else x[at], party, shape, BINARY))
+        if at is not None:
+            word[at] = x[at]
+        words.append(word)
     return add_many(ctx, words)
 
 

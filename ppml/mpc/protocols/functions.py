@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 START_VALUES = ("linear", "paper")
 PAPER_ITERATIONS = 7   # the paper's experiments (section 5)
 EXP_SQUARINGS = 8      # the paper's k
@@ -41,8 +43,16 @@ def iterations_for(error: float, precision_bits: int) -> int:
     return max(1, math.ceil(math.log2(precision_bits * math.log(2) / -math.log(error))))
 
 
-def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0)):
-    """[1/x] for shared x in ``domain`` (positive)."""
+def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator=None):
+    """[1/x] for shared x in ``domain`` (positive); [n/x] for a shared ``numerator`` n.
+
+    With a numerator the iterates are n y_k: n y_0 is computed in the round of e_0 = 1 - x y_0,
+    and n y_(k+1) = n y_k (1 + e_k) like y itself, so the quotient costs no round more than the
+    reciprocal (a product n * (1/x) would cost one).
+    """
+    if numerator is not None:
+        shape = np.broadcast_shapes(x.shape, numerator.shape)
+        x, numerator = x.broadcast_to(shape), numerator.broadcast_to(shape)
     if start == "paper":
         y = 3.0 * exp(0.5 - x) + 0.003
         iterations = PAPER_ITERATIONS if iterations is None else iterations
@@ -54,10 +64,14 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0)):
         raise ValueError(f"reciprocal start must be one of {START_VALUES}, got {start!r}")
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise ValueError(f"reciprocal iterations must be a non-negative integer, got {iterations!r}")
+    from ppml.mpc.tensor import products, stack as mpc_stack  # tensor.py imports this module
     if iterations == 0:
-        return y
-    from ppml.mpc.tensor import stack as mpc_stack  # tensor.py imports this module
-    error = 1 - x * y                                       # e_0 = 1 - x y_0
+        return y if numerator is None else numerator * y
+    if numerator is None:
+        error = 1 - x * y                                   # e_0 = 1 - x y_0
+    else:
+        xy, y = products([(x, y), (numerator, y)])
+        error = 1 - xy                                      # e_0, with n y_0 in the same round
     for k in range(iterations):
         if k == iterations - 1:
             return y * (1 + error)
