@@ -62,6 +62,26 @@ def test_bits_times_reals_need_no_truncation(rng):
     assert np.allclose(product.reveal(), a * np.array([0, 1] * 4), atol=ULP)
 
 
+@pytest.mark.parametrize("parties", [2, 3])
+def test_products_share_one_beaver_round_and_one_truncation(parties, rng):
+    ctx = mpc.local_context(parties, seed=3)
+    a, b, m = rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, 4), rng.uniform(-1, 1, (3, 4, 4))
+    x, y, w = ctx.share(a, owner=0), ctx.share(b, owner=1), ctx.share(m, owner=0)
+    bits = ctx.share(np.array([1, 0, 1]), owner=1, frac_bits=0)
+    before = ctx.comm.stats[0].rounds
+    xy, scaled, bx = mpc.products([(x, y), (w, y.reshape(1, 4, 1)), (bits.reshape(3, 1), x)])
+    assert ctx.comm.stats[0].rounds - before == 2           # one Beaver round, one truncation
+    assert np.allclose(xy.reveal(), a * b, atol=1e-5)
+    assert np.allclose(scaled.reveal(), m * b[:, None], atol=1e-5)
+    assert bx.frac_bits == ctx.precision_bits               # bit x real: not truncated
+    assert np.allclose(bx.reveal(), a * np.array([1, 0, 1])[:, None], atol=ULP)
+    before = ctx.comm.stats[0].rounds
+    mv, outer = mpc.products([(w, y), (x.reshape(3, 4, 1), x.reshape(3, 1, 4))], kind="matmul")
+    assert ctx.comm.stats[0].rounds - before == 2
+    assert np.allclose(mv.reveal(), m @ b, atol=1e-5)
+    assert np.allclose(outer.reveal(), a[:, :, None] * a[:, None, :], atol=1e-5)
+
+
 def test_integer_sharing_reveals_integers():
     ctx = mpc.local_context(3, seed=4)
     x = ctx.share(np.array([-5, 7]), owner=2, frac_bits=0)

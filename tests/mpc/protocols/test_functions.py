@@ -54,3 +54,26 @@ def test_bad_reciprocal_arguments():
         x.reciprocal(domain=(2, 1))
     with pytest.raises(ValueError, match="iterations"):
         x.reciprocal(iterations=-1)
+
+
+@pytest.mark.parametrize("parties", [2, 3])
+def test_quotient_costs_the_rounds_of_the_reciprocal(parties, rng):
+    a, n = rng.uniform(1, 2, 50), rng.uniform(-3, 3, 50)
+    ctx = mpc.local_context(parties, seed=4)
+    x, num = ctx.share(a, owner=0), ctx.share(n, owner=parties - 1)
+    before = ctx.comm.stats[0].rounds
+    x.reciprocal(domain=(1, 2)).reveal()
+    reciprocal_rounds = ctx.comm.stats[0].rounds - before
+    before = ctx.comm.stats[0].rounds
+    quotient = x.reciprocal(domain=(1, 2), numerator=num).reveal()
+    assert ctx.comm.stats[0].rounds - before == reciprocal_rounds
+    assert np.allclose(quotient, n / a, atol=1e-4)
+    assert np.allclose((num / x).reveal(), n / a, atol=1e-4)        # default domain [1, 10]
+
+
+def test_quotient_by_a_bit_vector_broadcasts(rng):
+    a = rng.uniform(1, 2, (4, 3))
+    ctx = mpc.local_context(2, seed=4)
+    onehot = ctx.share(np.array([0, 1, 0]), owner=1, frac_bits=0)
+    out = ctx.share(a, owner=0).reciprocal(domain=(1, 2), numerator=onehot).reveal()
+    assert np.allclose(out, np.array([0, 1, 0]) / a, atol=1e-5)
