@@ -40,35 +40,38 @@ MASK_EXPONENT = 32
 _SIGN = 1 << 63
 _MASK64 = (1 << 64) - 1
 _DOUBLE = struct.Struct(">d")
+_FLOAT_BITS, _BITS = struct.Struct("<d"), struct.Struct("<Q")
 
 
 def order_key(x: float) -> int:
     """An exact strictly increasing map from float64 (no NaN; -0.0 read as 0.0) to [0, 2^64)."""
-    if math.isnan(x):
+    if x != x:
         raise ValueError("a score is NaN; scores must be comparable reals")
-    bits = int.from_bytes(_DOUBLE.pack(x + 0.0), "big")
-    return bits ^ _MASK64 if bits & _SIGN else bits | _SIGN
+    (bits,) = _BITS.unpack(_FLOAT_BITS.pack(x + 0.0))
+    return bits ^ _MASK64 if bits >= _SIGN else bits | _SIGN
 
 
-def pack_score(kind: str, x: float, mask: tuple) -> bytes:
-    """DO's masked score as fixed-width bytes: a key(x) + b (ARGMAX) or alpha x (MATCH)."""
+def masked_score(kind: str, x: float, masks: Words) -> bytes:
+    """DO's masked score as fixed-width bytes, with the mask of (t, l) from seed_alpha:
+    a key(x) + b (ARGMAX; a = 1 + one word, then b = one word) or alpha x (MATCH; alpha = 2^w,
+    w = 64 u - 32 from one uniform)."""
     if kind == ARGMAX:
-        a, b = mask
-        return (a * order_key(x) + b).to_bytes(SCORE_BYTES, "big")
-    (alpha,) = mask
+        a = masks.word() + 1
+        return (a * order_key(x) + masks.word()).to_bytes(SCORE_BYTES, "big")
+    alpha = 2.0 ** (2 * MASK_EXPONENT * masks.uniform() - MASK_EXPONENT)
     y = alpha * x
     if not math.isfinite(y):
         raise ValueError(f"masked probability-matching score {x!r} * {alpha!r} is not finite")
     return _DOUBLE.pack(y) + bytes(SCORE_BYTES - 8)
 
 
-def unpack_score(kind: str, plaintext: bytes):
-    """Comp's view of one masked score: an int (ARGMAX) or a float (MATCH)."""
+def unpack_scores(kind: str, plaintexts: list) -> list:
+    """Comp's view of the masked scores: ints (ARGMAX) or floats (MATCH)."""
     if kind == ARGMAX:
-        return int.from_bytes(plaintext, "big")
-    if any(plaintext[8:]):
+        return [int.from_bytes(p, "big") for p in plaintexts]
+    if any(any(p[8:]) for p in plaintexts):
         raise MessageRejected("a probability-matching score has non-zero padding")
-    return _DOUBLE.unpack_from(plaintext)[0]
+    return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
 
 
 def unpack_bit(plaintext: bytes) -> int:
@@ -85,13 +88,6 @@ def bit_plaintexts(arms: int, position: int) -> list[bytes]:
     bits = [BIT_ZERO] * arms
     bits[position] = BIT_ONE
     return bits
-
-
-def draw_mask(kind: str, masks: Words) -> tuple:
-    """(a, b) for ARGMAX (two words), (alpha,) for MATCH (one uniform), from seed_alpha."""
-    if kind == ARGMAX:
-        return masks.word() + 1, masks.word()
-    return (2.0 ** (2 * MASK_EXPONENT * masks.uniform() - MASK_EXPONENT),)
 
 
 def make_channel(crypto: bool, aes_key: bytes, run_id: bytes, nonces: Stream):
@@ -149,7 +145,7 @@ class DataOwner:
                                "(exploration shortcut)")
         kind = self.policy.kind(l)
         x = self.policy.compute_score(t, l, self.state, self.draws)
-        return self.channel.seal(pack_score(kind, x, draw_mask(kind, self.masks)), t, l, "score")
+        return self.channel.seal(masked_score(kind, x, self.masks), t, l, "score")
 
     def receive(self, t: int, l: int, message: bytes) -> None:
         """Step 5: the pull bit; pull at the last iteration, else the local update."""
@@ -160,6 +156,13 @@ class DataOwner:
             self.policy.after_iteration(l, self.state, bit)
         elif bit:
             self._pull(t)
+
+    def exchange(self, delivered, message, asked):
+        """Step 5 of ``delivered`` = (t, l) with its bit ``message`` unless None, then step 2 of
+        ``asked`` = (t, l) unless None."""
+        if delivered is not None:
+            self.receive(delivered[0], delivered[1], message)
+        return None if asked is None else self.score(asked[0], asked[1])
 
     def reward_share(self, public_key):
         """Step 6: E(s_i) under DC's key (s_i itself without cryptography)."""
@@ -196,21 +199,20 @@ class DataOwnerGroup:
             now = then
         return out
 
-    def scores(self, t: int, l: int) -> list:
-        return self._each("score", itertools.repeat((t, l)))
-
-    def receive(self, t: int, l: int, messages: list) -> None:
-        if len(messages) != len(self.owners):
-            raise MessageRejected(f"expected {len(self.owners)} bit messages at t={t}, l={l}, "
-                                  f"got {len(messages)}")
-        self._each("receive", [(t, l, m) for m in messages])
-
     def exchange(self, delivery, asked) -> list | None:
         """Step 5 of the last iteration, ``delivery`` = (t, l, bits) unless None, then step 2 of
-        ``asked`` = (t, l) unless None (an explore step, or the end of the run)."""
+        ``asked`` = (t, l) unless None (an explore step, or the end of the run): each DO opens
+        its bit, then scores."""
+        delivered, messages = None, itertools.repeat(None)
         if delivery is not None:
-            self.receive(*delivery)
-        return None if asked is None else self.scores(*asked)
+            t, l, messages = delivery
+            delivered = (t, l)
+            if len(messages) != len(self.owners):
+                raise MessageRejected(f"expected {len(self.owners)} bit messages at t={t}, "
+                                      f"l={l}, got {len(messages)}")
+        scores = self._each("exchange", zip(itertools.repeat(delivered), messages,
+                                            itertools.repeat(asked)))
+        return None if asked is None else scores
 
     def reward_shares(self, public_key) -> list:
         return self._each("reward_share", itertools.repeat((public_key,)))
@@ -242,7 +244,7 @@ class Comp:
         if messages is not None:
             kind = self.policy.kind(l)
             plain = self.channel.open_batch(messages, t, l, "score", self.arms)
-            values = [unpack_score(kind, p) for p in plain]
+            values = unpack_scores(kind, plain)
             u = self.selection.uniform() if kind == MATCH else None
             position = select_arm(kind, values, u)
         bits = self.channel.seal_many(bit_plaintexts(self.arms, position), t, l, "bit")

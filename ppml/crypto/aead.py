@@ -57,17 +57,14 @@ class Channel:
         self._aead = AESGCM(key)
         self.run_id = bytes(run_id)
         self.width = width
+        self.message_bytes = NONCE_BYTES + width + TAG_BYTES
+        """Length of every sealed message: nonce, ciphertext and tag."""
         self._nonces = nonces if nonces is not None else Stream(fresh_key())
         self._nonce_block = b""
         self._nonce_at = 0
         self._prefixes: dict = {}
         self.encryptions = 0
         self.decryptions = 0
-
-    @property
-    def message_bytes(self) -> int:
-        """Length of every sealed message: nonce, ciphertext and tag."""
-        return NONCE_BYTES + self.width + TAG_BYTES
 
     def _associated_data(self, t: int, l: int, kind: str) -> bytes:
         """"samba", run id and kind (each length-prefixed), then t (8 bytes) and l (4 bytes)."""
@@ -108,10 +105,10 @@ class Channel:
         return self._open(message, self._associated_data(t, l, kind), t, l, kind)
 
     def _open(self, message: bytes, associated: bytes, t: int, l: int, kind: str) -> bytes:
-        if not isinstance(message, bytes) or len(message) != self.message_bytes:
+        if type(message) is not bytes or len(message) != self.message_bytes:
             raise MessageRejected(f"{kind} message {self._where(t, l, kind)} must be "
                                   f"{self.message_bytes} bytes, got "
-                                  f"{len(message) if isinstance(message, bytes) else message!r}")
+                                  f"{len(message) if type(message) is bytes else message!r}")
         self.decryptions += 1
         try:
             return self._aead.decrypt(message[:NONCE_BYTES], message[NONCE_BYTES:], associated)

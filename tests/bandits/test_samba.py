@@ -5,10 +5,12 @@ import numpy as np
 import pytest
 
 from ppml.bandits.mab import run_reference
-from ppml.bandits.policies import ALGORITHMS, AlgorithmSpec
+from ppml.bandits.policies import ALGORITHMS, MATCH, AlgorithmSpec
 from ppml.bandits.samba import SambaSetup, owner_groups, run_samba
 from ppml.bandits.samba_keys import SambaKeys
-from ppml.bandits.samba_roles import SCORE_BYTES, order_key
+from ppml.bandits.samba_roles import (SCORE_BYTES, Comp, DataOwnerGroup, OwnerSecrets, order_key,
+                                      unpack_bit, unpack_scores)
+from ppml.crypto.aead import MessageRejected
 
 
 class ToyArms:
@@ -89,3 +91,31 @@ def test_short_horizon_and_2048_bit_policy_are_refused():
     with pytest.raises(ValueError, match="key_bits must be >= 2048"):
         run_samba(ToyArms([0.5] * 2, 4), SambaSetup(4, AlgorithmSpec("ucb"),
                                                    SambaKeys.for_seed(1), key_bits=512))
+
+
+def participants(arms=3):
+    keys, spec = SambaKeys.for_seed(6), AlgorithmSpec("ucb")
+    group = DataOwnerGroup()
+    group.setup([OwnerSecrets(i, keys.aes_key(), keys.mask_key(), keys.explore_key(),
+                              keys.owner_key(i), keys.run_id) for i in range(arms)],
+                arms, ToyArms([0.5] * arms, 20), 20, spec, True)
+    return group, Comp(arms, spec, keys.aes_key(), keys.comp_key(), keys.run_id, True)
+
+
+def test_participants_refuse_replayed_misrouted_and_malformed_messages():
+    group, comp = participants()
+    scores = group.exchange(None, (4, 1))
+    with pytest.raises(MessageRejected, match="replayed within the list"):
+        comp.select(4, 1, [scores[0]] * 3)
+    with pytest.raises(MessageRejected, match="t=5, l=1, kind=score"):
+        comp.select(5, 1, scores)                        # scores of step 4 offered as step 5
+    bits = comp.select(6, 1, group.exchange(None, (6, 1)))
+    with pytest.raises(MessageRejected, match="expected 3 bit messages"):
+        group.exchange((6, 1, bits[:2]), None)
+    group.exchange((6, 1, bits), None)
+    with pytest.raises(MessageRejected, match="already accepted"):
+        group.exchange((6, 1, bits), None)               # the same bits again
+    with pytest.raises(MessageRejected, match="neither 0 nor 1"):
+        unpack_bit(b"\x02" + bytes(SCORE_BYTES - 1))
+    with pytest.raises(MessageRejected, match="non-zero padding"):
+        unpack_scores(MATCH, [bytes(8) + b"\x01" + bytes(SCORE_BYTES - 9)])

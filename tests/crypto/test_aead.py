@@ -3,7 +3,7 @@ messages with the (run, t, l, kind) named."""
 
 import pytest
 
-from ppml.crypto.aead import Channel, MessageRejected, ReplayGuard
+from ppml.crypto.aead import NONCE_BLOCK, Channel, MessageRejected, ReplayGuard
 from ppml.crypto.rng import Stream, seeded_key
 
 KEY = seeded_key(1, "aead-test")
@@ -70,3 +70,17 @@ def test_seeded_nonces_are_reproducible():
 def test_bad_key_length():
     with pytest.raises(ValueError, match="32 bytes"):
         Channel(b"x" * 16, b"r", 8)
+
+
+def test_seal_many_and_nonces_across_blocks_are_distinct():
+    ch = channel()
+    sealed = ch.seal_many([bytes([i % 256]) * 8 for i in range(NONCE_BLOCK + 5)], 9, 2, "bit")
+    assert len({m[:12] for m in sealed}) == NONCE_BLOCK + 5
+    assert ch.open_batch(sealed[-3:], 9, 2, "bit", 3)[0] == bytes([(NONCE_BLOCK + 2) % 256]) * 8
+    assert ch.encryptions == NONCE_BLOCK + 5
+
+
+def test_associated_data_fields_do_not_run_into_each_other():
+    message = Channel(KEY, b"run-1", 8).seal(bytes(8), 3, 1, "score")
+    with pytest.raises(MessageRejected, match="tampered"):
+        Channel(KEY, b"run-1s", 8).open(message, 3, 1, "core")
