@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import os
 
 import numpy as np
@@ -64,7 +65,7 @@ class Stream:
 
     def uint64(self, shape=()) -> np.ndarray:
         """Uniform elements of Z/2^64."""
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape) if isinstance(shape, (tuple, list)) else int(shape)
         return np.frombuffer(self.bytes(8 * count), dtype=np.uint64).reshape(shape).copy()
 
     def bits(self, shape=()) -> np.ndarray:

@@ -15,6 +15,8 @@ ring-level integer x, far beyond any real score at 20 fractional bits.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ppml.mpc import dealer
@@ -42,6 +44,12 @@ def _and_reduce(ctx, bits: np.ndarray) -> np.ndarray:
     return bits[..., 0]
 
 
+@functools.lru_cache(maxsize=64)
+def _pairs(arms: int) -> tuple:
+    """The unordered pairs i < j of ``arms`` indices (made once per size: it is on the hot path)."""
+    return np.triu_indices(arms, 1)
+
+
 def pairwise(ctx, x: np.ndarray) -> np.ndarray:
     """One-hot shares (scale 1) of the argmax over the last axis: Algorithm 2 in one pass.
 
@@ -51,7 +59,7 @@ def pairwise(ctx, x: np.ndarray) -> np.ndarray:
     """
     arms = x.shape[-1]
     keys = _tie_broken_keys(ctx, x)
-    i, j = np.triu_indices(arms, 1)
+    i, j = _pairs(arms)
     j_wins = most_significant_bit(ctx, keys[..., i] - keys[..., j])         # lines 1-3
     geq = ctx.add_public(np.zeros(x.shape + (arms,), dtype=np.uint64),
                          np.eye(arms, dtype=np.uint64), BINARY)
