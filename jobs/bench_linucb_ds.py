@@ -12,11 +12,12 @@ of P's obfuscators (`ObfuscatorPool`) and prints, per run:
   where the authors' code was not measured;
 * ``floor_s``: what no implementation of this protocol avoids, at this machine's unit costs
   measured first: per round and per packed ciphertext one fresh obfuscator of the run's kind
-  (the re-randomisation before Comp sees it) and one CRT decryption; ``chain_s``: the squarings
-  of the packing chain (K slot_bits squarings mod n^2 a round), the bulk of step 3.ii;
+  (the re-randomisation before Comp sees it) and one CRT decryption; ``tables_s``: the
+  fixed-base table multiplications of step 3.ii (d K slot_bits / `ds_scores.WINDOW` a round,
+  an upper bound: zero digits are skipped);
 * the unit costs in seconds (``unit_*``): a fresh r^n, a DJN obfuscator from its tables,
   making a DJN base (its complement of fresh r^n and its tables, once per pool), a CRT
-  decryption, a squaring mod n^2;
+  decryption, a multiplication mod n^2;
 * the load average before and after (the machine is shared).
 
 Prints the table and writes one Parquet file; the numbers are in docs/linucb-ds.md.
@@ -33,6 +34,7 @@ import ray
 
 from jobs.bench_paillier import median_time
 from jobs.cli import finish, options
+from ppml.bandits.ds_scores import WINDOW
 from ppml.crypto.paillier import generate_keypair
 from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
 from ppml.crypto.paillier.pool import fresh_obfuscators
@@ -50,7 +52,7 @@ TWO_WORKER_TARGET_S = {(15, 3, 1000, 2048): 12.0}
 
 def unit_costs(key_bits: int, repeats: int = 20) -> dict:
     """Median seconds of one r^n, one DJN obfuscator, one DJN base (its complement of fresh r^n
-    and its tables, once per pool), one CRT decryption and one squaring mod n^2 here."""
+    and its tables, once per pool), one CRT decryption and one multiplication mod n^2 here."""
     public_key, private_key = generate_keypair(key_bits, insecure_key_bits_ok=True)
     c = gmpy2.mpz(secrets.randbelow(int(public_key.nsquare)))
     full = median_time(lambda: fresh_obfuscators(public_key, 1), repeats)
@@ -60,8 +62,8 @@ def unit_costs(key_bits: int, repeats: int = 20) -> dict:
             "djn_base_s": median_time(lambda: ShortExponentBase(public_key, complement), 3)
             + COMPLEMENT_BASES * full,
             "decrypt_s": median_time(lambda: private_key.decrypt_raw([c]), repeats),
-            "square_s": median_time(lambda: gmpy2.powmod(c, 1 << 1000, public_key.nsquare),
-                                    repeats) / 1000}
+            "multiply_s": median_time(lambda: [c * c % public_key.nsquare for _ in range(1000)],
+                                      repeats) / 1000}
 
 
 def _pid() -> int:
@@ -93,7 +95,7 @@ def measure(opts: dict, K: int, d: int, N: int, workers: int, obfuscator: str,
             "time_3i_s": s["time_3i_s"], "time_3ii_s": s["time_3ii_s"],
             "time_4i_s": s["time_4i_s"], "time_rest_s": s["time_rest_s"],
             "floor_s": rounds * groups * (units[f"{obfuscator}_s"] + units["decrypt_s"]),
-            "chain_s": rounds * K * s["slot_bits"] * units["square_s"],
+            "tables_s": rounds * d * K * s["slot_bits"] / WINDOW * units["multiply_s"],
             "slot_bits": s["slot_bits"], "groups": groups, "sum_exact": s["sum_exact"],
             "float_arm_agreement": s["float_arm_agreement"],
             "load_before": load_before, "load_after": os.getloadavg()[0],
