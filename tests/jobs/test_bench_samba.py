@@ -1,0 +1,32 @@
+"""jobs/bench_samba.py runs a tiny size end to end and writes its table; issue 5's targets."""
+
+import pytest
+
+from jobs import bench_samba
+from ppml.experiments.results import read_results
+
+
+def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
+    bench_samba.main(["sizes=3x30,4x20", "algorithms=ucb,pursuit", "dataset=synthetic",
+                      "key_bits=512", f"results_dir={tmp_path}"])
+    rows = read_results(tmp_path).to_pylist()
+    assert sorted((r["algorithm"], r["arms"]) for r in rows) == [
+        ("pursuit", 3), ("pursuit", 4), ("ucb", 3), ("ucb", 4)]
+    for r in rows:
+        assert r["agree"] and r["target_s"] is None and r["step_us"] > 0
+        assert r["setup_s"] + r["steps_s"] + r["end_s"] <= r["secure_s"]
+    assert "secure_s" in capsys.readouterr().out
+
+
+def test_targets_are_a_third_of_the_authors_times():
+    assert bench_samba.target("ucb", 10, 100_000) == pytest.approx(29 / 3)
+    assert bench_samba.target("eps_greedy", 100, 5_000) == pytest.approx(14 / 3)
+    assert bench_samba.target("thompson", 100, 5_000) == 7.0
+    assert bench_samba.target("softmax", 100, 100_000) == 180.0
+    assert bench_samba.target("pursuit", 100, 100_000) is None
+    assert bench_samba.target("ucb", 50, 100_000) is None
+
+
+def test_unknown_sweep_is_refused():
+    with pytest.raises(SystemExit, match="sweep must be one of"):
+        bench_samba.main(["sweep=fig9"])
