@@ -85,6 +85,8 @@ class Policy:
     """ComputeScore / SelectArm of one algorithm (section 4.1.2); nb_A = ``iterations``."""
 
     iterations = 1
+    exploring = False
+    """Whether `explores` ever draws (epsilon-greedy only)."""
 
     def __init__(self, spec: AlgorithmSpec, arms: int):
         self.spec, self.arms = spec, arms
@@ -107,6 +109,8 @@ class Policy:
 
 class EpsilonGreedy(Policy):
     """Fig. 4, epsilon-greedy with fixed eps: exploit argmax mu_i with probability 1 - eps."""
+
+    exploring = True
 
     def epsilon(self, t: int) -> float:
         return self.spec.epsilon

@@ -140,7 +140,7 @@ class DataOwner:
 
     def score(self, t: int, l: int) -> bytes:
         """Step 2: Enc(mask(ComputeScore(t, l)))."""
-        if self.explores(t):
+        if self.policy.exploring and self.explores(t):
             raise RuntimeError(f"DO_{self.index}: step {t} explores; no score is sent "
                                "(exploration shortcut)")
         kind = self.policy.kind(l)
@@ -150,7 +150,8 @@ class DataOwner:
     def receive(self, t: int, l: int, message: bytes) -> None:
         """Step 5: the pull bit; pull at the last iteration, else the local update."""
         self.guard.advance(t, l)
-        self.explores(t)
+        if self.policy.exploring:
+            self.explores(t)                   # seed_eps's draw of step t, also on explore steps
         bit = unpack_bit(self.channel.open(message, t, l, "bit"))
         if l < self.policy.iterations:
             self.policy.after_iteration(l, self.state, bit)

@@ -75,50 +75,68 @@ class Channel:
                                              self.run_id + bytes([len(name)]) + name)
         return prefix + _STEP.pack(t, l)
 
-    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
-        """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
-        return self._seal(plaintext, self._associated_data(t, l, kind), kind)
-
-    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
-        """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce."""
-        associated = self._associated_data(t, l, kind)
-        return [self._seal(p, associated, kind) for p in plaintexts]
-
-    def _seal(self, plaintext: bytes, associated: bytes, kind: str) -> bytes:
+    def _check_width(self, plaintext: bytes, kind: str) -> None:
         if len(plaintext) != self.width:
             raise ValueError(f"{kind} plaintext must be exactly {self.width} bytes (fixed width), "
                              f"got {len(plaintext)}")
-        if self.encryptions >= MAX_MESSAGES:
-            raise RuntimeError(f"this AES-GCM key has sealed {MAX_MESSAGES} messages, the limit "
-                               "for random nonces; start a run with a fresh key")
-        self.encryptions += 1
-        at = self._nonce_at
-        if at == len(self._nonce_block):
-            self._nonce_block, at = self._nonces.bytes(NONCE_BYTES * NONCE_BLOCK), 0
-        self._nonce_at = at + NONCE_BYTES
-        nonce = self._nonce_block[at:at + NONCE_BYTES]
-        return nonce + self._aead.encrypt(nonce, plaintext, associated)
 
-    def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
-        """The plaintext of ``message``; `MessageRejected` if it was not sealed on this channel
-        for exactly (run, t, l, kind) or was altered."""
-        return self._open(message, self._associated_data(t, l, kind), t, l, kind)
+    def _take_nonces(self, count: int) -> bytes:
+        """``count`` fresh nonces end to end, within the message limit."""
+        if self.encryptions + count > MAX_MESSAGES:
+            raise RuntimeError(f"this AES-GCM key has sealed {self.encryptions} messages, the "
+                               f"limit for random nonces is {MAX_MESSAGES}; start a run with a "
+                               "fresh key")
+        self.encryptions += count
+        need, at = NONCE_BYTES * count, self._nonce_at
+        if len(self._nonce_block) - at < need:
+            self._nonce_block = self._nonce_block[at:] + self._nonces.bytes(
+                max(need, NONCE_BYTES * NONCE_BLOCK))
+            at = 0
+        self._nonce_at = at + need
+        return self._nonce_block[at:at + need]
 
-    def _open(self, message: bytes, associated: bytes, t: int, l: int, kind: str) -> bytes:
+    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
+        """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
+        self._check_width(plaintext, kind)
+        nonce = self._take_nonces(1)
+        return nonce + self._aead.encrypt(nonce, plaintext, self._associated_data(t, l, kind))
+
+    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce."""
+        for plaintext in plaintexts:
+            self._check_width(plaintext, kind)
+        nonces = self._take_nonces(len(plaintexts))
+        associated, encrypt = self._associated_data(t, l, kind), self._aead.encrypt
+        sealed = []
+        for at, plaintext in zip(range(0, len(nonces), NONCE_BYTES), plaintexts):
+            nonce = nonces[at:at + NONCE_BYTES]
+            sealed.append(nonce + encrypt(nonce, plaintext, associated))
+        return sealed
+
+    def _check_message(self, message, t: int, l: int, kind: str) -> None:
         if type(message) is not bytes or len(message) != self.message_bytes:
             raise MessageRejected(f"{kind} message {self._where(t, l, kind)} must be "
                                   f"{self.message_bytes} bytes, got "
                                   f"{len(message) if type(message) is bytes else message!r}")
-        self.decryptions += 1
-        try:
-            return self._aead.decrypt(message[:NONCE_BYTES], message[NONCE_BYTES:], associated)
-        except InvalidTag:
-            raise MessageRejected(f"AES-GCM authentication failed for the {kind} message "
-                                  f"{self._where(t, l, kind)}: it was tampered with, or replayed "
-                                  "from another run, step or iteration") from None
+
+    def _rejected(self, t: int, l: int, kind: str) -> MessageRejected:
+        return MessageRejected(f"AES-GCM authentication failed for a {kind} message "
+                               f"{self._where(t, l, kind)}: it was tampered with, or replayed "
+                               "from another run, step or iteration")
 
     def _where(self, t: int, l: int, kind: str) -> str:
         return f"(run={self.run_id.hex()[:16]}, t={t}, l={l}, kind={kind})"
+
+    def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
+        """The plaintext of ``message``; `MessageRejected` if it was not sealed on this channel
+        for exactly (run, t, l, kind) or was altered."""
+        self._check_message(message, t, l, kind)
+        self.decryptions += 1
+        try:
+            return self._aead.decrypt(message[:NONCE_BYTES], message[NONCE_BYTES:],
+                                      self._associated_data(t, l, kind))
+        except InvalidTag:
+            raise self._rejected(t, l, kind) from None
 
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
         """Open a list of exactly ``count`` messages of one (t, l, kind), none repeated."""
@@ -128,8 +146,14 @@ class Channel:
         if len({m[:NONCE_BYTES] for m in messages}) != count:
             raise MessageRejected(f"a {kind} message was replayed within the list at t={t}, "
                                   f"l={l}")
-        associated = self._associated_data(t, l, kind)
-        return [self._open(m, associated, t, l, kind) for m in messages]
+        for message in messages:
+            self._check_message(message, t, l, kind)
+        associated, decrypt = self._associated_data(t, l, kind), self._aead.decrypt
+        self.decryptions += count
+        try:
+            return [decrypt(m[:NONCE_BYTES], m[NONCE_BYTES:], associated) for m in messages]
+        except InvalidTag:
+            raise self._rejected(t, l, kind) from None
 
 
 class ReplayGuard:
