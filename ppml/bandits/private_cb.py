@@ -104,18 +104,21 @@ class PrivateLinearBandit:
     def private_scores(self, x) -> tuple:
         """Lines 8-13: the differentially private scores, and what the update reuses.
 
-        One product round gives s_{t,a} = b_a^T u_a, x^T u_a and the outer products u_a u_a^T
-        that eq. 1 needs, so the update spends no round on them.
+        Line 13's y v + (1 - y) s is assembled from products made beside W_a^-1 x: (1 - y) b_a
+        and y v (bits times reals, no truncation), so that s~ = (1 - y) b_a^T u_a + y v_a needs
+        no round of its own.  The next round gives (1 - y) s_{t,a}, x^T u_a and the outer
+        products u_a u_a^T that eq. 1 needs, so the update spends no round on them either.
         """
         c = self.config
-        u = self.w_inv @ x                                                    # W_a^-1 x, [A, D]
-        rows = mpc.stack([self.b, x.broadcast_to((c.arms, c.dims))], axis=1)  # [A, 2, D]
-        column, row = u.reshape(c.arms, c.dims, 1), u.reshape(c.arms, 1, c.dims)
-        dots, outer = mpc.products([(rows, column), (column, row)], kind="matmul")
-        scores, quad = dots[:, 0, 0], dots[:, 1, 0]                           # s_{t,a}, x^T u_a
         y = mpc.bernoulli(self.ctx, c.epsilon)                                # line 8
         v = mpc.uniform(self.ctx, (c.arms,))                                  # line 12
-        return scores + y * (v - scores), outer, quad                         # line 13
+        u, kept, explored = mpc.products([(self.w_inv, x), (1 - y, self.b), (y, v)],
+                                         kind=["matmul", "mul", "mul"])       # u_a = W_a^-1 x
+        rows = mpc.stack([kept, x.broadcast_to((c.arms, c.dims))], axis=1)   # [A, 2, D]
+        column, row = u.reshape(c.arms, c.dims, 1), u.reshape(c.arms, 1, c.dims)
+        dots, outer = mpc.products([(rows, column), (column, row)], kind="matmul")
+        quad = dots[:, 1, 0]                                                  # x^T u_a
+        return dots[:, 0, 0] + explored, outer, quad                          # line 13
 
     def update(self, x, outer, quad, onehot, reward) -> None:
         """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1.
@@ -164,8 +167,8 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
                   desc="private_cb", unit="step"):
         x = bandit.share_context({p: block[t] for p, block in mine.items()})
         private, outer, quad = bandit.private_scores(x)
-        onehot = mpc.argmax(private, method=config.argmax_method)              # line 15
-        pulled = ctx.value_at(onehot.reveal(to=config.puller), config.puller)  # line 16
+        pulled = ctx.value_at(mpc.reveal_argmax(private, to=config.puller,    # lines 15-16
+                                                method=config.argmax_method), config.puller)
         if pulled is not None:
             arms.append(int(np.argmax(pulled)))                                # line 17
             world.pull(t, arms[-1])

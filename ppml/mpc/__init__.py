@@ -10,7 +10,8 @@ See docs/mpc.md for the protocols, their rounds and their accuracy.
 from ppml.mpc.context import Context, PerParty
 from ppml.mpc.runtime import RUNTIMES, local_context, run
 from ppml.mpc.tensor import (ArithmeticShared, BinaryShared, argmax, bernoulli, concatenate,
-                              products, stack, uniform)
+                              products, reveal_argmax, stack, uniform)
 
-__all__ = ["run", "argmax", "bernoulli", "uniform", "concatenate", "products", "stack", "local_context", "Context", "PerParty", "ArithmeticShared",
-           "BinaryShared", "RUNTIMES"]
+__all__ = ["run", "argmax", "reveal_argmax", "bernoulli", "uniform", "concatenate", "products",
+           "stack", "local_context", "Context", "PerParty", "ArithmeticShared", "BinaryShared",
+           "RUNTIMES"]

@@ -11,15 +11,13 @@ the context's precision.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ppml.crypto.fixed import decode, encode, encode_integers, to_signed
 from ppml.mpc import dealer
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, functions, multiply
-from ppml.mpc.protocols.truncate import truncate
+from ppml.mpc.protocols.truncate import truncate, truncate_each
 from ppml.mpc.ring import ARITHMETIC, BINARY, matmul, pad
 
 
@@ -288,32 +286,22 @@ class BinaryShared:
 
 def _rescaled_together(ctx, datas: list, fracs: list) -> list:
     """Shared tensors from product shares at scales ``fracs``: those above the context precision
-    are truncated back to it in one truncation call on their concatenation (one round)."""
+    are truncated back to it together (one round in the bounded mode)."""
     over = [k for k, frac in enumerate(fracs) if frac > ctx.precision_bits]
-    excess = {fracs[k] - ctx.precision_bits for k in over}
-    if len(excess) > 1:
-        raise ValueError(f"products truncated together must share one scale, got {fracs}")
+    truncated = truncate_each(ctx, [(datas[k], fracs[k] - ctx.precision_bits) for k in over])
     datas, fracs = list(datas), list(fracs)
-    if len(over) == 1:
-        datas[over[0]] = truncate(ctx, datas[over[0]], excess.pop())
-    elif over:
-        flat = [datas[k].reshape(len(datas[k]), math.prod(datas[k].shape[1:])) for k in over]
-        joined = truncate(ctx, np.concatenate(flat, axis=1), excess.pop())
-        start = 0
-        for k, part in zip(over, flat):
-            datas[k] = joined[:, start:start + part.shape[1]].reshape(datas[k].shape)
-            start += part.shape[1]
-    for k in over:
-        fracs[k] = ctx.precision_bits
+    for k, data in zip(over, truncated):
+        datas[k], fracs[k] = data, ctx.precision_bits
     return [ArithmeticShared(ctx, data, frac) for data, frac in zip(datas, fracs)]
 
 
-def products(pairs: list, kind: str = "mul") -> list:
+def products(pairs: list, kind="mul") -> list:
     """x * y (``kind="mul"``, with broadcasting) or x @ y (``"matmul"``) for every (x, y) in
-    ``pairs``, shared operands only: every product in one Beaver round, and those that need it
-    truncated together in one more (Hannun et al., section 3, "Multiplication")."""
+    ``pairs``, shared operands only (``kind`` may also list one kind per pair): every product in
+    one Beaver round, and those that need it truncated together in one more (Hannun et al.,
+    section 3, "Multiplication")."""
     ctx = pairs[0][0].ctx
-    with ctx.comm.operation(kind):
+    with ctx.comm.operation(kind if isinstance(kind, str) else "products"):
         zs = multiply.beaver(ctx, [(x.data, y.data) for x, y in pairs], kind=kind)
         return _rescaled_together(ctx, zs, [x.frac_bits + y.frac_bits for x, y in pairs])
 
@@ -364,3 +352,15 @@ def argmax(x: ArithmeticShared, method: str = "pairwise") -> ArithmeticShared:
     """Secret one-hot (scale 1) of the maximum over the last axis, ties broken at random."""
     with x.ctx.comm.operation("argmax"):
         return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method), 0)
+
+
+def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "pairwise"):
+    """``argmax(x, method).reveal(to)`` (int64 one-hot), one round fewer with ``pairwise``: its
+    XOR-shared one-hot is opened as it is, without the B2A conversion (Hannun et al.,
+    Algorithm 1, lines 15-16: the argmax is opened to p' only)."""
+    argmax_protocol.check(x.data, method)
+    if method != "pairwise" or x.shape[-1] == 1:
+        return argmax(x, method).reveal(to)
+    with x.ctx.comm.operation("argmax"):
+        bits = argmax_protocol.pairwise_bits(x.ctx, x.data)
+    return _reveal(x.ctx, bits, BINARY, to, lambda v: v.astype(np.int64))

@@ -50,8 +50,8 @@ def _pairs(arms: int) -> tuple:
     return np.triu_indices(arms, 1)
 
 
-def pairwise(ctx, x: np.ndarray) -> np.ndarray:
-    """One-hot shares (scale 1) of the argmax over the last axis: Algorithm 2 in one pass.
+def pairwise_bits(ctx, x: np.ndarray) -> np.ndarray:
+    """XOR shares of the argmax's one-hot over the last axis: Algorithm 2 in one pass.
 
     The keys are distinct, so one comparison per unordered pair gives both [k_i >= k_j] (the
     negated sign bit of k_i - k_j) and [k_j >= k_i] (the sign bit itself): A(A-1)/2 comparisons
@@ -65,7 +65,12 @@ def pairwise(ctx, x: np.ndarray) -> np.ndarray:
                          np.eye(arms, dtype=np.uint64), BINARY)
     geq[..., i, j] = ctx.add_public(j_wins, np.uint64(1), BINARY)
     geq[..., j, i] = j_wins
-    return bits_to_arithmetic(ctx, _and_reduce(ctx, geq))                   # lines 4-9
+    return _and_reduce(ctx, geq)                                            # lines 4-9
+
+
+def pairwise(ctx, x: np.ndarray) -> np.ndarray:
+    """One-hot shares (scale 1) of the argmax over the last axis: `pairwise_bits` and B2A."""
+    return bits_to_arithmetic(ctx, pairwise_bits(ctx, x))
 
 
 def tournament(ctx, x: np.ndarray) -> np.ndarray:
@@ -85,11 +90,16 @@ def tournament(ctx, x: np.ndarray) -> np.ndarray:
     return onehots[..., 0, :]
 
 
-def argmax(ctx, x: np.ndarray, method: str = "pairwise") -> np.ndarray:
+def check(x: np.ndarray, method: str) -> None:
+    """ValueError unless ``method`` is known and the shares ``x`` have a non-empty last axis."""
     if method not in METHODS:
         raise ValueError(f"argmax method must be one of {METHODS}, got {method!r}")
     if x.ndim < 2 or x.shape[-1] < 1:
         raise ValueError(f"argmax needs at least one element on the last axis, got shape {x.shape[1:]}")
+
+
+def argmax(ctx, x: np.ndarray, method: str = "pairwise") -> np.ndarray:
+    check(x, method)
     if x.shape[-1] == 1:
         return ctx.add_public(np.zeros_like(x), np.ones(x.shape[1:], dtype=np.uint64))
     return pairwise(ctx, x) if method == "pairwise" else tournament(ctx, x)

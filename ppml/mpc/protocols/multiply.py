@@ -34,34 +34,43 @@ def _local_terms(product, ring: Ring, a, b, c, eps, delta) -> np.ndarray:
     return z
 
 
-def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind: str = "mul") -> list:
+def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
     """One round of Beaver products: ``products`` is a list of (x, y) share arrays.
 
     ``kind`` is "mul" (elementwise, with broadcasting) or "matmul" (numpy matmul rules on the
-    logical axes); in the binary ring "mul" is AND.
+    logical axes), or a list with one of them per product; in the binary ring "mul" is AND.
     """
-    if kind == "matmul":
-        make = dealer.matmul_triple
-    else:
-        make = dealer.and_triple if ring is BINARY else dealer.mul_triple
-    materials = [make(x.shape[1:], y.shape[1:]) for x, y in products]
-    product = _PRODUCTS[ring.name, kind]
+    kinds = [kind] * len(products) if isinstance(kind, str) else list(kind)
+    if len(kinds) != len(products):
+        raise ValueError(f"beaver needs one kind per product, got {len(kinds)} for "
+                         f"{len(products)} products")
+    materials = [_triple(ring, k)(x.shape[1:], y.shape[1:]) for (x, y), k in zip(products, kinds)]
     triples = [ctx.store.take(m) for m in materials]
     masked = [ring.sub(x, t["a"]) for (x, _), t in zip(products, triples)] + \
              [ring.sub(y, t["b"]) for (_, y), t in zip(products, triples)]
-    opened = ctx.open(masked, ring, tag=f"beaver-{kind}")
+    opened = ctx.open(masked, ring, tag="beaver-" + "-".join(dict.fromkeys(kinds)))
     n = len(products)
     out = []
-    for k, (t, material) in enumerate(zip(triples, materials)):
+    for k, (t, material, kind_k) in enumerate(zip(triples, materials, kinds)):
+        product = _PRODUCTS[ring.name, kind_k]
         eps, delta = opened[k][None], opened[n + k][None]
         arrays = [t["a"], t["b"], t["c"], eps, delta]
-        if kind == "matmul" or ctx.workers == 1:
+        if kind_k == "matmul" or ctx.workers == 1:
             z = _local_terms(product, ring, *arrays)
         else:
             z = split_over_arms(ctx, functools.partial(_local_terms, product, ring), arrays,
                                 material.dependent[0].shape)
         out.append(ctx.add_public(z, product(eps, delta)[0], ring, inplace=True))
     return out
+
+
+def _triple(ring: Ring, kind: str):
+    """The dealer material of one product of ``kind`` in ``ring``."""
+    if kind == "matmul":
+        return dealer.matmul_triple
+    if kind != "mul":
+        raise ValueError(f"product kind must be 'mul' or 'matmul', got {kind!r}")
+    return dealer.and_triple if ring is BINARY else dealer.mul_triple
 
 
 def square(ctx, x: np.ndarray) -> np.ndarray:

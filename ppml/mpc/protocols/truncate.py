@@ -30,6 +30,8 @@ rounded up or down at random with the right odds (unbiased), always within one u
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ppml.mpc import dealer
@@ -44,17 +46,43 @@ _I64 = [np.int64(k) for k in range(65)]
 
 def truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     """Shares of x / 2^bits, rounded, for arithmetic shares ``x``, in the context's mode."""
-    if bits == 0:
-        return x
+    return truncate_each(ctx, [(x, bits)])[0]
+
+
+def truncate_each(ctx, items: list) -> list:
+    """``truncate`` for every (x, bits) in ``items``, each by its own number of bits.
+
+    The bounded mode opens every masked value in one round.  The wrap-count modes truncate the
+    concatenation of the items that share a number of bits, one protocol run per distinct
+    number of bits.
+    """
+    out = [x for x, _ in items]
+    todo = [k for k, (_, bits) in enumerate(items) if bits]
+    if not todo:
+        return out
     if ctx.truncation == "bounded":
-        return _pair_truncate(ctx, x, bits)
-    return _wrap_count_truncate(ctx, x, bits, exact=ctx.truncation == "exact")
+        pairs = [ctx.store.take(dealer.truncation_pair(items[k][0].shape[1:], items[k][1]))
+                 for k in todo]
+        opened = ctx.open([items[k][0] + pair["r"] for k, pair in zip(todo, pairs)],
+                          ARITHMETIC, tag="truncate")
+        for k, z, pair in zip(todo, opened, pairs):
+            out[k] = _pair_corrected(ctx, z, pair, items[k][1])
+        return out
+    for bits in dict.fromkeys(items[k][1] for k in todo):
+        group = [k for k in todo if items[k][1] == bits]
+        flat = [items[k][0].reshape(len(items[k][0]), math.prod(items[k][0].shape[1:]))
+                for k in group]
+        joined = _wrap_count_truncate(ctx, np.concatenate(flat, axis=1), bits,
+                                      exact=ctx.truncation == "exact")
+        start = 0
+        for k, part in zip(group, flat):
+            out[k] = joined[:, start:start + part.shape[1]].reshape(items[k][0].shape)
+            start += part.shape[1]
+    return out
 
 
-def _pair_truncate(ctx, x: np.ndarray, bits: int) -> np.ndarray:
-    """The bounded mode: one opening of z = x + r and a local correction (see module doc)."""
-    pair = ctx.store.take(dealer.truncation_pair(x.shape[1:], bits))
-    (z,) = ctx.open([x + pair["r"]], ARITHMETIC, tag="truncate")
+def _pair_corrected(ctx, z: np.ndarray, pair: dict, bits: int) -> np.ndarray:
+    """The bounded mode's local step from the opened z = x + r (see module doc)."""
     shift = _U64[64 - bits]
     outside = (z + _QUARTER) >> _U64[63]                      # [z < -2^62 or z >= 2^62]
     low = outside & (z >> _U64[63])                           # [z < -2^62]

@@ -40,3 +40,21 @@ def test_pairwise_rounds_are_logarithmic_in_arms():
     mpc.argmax(ctx.share(np.zeros(100), owner=0))
     # A2B (7) + AND tree over 99 (7) + B2A (1)
     assert ctx.comm.stats[0].by_op["argmax"]["rounds"] == 15
+
+
+@pytest.mark.parametrize("method", ["pairwise", "tournament"])
+def test_reveal_argmax_opens_the_one_hot_to_one_party(method, rng):
+    scores = rng.uniform(-2, 2, (5, 6))
+    ctx = mpc.local_context(3, seed=9, clients=1)
+    x = ctx.share(scores, owner=0)
+    before = ctx.comm.stats[0].rounds
+    opened = mpc.reveal_argmax(x, to=3, method=method)
+    rounds = ctx.comm.stats[0].rounds - before
+    assert opened[:3] == [None, None, None]                 # the compute parties learn nothing
+    assert np.array_equal(opened[3], np.eye(6, dtype=np.int64)[scores.argmax(axis=1)])
+    before = ctx.comm.stats[0].rounds
+    mpc.argmax(x, method=method).reveal(to=3)
+    # pairwise opens its XOR-shared one-hot without the B2A round
+    assert ctx.comm.stats[0].rounds - before == rounds + (method == "pairwise")
+    with pytest.raises(ValueError, match="method"):
+        mpc.reveal_argmax(x, to=3, method="bubble")
