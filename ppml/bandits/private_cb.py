@@ -23,6 +23,7 @@ X <- X (2I - W X) from the drifted inverse; W_a is then kept as well, one more p
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,6 +73,7 @@ class PrivateCBConfig:
     def rewarder(self) -> int:
         return self.parties + 1
 
+    @functools.cached_property
     def feature_blocks(self) -> list:
         """The columns each feature party owns: contiguous, as equal as possible."""
         return np.array_split(np.arange(self.dims), self.parties)
@@ -98,7 +100,7 @@ class PrivateLinearBandit:
         ``blocks`` maps the feature parties held here to their block of x_t.
         """
         parts = [self.ctx.share(blocks.get(p), owner=p, shape=(len(cols),))
-                 for p, cols in enumerate(self.config.feature_blocks())]
+                 for p, cols in enumerate(self.config.feature_blocks)]
         return mpc.concatenate(parts)
 
     def private_scores(self, x) -> tuple:

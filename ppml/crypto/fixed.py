@@ -47,7 +47,8 @@ def encode(values, precision_bits: int = DEFAULT_PRECISION_BITS, name: str = "va
     """
     check_precision_bits(precision_bits)
     x = np.asarray(values, dtype=np.float64)
-    largest = float(np.max(np.abs(x))) if x.size else 0.0   # NaN if any is NaN, inf if any is inf
+    # NaN if any is NaN, inf if any is inf
+    largest = abs(float(x)) if x.ndim == 0 else float(np.abs(x).max()) if x.size else 0.0
     if not np.isfinite(largest):
         raise ValueError(f"{name} contains NaN or inf; only finite reals can be encoded")
     bound = max_abs_real(precision_bits)

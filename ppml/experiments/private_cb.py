@@ -92,7 +92,7 @@ def membership_audit(config: RunConfig, data, saved: list) -> dict:
 def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: bytes) -> dict:
     """Algorithm 1 with every role a party; returns arms, rewards, stats, checkpoints, time."""
     inputs = {p: {f"features_{p}": data.contexts[:bandit.horizon, cols]}
-              for p, cols in enumerate(bandit.feature_blocks())}
+              for p, cols in enumerate(bandit.feature_blocks)}
     world = World(data) if config.runtime == "local" else RemoteWorld(WorldActor.remote(data))
     inputs[bandit.puller] = {"world": world}
     inputs[bandit.rewarder] = {"world": world}

@@ -21,10 +21,14 @@ ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 def _fold(op):
     """Reduce stacked shares over axis 0 with ``op`` (a loop: P is small, arrays may be too)."""
     def reduce(stack: np.ndarray) -> np.ndarray:
-        out = np.asarray(op(stack[0], stack[1])) if len(stack) > 1 else np.array(stack[0])
+        if len(stack) == 1:
+            return np.array(stack[0])
+        out = op(stack[0], stack[1])
+        if not isinstance(out, np.ndarray):   # 0-d shares: numpy returns a scalar
+            out = np.asarray(out)
         for share in stack[2:]:
             op(out, share, out=out)
-        return np.asarray(out)
+        return out
     return reduce
 
 

@@ -22,6 +22,10 @@ from ppml.mpc.ring import ARITHMETIC, BINARY, matmul, pad
 
 
 def _is_integer(value) -> bool:
+    if isinstance(value, (bool, int, np.integer, np.bool_)):   # the common scalars, cheaply
+        return True
+    if isinstance(value, float):
+        return False
     arr = np.asarray(value)
     return np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_
 
