@@ -1,9 +1,9 @@
 """Figures drawn from a results folder: each figure uses whatever runs of its experiment exist.
 
-Every function takes the rows of one experiment (a list of dicts, as read from Parquet) and the
+Every function takes the rows of its experiments (a list of dicts, as read from Parquet) and the
 folder to write into, and returns the path of the PNG it drew, or None when those runs hold
-nothing for it.  ``FIGURES`` maps an experiment
-name to its figure functions; :func:`draw_all` draws every figure whose experiment has runs.
+nothing for it.  ``FIGURES`` maps a tuple of experiment names to the figure functions that take
+the rows of all of them; :func:`draw_all` draws every figure whose experiments have runs.
 """
 
 from __future__ import annotations
@@ -57,12 +57,8 @@ def bench_ops_slowdown(rows: list, folder: Path) -> Path:
         groups[(r["runtime"], r["parties"], r["arms"])][r["op"]] = r["slowdown"]
     ops = list(dict.fromkeys(r["op"] for r in rows))
     fig, ax = plt.subplots(figsize=(7, 4))
-    width = 0.8 / max(len(groups), 1)
-    for k, (key, values) in enumerate(sorted(groups.items())):
-        xs = [i + k * width for i in range(len(ops))]
-        ax.bar(xs, [values.get(op, 0) for op in ops], width,
-               label=f"{key[0]}, P={key[1]}, |A|={key[2]}")
-    ax.set_xticks([i + width * (len(groups) - 1) / 2 for i in range(len(ops))], ops)
+    grouped_bars(ax, {f"{key[0]}, P={key[1]}, |A|={key[2]}": values
+                      for key, values in sorted(groups.items())}, ops)
     ax.set_yscale("log")
     ax.set_ylabel("online slowdown vs numpy")
     ax.set_title("Secure operations (Hannun et al. Table 1 analogue)")
@@ -70,13 +66,28 @@ def bench_ops_slowdown(rows: list, folder: Path) -> Path:
     return save(fig, folder, "bench_ops_slowdown")
 
 
-FIGURES = {"truncation_study": [truncation_failures], "bench_ops": [bench_ops_slowdown]}
+def grouped_bars(ax, bars: dict, groups: list, errors: dict | None = None) -> dict:
+    """One group of bars per entry of ``groups`` (the x tick labels), in it one bar per key of
+    ``bars``: ``bars[key][group]`` is its height (0 where missing), ``errors[key][group]`` its
+    error bar.  Returns key -> the x position of its bar in each group."""
+    width = 0.8 / max(len(bars), 1)
+    positions = {}
+    for k, (key, heights) in enumerate(bars.items()):
+        xs = [i + k * width for i in range(len(groups))]
+        yerr = [errors[key].get(g, 0) for g in groups] if errors else None
+        ax.bar(xs, [heights.get(g, 0) for g in groups], width, yerr=yerr, capsize=3, label=key)
+        positions[key] = xs
+    ax.set_xticks([i + width * (len(bars) - 1) / 2 for i in range(len(groups))], groups)
+    return positions
 
 
-def figure(experiment: str):
-    """Register a figure function for the runs of ``experiment``."""
+FIGURES = {("truncation_study",): [truncation_failures], ("bench_ops",): [bench_ops_slowdown]}
+
+
+def figure(*experiments: str):
+    """Register a figure function for the runs of ``experiments`` (it gets the rows of all)."""
     def register(fn):
-        FIGURES.setdefault(experiment, []).append(fn)
+        FIGURES.setdefault(experiments, []).append(fn)
         return fn
     return register
 
@@ -108,11 +119,58 @@ def _legend_order(key):
     return (not number, key if number else 0, str(key))
 
 
-def plot_lines(ax, lines: dict, label: str) -> None:
+def plot_lines(ax, lines: dict, label: str, colors: dict | None = None, linestyle: str = "-",
+               suffix: str = "") -> None:
+    """One line per key of ``lines`` (from :func:`mean_lines`), in ``colors[key]`` where given."""
     for key in sorted(lines, key=_legend_order):
         xs, means, stds = lines[key]
-        ax.errorbar(xs, means, yerr=stds, marker="o", capsize=3, label=f"{label}={key}")
+        ax.errorbar(xs, means, yerr=stds, marker="o", capsize=3, linestyle=linestyle,
+                    color=(colors or {}).get(key), label=f"{label}={key}{suffix}")
     ax.legend(fontsize=8)
+
+
+def controlled(runs: list, varying: tuple, settings: tuple) -> list:
+    """The runs at the most common value of every key of ``settings`` not in ``varying``."""
+    for key in settings:
+        if key in varying or not runs:
+            continue
+        values = [r.get(key) for r in runs]
+        mode = max(set(values), key=lambda v: (values.count(v), str(v)))
+        runs = [r for r in runs if r.get(key) == mode]
+    return runs
+
+
+def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
+                log_axes: str = "", settings: tuple = (), references: tuple = ()):
+    """``y(run)`` against ``x``, one line per ``line``, over the runs that differ only there
+    (among ``settings``, see :func:`controlled`).
+
+    ``labels`` is (legend label, file name, x label, y label, title); ``log_axes`` holds "x"
+    and/or "y".  ``references`` are (y, name) pairs drawn dashed, then dotted, in the colour of
+    their line, over the runs where y is not None.  None without runs.
+    """
+    runs = controlled(runs, (x, line), settings)
+    if not runs:
+        return None
+    label, name, xlabel, ylabel, title = labels
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    lines = mean_lines(runs, x, y, line)
+    colors = {key: f"C{i % 10}" for i, key in enumerate(sorted(lines, key=_legend_order))}
+    plot_lines(ax, lines, label, colors)
+    for (reference, kind), style in zip(references, ("--", ":")):
+        known = [r for r in runs if reference(r) is not None]
+        plot_lines(ax, mean_lines(known, x, reference, line), label, colors, style, f" ({kind})")
+    if references:
+        fig.set_figheight(5.5)
+        ax.legend(fontsize=6, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    if "x" in log_axes:
+        ax.set_xscale("log")
+    if "y" in log_axes:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return save(fig, folder, name)
 
 
 def draw_all(results_dir, figures_dir=None) -> list:
@@ -123,8 +181,8 @@ def draw_all(results_dir, figures_dir=None) -> list:
         return []
     rows = table.to_pylist()
     paths = []
-    for experiment, functions in FIGURES.items():
-        mine = [r for r in rows if r.get("experiment") == experiment]
+    for experiments, functions in FIGURES.items():
+        mine = [r for r in rows if r.get("experiment") in experiments]
         if mine:
             paths += [path for path in (fn(mine, folder) for fn in functions) if path is not None]
     return paths

@@ -16,23 +16,13 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ppml.experiments.figures import figure, mean_lines, plot_lines, runs_of, save
+from ppml.experiments.figures import (controlled, figure, line_figure, mean_lines, plot_lines,
+                                      runs_of, save)
 
 #: settings that change a run's reward or time; seeds are averaged over, not held fixed
 SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "epsilon", "precision_bits",
             "truncation", "nr_iterations", "reciprocal_start", "argmax_method", "regularizer",
             "refresh_every", "runtime", "workers")
-
-
-def controlled(runs: list, varying: tuple) -> list:
-    """The runs at the most common value of every setting not in ``varying``."""
-    for key in SETTINGS:
-        if key in varying or not runs:
-            continue
-        values = [r.get(key) for r in runs]
-        mode = max(set(values), key=lambda v: (values.count(v), str(v)))
-        runs = [r for r in runs if r.get(key) == mode]
-    return runs
 
 
 def _average_reward(run) -> float:
@@ -43,7 +33,7 @@ def _average_reward(run) -> float:
 @figure("private_cb")
 def reward_over_training(rows: list, folder: Path) -> Path:
     """Fig. 1: running average reward against steps, one line per epsilon."""
-    kept = {r["run_id"] for r in controlled(runs_of(rows), ("epsilon",))}
+    kept = {r["run_id"] for r in controlled(runs_of(rows), ("epsilon",), SETTINGS)}
     curves = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if r["run_id"] in kept:
@@ -78,7 +68,7 @@ def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: s
 @figure("private_cb")
 def reward_against_eta_per_horizon(rows: list, folder: Path) -> Path:
     """Fig. 2: average reward against eta, one line per T."""
-    runs = controlled(runs_of(rows), ("epsilon", "horizon"))
+    runs = controlled(runs_of(rows), ("epsilon", "horizon"), SETTINGS)
     return _reward_against_eta(runs, "horizon", folder, "private_cb_fig2_reward_vs_eta",
                                "Reward against privacy, per T (Fig. 2)")
 
@@ -88,7 +78,7 @@ def reward_against_eta_per_arms(rows: list, folder: Path) -> Path:
     """Fig. 5: average reward against eta, one line per |A|."""
     runs = runs_of(rows)
     kmeans = [r for r in runs if str(r["dataset"]).startswith("kmeans")]
-    runs = controlled(kmeans or runs, ("epsilon", "arms"))
+    runs = controlled(kmeans or runs, ("epsilon", "arms"), SETTINGS)
     return _reward_against_eta(runs, "arms", folder, "private_cb_fig5_reward_vs_eta_per_arms",
                                "Reward against privacy, per |A| (Fig. 5)")
 
@@ -97,69 +87,47 @@ def _time_per_step(run) -> float:
     return run["wall_s"] / run["horizon"]
 
 
-def _line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
-                 log_axes: str = ""):
-    """``y(run)`` against ``x``, one line per ``line``, over the runs that differ only there.
-
-    ``labels`` is (legend label, file name, x label, y label, title); ``log_axes`` holds "x"
-    and/or "y".  None without runs.
-    """
-    runs = controlled(runs, (x, line))
-    if not runs:
-        return None
-    label, name, xlabel, ylabel, title = labels
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(runs, x, y, line), label)
-    if "x" in log_axes:
-        ax.set_xscale("log")
-    if "y" in log_axes:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    return save(fig, folder, name)
-
-
 @figure("private_cb")
 def time_against_arms(rows: list, folder: Path) -> Path:
     """Fig. 3: secure time per step against |A|, one line per P (log-log)."""
-    return _line_figure(runs_of(rows), folder, "arms", "parties", _time_per_step,
-                        ("P", "private_cb_fig3_time_vs_arms", "arms |A|", "seconds per step",
-                         "Run time against the number of arms (Fig. 3)"), "xy")
+    return line_figure(runs_of(rows), folder, "arms", "parties", _time_per_step,
+                       ("P", "private_cb_fig3_time_vs_arms", "arms |A|", "seconds per step",
+                        "Run time against the number of arms (Fig. 3)"), "xy", SETTINGS)
 
 
 @figure("private_cb")
 def time_against_parties(rows: list, folder: Path) -> Path:
     """Fig. 4: secure time per step against P, one line per |A|."""
-    return _line_figure(runs_of(rows), folder, "parties", "arms", _time_per_step,
-                        ("|A|", "private_cb_fig4_time_vs_parties", "parties P",
-                         "seconds per step", "Run time against the number of parties (Fig. 4)"),
-                        "y")
+    return line_figure(runs_of(rows), folder, "parties", "arms", _time_per_step,
+                       ("|A|", "private_cb_fig4_time_vs_parties", "parties P",
+                        "seconds per step", "Run time against the number of parties (Fig. 4)"),
+                       "y", SETTINGS)
 
 
 @figure("private_cb")
 def reward_against_precision(rows: list, folder: Path) -> Path:
     """Fig. 7: average reward against precision bits, one line per truncation mode."""
-    return _line_figure(runs_of(rows), folder, "precision_bits", "truncation", _average_reward,
-                        ("truncation", "private_cb_fig7_reward_vs_precision", "precision bits L",
-                         "average reward", "Reward against fixed-point precision (Fig. 7)"))
+    return line_figure(runs_of(rows), folder, "precision_bits", "truncation", _average_reward,
+                       ("truncation", "private_cb_fig7_reward_vs_precision", "precision bits L",
+                        "average reward", "Reward against fixed-point precision (Fig. 7)"),
+                       settings=SETTINGS)
 
 
 @figure("private_cb")
 def reward_against_iterations(rows: list, folder: Path) -> Path:
     """Fig. 8: average reward against Newton-Raphson iterations, one line per start value."""
     runs = [r for r in runs_of(rows) if r.get("nr_iterations") is not None]
-    return _line_figure(runs, folder, "nr_iterations", "reciprocal_start", _average_reward,
-                        ("start", "private_cb_fig8_reward_vs_iterations",
-                         "Newton-Raphson iterations", "average reward",
-                         "Reward against reciprocal iterations (Fig. 8)"))
+    return line_figure(runs, folder, "nr_iterations", "reciprocal_start", _average_reward,
+                       ("start", "private_cb_fig8_reward_vs_iterations",
+                        "Newton-Raphson iterations", "average reward",
+                        "Reward against reciprocal iterations (Fig. 8)"), settings=SETTINGS)
 
 
 @figure("private_cb")
 def membership_advantage(rows: list, folder: Path) -> Path:
     """Fig. 6: the membership-inference adversary's advantage over training, per epsilon."""
     kept = {r["run_id"] for r in controlled(
-        [r for r in runs_of(rows) if r.get("checkpoints")], ("epsilon",))}
+        [r for r in runs_of(rows) if r.get("checkpoints")], ("epsilon",), SETTINGS)}
     audited = [r for r in rows if r.get("mi_advantage") is not None and r["run_id"] in kept]
     if not audited:
         return None
