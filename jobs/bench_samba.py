@@ -10,13 +10,14 @@ per algorithm and size KxN.  ``sweep`` names the sizes unless ``sizes`` lists th
 * ``fig8a``: K = 100, N = 50,000 ... 100,000 (time against N);
 * ``fig8b``: N = 10^5, K = 10 ... 100 (time against K).
 
-Each row has the three wall times, the secure run's phases (setup with DC's key generation,
-steps 2-5, steps 6-7 with the K Paillier encryptions), the time per step, whether secure and
-plaintext agree (arms and reward), ``target_s`` where issue 5 sets one (a third of the authors'
+Each row has the run's dataset, runtime and key size, the three wall times, the secure run's
+phases (setup with DC's key generation, steps 2-5, steps 6-7 with the K Paillier encryptions),
+the time per step, whether secure and plaintext agree (arms and reward), ``target_s`` where issue 5 sets one (a third of the authors'
 time at K = 10, N = 10^5 and K = 100, N = 5,000: UCB's figure for the algorithms whose only
 iteration is argmax, Thompson's for the others; 180 s at K = 100, N = 10^5 for single-iteration
 algorithms) and the load average before and after (the machine may be shared).  Prints the
-table and writes one Parquet file; the numbers are in docs/samba.md.
+table and writes one Parquet file (``jobs.report`` draws Fig. 8(a)/(b) from it); the numbers
+are in docs/samba.md.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def measure(opts: dict, algorithm: str, arms: int, horizon: int) -> dict:
     s = out.summary
     limit = target(algorithm, arms, horizon)
     return {"algorithm": algorithm, "arms": arms, "horizon": horizon,
+            "dataset": opts["dataset"], "runtime": opts["runtime"], "key_bits": opts["key_bits"],
             "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
             "secure_s": s["wall_s"], "target_s": limit,
             "meets_target": None if limit is None else s["wall_s"] <= limit,
