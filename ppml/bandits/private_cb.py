@@ -106,10 +106,10 @@ class PrivateLinearBandit:
     def private_scores(self, x) -> tuple:
         """Lines 8-13: the differentially private scores, and what the update reuses.
 
-        Line 13's y v + (1 - y) s is assembled from products made beside W_a^-1 x: (1 - y) b_a
-        and y v (bits times reals, no truncation), so that s~ = (1 - y) b_a^T u_a + y v_a needs
-        no round of its own.  The next round gives (1 - y) s_{t,a}, x^T u_a and the outer
-        products u_a u_a^T that eq. 1 needs, so the update spends no round on them either.
+        Line 13's y v + (1 - y) s is assembled from products made beside u_a = W_a^-1 x:
+        (1 - y) b_a and y v (bits times reals, no truncation), so that
+        s~ = (1 - y) b_a^T u_a + y v_a needs no round of its own; the next round gives
+        (1 - y) s_{t,a} and x^T u_a together.
         """
         c = self.config
         y = mpc.bernoulli(self.ctx, c.epsilon)                                # line 8
@@ -117,23 +117,24 @@ class PrivateLinearBandit:
         u, kept, explored = mpc.products([(self.w_inv, x), (1 - y, self.b), (y, v)],
                                          kind=["matmul", "mul", "mul"])       # u_a = W_a^-1 x
         rows = mpc.stack([kept, x.broadcast_to((c.arms, c.dims))], axis=1)   # [A, 2, D]
-        column, row = u.reshape(c.arms, c.dims, 1), u.reshape(c.arms, 1, c.dims)
-        dots, outer = mpc.products([(rows, column), (column, row)], kind="matmul")
-        quad = dots[:, 1, 0]                                                  # x^T u_a
-        return dots[:, 0, 0] + explored, outer, quad                          # line 13
+        dots = (rows @ u.reshape(c.arms, c.dims, 1)).reshape(c.arms, 2)
+        return dots[:, 0] + explored, u, dots[:, 1]                           # line 13; x^T u_a
 
-    def update(self, x, outer, quad, onehot, reward) -> None:
-        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1.
+    def update(self, x, u, quad, onehot, reward) -> None:
+        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1:
 
-        o_a / (1 + x^T u_a) comes out of the reciprocal's own rounds (a quotient), and both
-        updates then take one product round:
-            W_a^-1 <- W_a^-1 - (o_a / (1 + x^T u_a)) u_a u_a^T,    b_a <- b_a + (o_a r_t) x_t.
+            W_a^-1 <- W_a^-1 - (u_a / (1 + x^T u_a)) (o_a u_a)^T,    b_a <- b_a + (o_a r_t) x_t.
+
+        u_a / (1 + x^T u_a) comes out of the reciprocal's own rounds (a quotient), o_a u_a and
+        o_a r_t take one round (bits times reals: no truncation), and both updates one more,
+        with the only [A, D, D] product and truncation of the step.
         """
         c = self.config
-        gain = (quad + 1).reciprocal(c.nr_iterations, c.reciprocal_start, c.denominator_domain(),
-                                     numerator=onehot)
-        paid = onehot * reward                                                # o_a r_t
-        step_w, step_b = mpc.products([(gain.reshape(c.arms, 1, 1), outer),
+        scaled = (quad.reshape(c.arms, 1) + 1).reciprocal(
+            c.nr_iterations, c.reciprocal_start, c.denominator_domain(), numerator=u)
+        paid, picked = mpc.products([(onehot, reward), (onehot.reshape(c.arms, 1), u)])
+        step_w, step_b = mpc.products([(scaled.reshape(c.arms, c.dims, 1),
+                                        picked.reshape(c.arms, 1, c.dims)),
                                        (paid.reshape(c.arms, 1), x.reshape(1, c.dims))])
         self.w_inv = self.w_inv - step_w                                      # eq. 1, line 21
         self.b = self.b + step_b                                              # line 22
@@ -168,7 +169,7 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
                   desc="private_cb", unit="step"):
         x = bandit.share_context({p: block[t] for p, block in mine.items()})
-        private, outer, quad = bandit.private_scores(x)
+        private, u, quad = bandit.private_scores(x)
         pulled = ctx.value_at(mpc.reveal_argmax(private, to=config.puller,    # lines 15-16
                                                 method=config.argmax_method), config.puller)
         if pulled is not None:
@@ -179,7 +180,7 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
         if reward is not None:
             rewards.append(reward)
         r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
-        bandit.update(x, outer, quad, o, r)                                        # lines 20-23
+        bandit.update(x, u, quad, o, r)                                        # lines 20-23
         if t + 1 in checkpoint_steps:
             saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy()))
     stats = ctx.stats()

@@ -77,6 +77,7 @@ class Comm:
         self.held_clients = tuple(held_clients)
         self._rounds_by_op = {}                                 # every rank takes every round
         self._bytes_by_op = {p: {} for p in self.held_ranks}    # what each held rank sent
+        self._exchanged = {}   # (op, receiver or None for all) -> bytes each held party sent
         self.views = {p: [] for p in self.held_ranks} if record_views else None
         self._ops: list[str] = []
         self._round = 0
@@ -94,8 +95,17 @@ class Comm:
     @property
     def stats(self) -> dict:
         """Held rank -> its :class:`PartyStats` so far."""
-        return {p: PartyStats.of(self._rounds_by_op, self._bytes_by_op[p])
-                for p in self.held_ranks}
+        return {p: PartyStats.of(self._rounds_by_op, self._sent_by_op(p)) for p in self.held_ranks}
+
+    def _sent_by_op(self, rank: int) -> dict:
+        """What ``rank`` sent, by operation: its broadcasts and deliveries, and its exchanges
+        (kept per (op, receiver) on the hot path and expanded here)."""
+        sent = dict(self._bytes_by_op[rank])
+        if rank in self.held:
+            for (op, to), nbytes in self._exchanged.items():
+                copies = self.parties - 1 if to is None else int(rank != to)
+                sent[op] = sent.get(op, 0) + nbytes * copies
+        return sent
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def operation(self, name: str) -> "_Operation":
@@ -122,20 +132,18 @@ class Comm:
         if self.views is not None:
             self.views[receiver].append((self._round, self.current_op, tag, sender, payload))
 
-    def _account_exchange(self, nbytes: int, receivers, stacks, tag: str) -> None:
+    def _account_exchange(self, nbytes: int, to, stacks, tag: str) -> None:
         """Count and record one exchange round (after ``_count_round``), for the held parties.
 
         ``nbytes``: the bytes of each held party's pieces (the same for every party: SPMD), sent
-        to every receiver but itself.
+        to party ``to`` (every party but itself when None).
         ``stacks``: the payloads stacked over all P parties, or None where nothing is received.
         """
-        op = self.current_op
-        for sender in self.held:
-            sent = self._bytes_by_op[sender]
-            sent[op] = sent.get(op, 0) + nbytes * (len(receivers) - (sender in receivers))
+        key = (self._ops[0] if self._ops else "other", to)
+        self._exchanged[key] = self._exchanged.get(key, 0) + nbytes
         if self.views is None or stacks is None:
             return
-        for receiver in receivers:
+        for receiver in range(self.parties) if to is None else (to,):
             if receiver in self.held_ranks:
                 for sender in range(self.parties):
                     if sender != receiver:
@@ -198,10 +206,8 @@ class LocalComm(Comm):
                          tuple(range(parties, parties + clients)))
 
     def exchange(self, payloads, to=None, tag="open"):
-        receivers = range(self.parties) if to is None else (to,)
         self._count_round()
-        nbytes = sum(int(p.nbytes) for p in payloads) // self.parties
-        self._account_exchange(nbytes, receivers, payloads, tag)
+        self._account_exchange(sum(p.nbytes for p in payloads) // self.parties, to, payloads, tag)
         return list(payloads)
 
     def broadcast(self, value, owner, tag="public"):

@@ -140,7 +140,8 @@ class Context:
             out = np.broadcast_to(data, data.shape[:1] + out_shape).copy()
         at = self._party_0_at
         if at is not None:
-            out[at] = ring.add(out[at], public)
+            mine = out[at:at + 1]
+            ring.add(mine, public, out=mine)
         return out
 
     def per_party(self, values: list):

@@ -251,9 +251,8 @@ class DealerStore:
         buf = self._buffers.get(material.key)
         if buf is None or buf[1] == buf[2]:
             buf = self._refill(material, -1 if buf is None else buf[0])
-        index = buf[1]
         buf[1] += 1
-        return {name: arr[:, index] for name, arr in buf[3].items()}
+        return buf[3][buf[1] - 1]
 
     def _refill(self, material: Material, last_batch: int) -> list:
         start = time.perf_counter()
@@ -263,7 +262,9 @@ class DealerStore:
             pieces = self.source.pieces(material, batch, count)
         else:
             pieces = self._own_pieces(material, batch, count)
-        buf = [batch, 0, count, pieces]
+        # per instance, its fields with the held-party axis first (views, made offline)
+        buf = [batch, 0, count, [{name: arr[:, index] for name, arr in pieces.items()}
+                                 for index in range(count)]]
         self._buffers[material.key] = buf
         self.generated[material.kind] = self.generated.get(material.kind, 0) + count
         self.offline_seconds += time.perf_counter() - start

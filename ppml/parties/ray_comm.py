@@ -55,7 +55,7 @@ class RayComm(Comm):
             stacks = [np.stack([pieces[k] if s == self.rank else received[s][k]
                                 for s in range(self.parties)])
                       for k in range(len(payloads))]
-        self._account_exchange(sum(int(p.nbytes) for p in pieces), receivers, stacks, tag)
+        self._account_exchange(sum(int(p.nbytes) for p in pieces), to, stacks, tag)
         if stacks is None and not self.held:
             return [np.zeros((self.parties,) + shape, dtype) for dtype, shape in shapes]
         return stacks
