@@ -68,6 +68,7 @@ def _seconds_against_arms(runs, line: str, xlabel: str, title: str, name: str, f
     return save(fig, folder, name)
 
 
+@figure("linucb_ds", "spectral_ucb_ds")
 def fig7(rows: list, folder: Path) -> Path | None:
     """Fig. 7: LinUCB-DS and SpectralUCB-DS seconds against K, runs with K = N."""
     runs = [r for r in runs_of(rows) if r["arms"] == r["horizon"]]
@@ -76,20 +77,3 @@ def fig7(rows: list, folder: Path) -> Path | None:
     return _seconds_against_arms(runs, "experiment", "K = N",
                                  "LinUCB-DS against SpectralUCB-DS (Fig. 7)",
                                  "linucb_ds_fig7_linucb_vs_spectral", folder)
-
-
-_LINUCB_RUNS: dict = {}
-"""folder -> the LinUCB-DS rows `draw_all` passed for it (figures see one experiment's rows;
-`draw_all` calls linucb_ds's figures before spectral_ucb_ds's, in registration order)."""
-
-
-@figure("linucb_ds")
-def keep_linucb_runs(rows: list, folder: Path) -> None:
-    """Draws nothing: keeps the LinUCB-DS rows for Fig. 7."""
-    _LINUCB_RUNS[folder] = rows
-
-
-@figure("spectral_ucb_ds")
-def spectral_against_linucb(rows: list, folder: Path) -> Path | None:
-    """Fig. 7: the SpectralUCB-DS runs and the LinUCB-DS runs of the same folder."""
-    return fig7(rows + _LINUCB_RUNS.pop(folder, []), folder)

@@ -17,9 +17,8 @@ def test_figures_are_drawn_when_their_runs_exist(tmp_path):
     spectral = [run("spectral_ucb_ds", k, k, k, 1, k / 4) for k in (10, 15)]
     assert figs.costly_steps_against_workers(linucb, tmp_path).exists()
     assert figs.time_against_arms(linucb, tmp_path).exists()
-    assert figs.keep_linucb_runs(linucb, tmp_path) is None
-    assert figs.spectral_against_linucb(spectral, tmp_path).exists()
-    assert figs.spectral_against_linucb(spectral, tmp_path) is None   # no LinUCB-DS runs left
+    assert figs.fig7(linucb + spectral, tmp_path).exists()
+    assert figs.fig7(spectral, tmp_path) is None                      # no LinUCB-DS runs
 
 
 def test_no_figure_without_runs(tmp_path):
