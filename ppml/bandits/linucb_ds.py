@@ -33,10 +33,12 @@ Beyond the paper and the authors' code:
   obfuscator.
 * pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
   EDP(theta*, x_i) per arm once pulled: step (4).ii then costs two multiplications.
-* With ``workers > 1`` the offline pool fills in ``workers`` pinned tasks, the packed groups of
-  (3).ii run in ``workers`` actors pinned to P's node that each build theta*'s tables once
-  (`bulk.Resident`), and Comp's decryptions of
-  several packed ciphertexts run in key-holding actors pinned to Comp's node (`Decryptor`).
+* With ``workers > 1`` each costly step is split into ``workers`` shares, the owner's process
+  computing the first while ``workers - 1`` actors pinned to its node compute the others
+  (`bulk.Resident`): one actor call per extra worker and step a round.  The packed groups of
+  (3).ii go to P's process and actors that each build theta*'s tables once; Comp's
+  decryptions to Comp's process and key-holding actors on Comp's node (`Decryptor`); the
+  offline pool fills in P's process and ``workers - 1`` pinned tasks.
 """
 
 from __future__ import annotations
@@ -136,6 +138,10 @@ class Principal(Party):
             self.layout = SlotLayout.for_key(self.comp_key, value_max=2 * bound)
             K = self.policy.K
             self.groups = -(-K // self.layout.slots)
+            scores = PackedScores(self.comp_key, self.theta, self.layout.slot_bits, -(-K //
+                                  self.groups), coefficient_bound(self.fixed, self.policy,
+                                                                  self.horizon))
+            self.scores = Resident(scores, self.workers)    # actors build tables during the pool
             needed = (self.horizon - 1) * self.groups + 1
             self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
                                        workers=self.workers, obfuscator=self.obfuscator)
@@ -145,10 +151,6 @@ class Principal(Party):
             d = self.policy.d
             self.G = np.full((d, d), 0, dtype=object)         # sum x x^T: b* = theta*^G E(e)
             self.e = np.full(d, 0, dtype=object)              # sum eta x
-            scores = PackedScores(self.comp_key, self.theta, self.layout.slot_bits, -(-K //
-                                  self.groups), coefficient_bound(self.fixed, self.policy,
-                                                                  self.horizon))
-            self.scores = Resident(scores, self.workers)
         return {"slot_bits": self.layout.slot_bits, "slots": self.layout.slots,
                 "groups": self.groups}
 
@@ -253,9 +255,7 @@ class Comp(Party):
         with self.clock("4.i"):
             bits = message["slot_bits"]
             mask = (1 << bits) - 1
-            cts = message["ciphertexts"]
-            holder = self._decryptor if len(cts) > 1 else self._private_key   # no Ray call for 1
-            residues = holder.decrypt_raw(cts)
+            residues = self._decryptor.decrypt_raw(message["ciphertexts"])
             values = [m >> (j * bits) & mask for m, size in zip(residues, message["sizes"])
                       for j in range(size)]
             self.counts["decryptions"] += len(residues)

@@ -6,16 +6,22 @@ LinUCB-DS spends its time in three steps (Ciucanu et al., section 5, Fig. 6): th
 authors parallelise them with ``multiprocessing`` and ship the secret key to the worker
 processes every round.  Here:
 
-* `run_batches` runs a function over batches in-process (``workers <= 1``) or as one Ray task per
-  batch, pinned to the caller's node (``NodeAffinitySchedulingStrategy(soft=False)``): the
+* `run_batches` runs a function over batches in-process (``workers <= 1``), or the first batch
+  in-process while the others run as Ray tasks pinned to the caller's node
+  (``NodeAffinitySchedulingStrategy(soft=False)``), submitted first so that both overlap: the
   inputs (a party's plaintexts) and outputs (obfuscators r^n, which decrypt whatever they
-  obfuscate) never leave the node.  Arguments shared by several batches are put in the object
+  obfuscate) never leave the node.  Arguments shared by several tasks are put in the object
   store once.
-* `Resident` holds an object either in-process or in ``workers`` long-lived Ray actors pinned to
-  the owner's node; `Decryptor` is a private key held that way.  The key reaches each actor once, as the argument of one actor
-  method call (worker to worker on that node); it is never a task argument and never an actor
-  *creation* argument, which Ray keeps in the GCS (possibly on another node) to restart actors.
-  The actors are not restartable: if one dies, calls raise and a new Decryptor must be made.
+* `Resident` holds an object in-process and, with ``workers > 1``, in ``workers - 1``
+  long-lived Ray actors pinned to the owner's node; `Decryptor` is a private key held that way.
+  A batch of work is one share per process: the actors' shares are submitted first (one actor
+  call each), the owner's process computes its own share meanwhile, then collects theirs.  A
+  round of LinUCB-DS thus costs one actor call per extra worker and step, overlapped with the
+  owner's own share, instead of one call per chunk with the owner idle.  The key reaches each
+  actor once, as the argument of one actor method call (worker to worker on that node); it is
+  never a task argument and never an actor *creation* argument, which Ray keeps in the GCS
+  (possibly on another node) to restart actors.  The actors are not restartable: if one dies,
+  calls raise and a new Decryptor must be made.
 """
 
 from __future__ import annotations
@@ -64,20 +70,22 @@ def _as_task(fn):
 
 
 def run_batches(fn, batches: list[tuple], workers: int) -> list:
-    """``[fn(*batch) for batch in batches]``: in this process if ``workers <= 1``, else as Ray
-    tasks pinned to this node.  For public computations and their own outputs only; never pass
-    a private key."""
+    """``[fn(*batch) for batch in batches]``: in this process if ``workers <= 1``; else the
+    batches after the first as Ray tasks pinned to this node, submitted before this process
+    computes the first.  For public computations and their own outputs only; never pass a
+    private key."""
     check_workers(workers)
     if workers == 1 or len(batches) <= 1:
         return [fn(*batch) for batch in batches]
+    remote = batches[1:]
     uses: dict[int, list] = {}
-    for batch in batches:
+    for batch in remote:
         for arg in batch:
             uses.setdefault(id(arg), [arg, 0])[1] += 1
     shared = {key: ray.put(arg) for key, (arg, count) in uses.items() if count > 1}
     task = _as_task(fn).options(scheduling_strategy=pinned_here())
-    return ray.get([task.remote(*(shared.get(id(arg), arg) for arg in batch))
-                    for batch in batches])
+    refs = [task.remote(*(shared.get(id(arg), arg) for arg in batch)) for batch in remote]
+    return [fn(*batches[0])] + ray.get(refs)
 
 
 def dot_table(public_key, encrypted_rows, plain_rows, workers: int = 1) -> list:
@@ -98,41 +106,50 @@ class _Holder:
     def load(self, obj) -> None:
         self._obj = obj
 
-    def call(self, method: str, *args):
-        return getattr(self._obj, method)(*args)
+    def map(self, method: str, batches: list[tuple]) -> list:
+        return [getattr(self._obj, method)(*batch) for batch in batches]
 
 
 class Resident:
-    """An object used batch after batch: held in this process (``workers`` = 1), or loaded once
-    into ``workers`` long-lived Ray actors pinned to this node (``num_cpus=0``: ``workers`` alone
-    bounds the parallelism).  For state too costly to ship with every task: a private key
-    (`Decryptor`), or LinUCB-DS's fixed-base tables (whose pickle carries only their bases; each
-    actor rebuilds them once).  Make it inside the owner's process; the object reaches each actor
-    once, as the argument of one actor method call, never as a task or actor-creation argument."""
+    """An object used batch after batch: held in this process, and with ``workers > 1`` also
+    loaded once into ``workers - 1`` long-lived Ray actors pinned to this node (``num_cpus=0``:
+    ``workers`` alone bounds the parallelism).  For state too costly to ship with every task: a
+    private key (`Decryptor`), or LinUCB-DS's fixed-base tables (whose pickle carries only their
+    bases; each actor rebuilds them once, while this process goes on: the first `map` waits for
+    the loads).  Make it inside the owner's process; the object reaches each actor once, as the
+    argument of one actor method call, never as a task or actor-creation argument."""
 
     def __init__(self, obj, workers: int = 1):
         self.workers = check_workers(workers)
-        self._obj = obj if workers == 1 else None
+        self._obj = obj
         self._actors = []
+        self._loading = []
         if workers > 1:
             holder = _Holder.options(scheduling_strategy=pinned_here())
-            self._actors = [holder.remote() for _ in range(workers)]
-            ray.get([actor.load.remote(obj) for actor in self._actors])
+            self._actors = [holder.remote() for _ in range(workers - 1)]
+            self._loading = [actor.load.remote(obj) for actor in self._actors]
 
     def map(self, method: str, batches: list[tuple]) -> list:
-        """``[obj.method(*batch) for batch in batches]``, the batches spread over the actors."""
-        if self._obj is not None:
-            return [getattr(self._obj, method)(*batch) for batch in batches]
-        if not self._actors:
+        """``[obj.method(*batch) for batch in batches]``, in ``workers`` contiguous shares: the
+        actors' shares submitted first (one call each), the first share computed here
+        meanwhile."""
+        if self._obj is None:
             raise RuntimeError("this Resident was closed")
-        return ray.get([self._actors[index % len(self._actors)].call.remote(method, *batch)
-                        for index, batch in enumerate(batches)])
+        if self._loading:
+            ray.get(self._loading)
+            self._loading = []
+        shares = split(batches, self.workers)
+        refs = [actor.map.remote(method, share) for actor, share in zip(self._actors, shares[1:])]
+        out = [getattr(self._obj, method)(*batch) for batch in shares[0]]
+        for part in ray.get(refs) if refs else []:        # ray.get would start Ray
+            out.extend(part)
+        return out
 
     def close(self) -> None:
-        """Stop the actors (their copies of the object go with their processes)."""
+        """Drop the object and stop the actors (their copies go with their processes)."""
         for actor in self._actors:
             ray.kill(actor)
-        self._actors = []
+        self._actors, self._loading, self._obj = [], [], None
 
     def __reduce__(self):
         raise TypeError("a Resident may hold its owner's secrets and cannot be pickled; make one "
@@ -140,10 +157,11 @@ class Resident:
 
 
 class Decryptor:
-    """Bulk CRT decryption by the key owner, in-process or split over ``workers`` actors.
+    """Bulk CRT decryption by the key owner, in-process or split over this process and
+    ``workers - 1`` actors (`Resident`).
 
-    Make it once, inside the key owner's process (its party actor); the actors (`Resident`) sit
-    on that process's node.  Pick ``workers`` no larger than the cores the owner may use.
+    Make it once, inside the key owner's process (its party actor); the actors sit on that
+    process's node.  Pick ``workers`` no larger than the cores the owner may use.
     ``decrypt_raw`` has the signature of `keys.PrivateKey.decrypt_raw`, so either can decrypt an
     `EncryptedArray`.  A Decryptor cannot be pickled: the key stays with its owner.
     """
