@@ -1,5 +1,6 @@
 """Bulk work on Ray: decryptor actors and tasks pinned to this node give the in-process results."""
 
+import os
 import pickle
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 import ray
 
 from ppml.crypto.paillier import Decryptor, EncryptedArray, ObfuscatorPool
-from ppml.crypto.paillier.bulk import pinned_here, split
+from ppml.crypto.paillier.bulk import Resident, pinned_here, run_batches, split
 
 
 def test_split_gives_contiguous_near_equal_chunks():
@@ -59,3 +60,30 @@ def test_a_pool_fills_in_ray_tasks(ray_cluster, small_key, encoding, obfuscator)
     pool = ObfuscatorPool(public_key, 6, workers=2, obfuscator=obfuscator)
     values = pool.take(6)
     assert len(set(values)) == 6 and private_key.decrypt_raw(values) == [0] * 6
+
+
+def _tag(value):
+    return value, os.getpid()
+
+
+class _Where:
+    """Reports the process that ran a batch."""
+
+    def tag(self, value):
+        return _tag(value)
+
+
+@pytest.mark.ray
+def test_a_resident_maps_its_first_share_here_and_the_rest_in_one_call_per_actor(ray_cluster):
+    resident = Resident(_Where(), workers=2)
+    try:
+        out = resident.map("tag", [(v,) for v in range(5)])
+        assert [value for value, _ in out] == list(range(5))
+        assert [pid == os.getpid() for _, pid in out] == [True] * 3 + [False] * 2
+        assert len({pid for _, pid in out[3:]}) == 1
+        assert [pid == os.getpid() for _, pid in run_batches(_tag, [(0,), (1,)], 2)] == [
+            True, False]
+    finally:
+        resident.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        resident.map("tag", [(0,)])
