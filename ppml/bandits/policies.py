@@ -3,12 +3,14 @@ algorithms of Fig. 4.
 
 A `Policy` gives, for iteration l in [1, nb_A] of step t:
 
-* ``compute_score(t, l, state, draws)``: DO_i's score from its own `ArmState` only (arm score
-  locality, Theorem 1.1); ``draws`` are DO_i's private Beta draws (Thompson sampling);
+* ``compute_scores(t, l, s, n, p, draws)``: ComputeScore of several DOs at once (a DO group, or
+  the reference's K arms): element i is DO_i's score from its own state s_i (sum of rewards),
+  n_i (pulls), p_i (Pursuit) and its own private Beta draws ``draws[i]`` (Thompson sampling)
+  only, never another entry (arm score locality, Theorem 1.1);
 * ``kind(l)``: what Comp's SelectArm does with the permuted scores: ARGMAX or MATCH
   (probability matching);
-* ``after_iteration(l, state, bit)``: DO_i's local update with its bit of iteration l < nb_A
-  (Pursuit's p_i, section 4.2);
+* ``initial_p()``, ``after_iteration(l, p, bits)``: p_i at step 1 and each DO's local update
+  of p_i with its own bit of iteration l < nb_A (Pursuit, section 4.2);
 * ``explores(t, explore)``: epsilon-greedy's explore decision x <= eps_t, drawn from the
   stream seed_eps that the Controller and the DOs share (section 4.1.2), which enables the
   exploration shortcut of section 5.4 ("Algorithm-Specific Optimizations").
@@ -24,7 +26,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from ppml.bandits.samba_draws import BetaDraws, Words
+from ppml.bandits.samba_draws import Words
 
 ARGMAX, MATCH = "argmax", "match"
 ALGORITHMS = ("eps_greedy", "eps_greedy_decreasing", "ucb", "thompson", "softmax", "pursuit")
@@ -32,18 +34,9 @@ MIN_SOFTMAX_TAU = 1 / 600
 """e^(mu/tau) with mu <= 1 must stay finite in float64 after a mask of up to 2^32 (e^709 max)."""
 
 
-@dataclass
-class ArmState:
-    """What DO_i keeps about its own arm: s_i (sum of rewards), n_i (pulls), p_i (Pursuit)."""
-
-    s: int = 0
-    n: int = 0
-    p: float = 0.0
-
-    @property
-    def mean(self) -> float:
-        """The empirical mean mu_i = s_i / n_i (Fig. 3)."""
-        return self.s / self.n
+def means(s: list, n: list) -> list:
+    """The empirical means mu_i = s_i / n_i (Fig. 3)."""
+    return [si / ni for si, ni in zip(s, n)]
 
 
 @dataclass(frozen=True)
@@ -97,14 +90,17 @@ class Policy:
     def explores(self, t: int, explore: Words) -> bool:
         return False
 
-    def init_state(self, state: ArmState) -> None:
-        """After step 1's initial pull (Fig. 6(a))."""
+    def initial_p(self) -> float:
+        """p_i after step 1's initial pull (Fig. 6(a)); only Pursuit uses it."""
+        return 0.0
 
-    def compute_score(self, t: int, l: int, state: ArmState, draws: BetaDraws) -> float:
+    def compute_scores(self, t: int, l: int, s: list, n: list, p: list, draws: list) -> list:
+        """Each DO's ComputeScore(t, l) from its own entries of s, n, p and draws."""
         raise NotImplementedError
 
-    def after_iteration(self, l: int, state: ArmState, bit: int) -> None:
-        """DO_i's update with its pull bit of iteration l < nb_A."""
+    def after_iteration(self, l: int, p: list, bits: list) -> list:
+        """Each DO's p_i after its own pull bit of iteration l < nb_A."""
+        return p
 
 
 class EpsilonGreedy(Policy):
@@ -119,8 +115,8 @@ class EpsilonGreedy(Policy):
         """x from seed_eps, shared by the Controller and the DOs; x <= eps_t explores."""
         return explore.uniform() <= self.epsilon(t)
 
-    def compute_score(self, t, l, state, draws):
-        return state.mean
+    def compute_scores(self, t, l, s, n, p, draws):
+        return means(s, n)
 
 
 class DecreasingEpsilonGreedy(EpsilonGreedy):
@@ -133,16 +129,17 @@ class DecreasingEpsilonGreedy(EpsilonGreedy):
 class UCB(Policy):
     """Fig. 4, UCB: argmax mu_i + sqrt(c ln t / n_i) (c = 2 in the paper)."""
 
-    def compute_score(self, t, l, state, draws):
-        return state.mean + math.sqrt(self.spec.ucb_c * math.log(t) / state.n)
+    def compute_scores(self, t, l, s, n, p, draws):
+        c, sqrt = self.spec.ucb_c * math.log(t), math.sqrt
+        return [si / ni + sqrt(c / ni) for si, ni in zip(s, n)]
 
 
 class Thompson(Policy):
     """Fig. 4, Thompson sampling: argmax theta_i ~ Beta(s_i + 1, n_i - s_i + 1), drawn from
     DO_i's own independent stream (the authors reseed one stream per arm: correlated draws)."""
 
-    def compute_score(self, t, l, state, draws):
-        return draws.beta(state.s + 1, state.n - state.s + 1)
+    def compute_scores(self, t, l, s, n, p, draws):
+        return [d.beta(si + 1, ni - si + 1) for si, ni, d in zip(s, n, draws)]
 
 
 class Softmax(Policy):
@@ -151,8 +148,9 @@ class Softmax(Policy):
     def kind(self, l):
         return MATCH
 
-    def compute_score(self, t, l, state, draws):
-        return math.exp(state.mean / self.spec.softmax_tau)
+    def compute_scores(self, t, l, s, n, p, draws):
+        tau, exp = self.spec.softmax_tau, math.exp
+        return [exp(si / ni / tau) for si, ni in zip(s, n)]
 
 
 class Pursuit(Policy):
@@ -164,14 +162,15 @@ class Pursuit(Policy):
     def kind(self, l):
         return ARGMAX if l == 1 else MATCH
 
-    def init_state(self, state):
-        state.p = 1.0 / self.arms
+    def initial_p(self):
+        return 1.0 / self.arms
 
-    def compute_score(self, t, l, state, draws):
-        return state.mean if l == 1 else state.p
+    def compute_scores(self, t, l, s, n, p, draws):
+        return means(s, n) if l == 1 else p
 
-    def after_iteration(self, l, state, bit):
-        state.p += self.spec.pursuit_beta * (bit - state.p)
+    def after_iteration(self, l, p, bits):
+        beta = self.spec.pursuit_beta
+        return [pi + beta * (bit - pi) for pi, bit in zip(p, bits)]
 
 
 _POLICIES = {"eps_greedy": EpsilonGreedy, "eps_greedy_decreasing": DecreasingEpsilonGreedy,
@@ -182,7 +181,7 @@ def select_arm(kind: str, scores, u: float | None = None) -> int:
     """SelectArm over a permuted list: position of the first maximum (ARGMAX), or the first
     position whose cumulative score exceeds u times the total (MATCH, u uniform in [0, 1))."""
     if kind == ARGMAX:
-        return max(range(len(scores)), key=scores.__getitem__)
+        return scores.index(max(scores))
     cumulative = list(itertools.accumulate(scores))
     threshold = u * cumulative[-1]
     return next((j for j, c in enumerate(cumulative) if c > threshold), len(scores) - 1)

@@ -18,6 +18,7 @@ Both runtimes run the same objects on the same streams, so they give the same ru
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import operator
 import time
@@ -132,7 +133,7 @@ class Controller:
         batches = self.gather(self.groups, [("exchange", (delivery, asked))
                                             for delivery in self._deliveries])
         self._deliveries = [None] * len(self.groups)
-        return None if asked is None else [item for batch in batches for item in batch]
+        return None if asked is None else list(itertools.chain.from_iterable(batches))
 
     def step(self, t: int) -> None:
         """Steps 2-5 for every iteration l of step t; the bits of step 5 reach the DOs with the
@@ -144,20 +145,20 @@ class Controller:
             self.seconds += time.perf_counter() - start
             scores = self._exchange(None if explores else (t, l))                   # step 2
             start = time.perf_counter()
-            permuted = None if explores else [scores[a] for a in sigma]              # step 3
+            permuted = None if explores else list(map(scores.__getitem__, sigma))   # step 3
             self.seconds += time.perf_counter() - start
             bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]       # step 4
             start = time.perf_counter()
-            unpermuted = [bits[position] for position in inverse]                    # step 5
+            unpermuted = list(map(bits.__getitem__, inverse))                       # step 5
             self._deliveries = [(t, l, unpermuted[m.start:m.stop]) for m in self.layout]
             self.seconds += time.perf_counter() - start
             start = time.perf_counter()
 
     def cumulative_reward(self) -> int:
-        """The last bits, then steps 6-7: E(s_1) ... E(s_K) = E(sum s_i), decrypted by DC."""
+        """The last bits, then steps 6-7: E(s_1) ... E(s_K) = E(sum s_i) (each DO's obfuscator
+        precomputed at setup), decrypted by DC."""
         self._exchange(None)
-        public_key = self.gather([self.customer], [("public", ())])[0]
-        shares = self._owners("reward_shares", public_key)
+        shares = self._owners("reward_shares")
         start = time.perf_counter()
         total = functools.reduce(operator.add, shares)
         self.seconds += time.perf_counter() - start
@@ -165,12 +166,13 @@ class Controller:
 
     def report(self, total: int, wall: float, phases: dict) -> SambaRun:
         """Evaluation only: who pulled when, each participant's seconds and operations, and the
-        wall seconds of the ``phases`` (setup with DC's key generation, steps 2-5, steps 6-7)."""
+        wall seconds of the ``phases`` (setup with DC's key generation and the DOs' offline
+        obfuscators, steps 2-5, steps 6-7)."""
         reports = self._owners("report")
         (comp_s, comp_ops), (dc_s, keygen_s) = self.gather([self.comp, self.customer],
                                                [("report", ()), ("report", ())])
         arms = [None] * self.setup.horizon
-        for index, pulled, _, _ in reports:
+        for index, pulled, _, _, _ in reports:
             for t in pulled:
                 arms[t - 1] = index
         owner_s = [r[2] for r in reports]
@@ -181,7 +183,8 @@ class Controller:
                   "paillier_decryptions": 1 if crypto else 0}
         seconds = {"controller_s": self.seconds, "comp_s": comp_s, "dc_s": dc_s,
                    "keygen_s": keygen_s, "owner_mean_s": sum(owner_s) / len(owner_s),
-                   "owner_max_s": max(owner_s), **phases}
+                   "owner_max_s": max(owner_s), "offline_s": sum(r[4] for r in reports),
+                   **phases}
         return SambaRun(arms, total, wall, seconds, counts)
 
 
@@ -201,10 +204,12 @@ def run_samba(data, setup: SambaSetup) -> SambaRun:
                 setup.crypto)
     layout = owner_groups(arms, setup.owners_per_actor, default_slots(setup.runtime))
     groups = [make(DataOwnerGroup) for _ in layout]
+    public_key = Controller.gather([customer], [("public", ())])[0]         # step 0
     Controller.gather(groups, [("setup", ([OwnerSecrets(i, keys.aes_key(), keys.mask_key(),
                                                         keys.explore_key(), keys.owner_key(i),
                                                         keys.run_id) for i in members],
-                                          arms, data, setup.horizon, setup.spec, setup.crypto))
+                                          arms, data, setup.horizon, setup.spec, setup.crypto,
+                                          public_key))
                                for members in layout])
     controller = Controller(setup, arms, groups, layout, comp, customer)
     steps = time.perf_counter()

@@ -14,6 +14,8 @@ stream through the same reader get the same draws (Theorem 2's "same seeds").
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 
 import numpy as np
@@ -24,23 +26,26 @@ BLOCK_WORDS = 4096
 """Words read from a stream at once (32 KiB)."""
 
 
+def _word_block(stream: Stream) -> list:
+    return stream.uint64(BLOCK_WORDS).tolist()
+
+
 class Words:
-    """Uniform elements of Z/2^64 from ``stream``, ``BLOCK_WORDS`` at a time."""
+    """Uniform elements of Z/2^64 from ``stream``, ``BLOCK_WORDS`` at a time.  ``word()`` is the
+    next word (a C-level iterator step, no Python frame: hot loops call it per DO and step)."""
 
     def __init__(self, stream: Stream):
-        self._stream = stream
-        self._words: list = []
-        self._at = 0
-
-    def word(self) -> int:
-        if self._at == len(self._words):
-            self._words, self._at = self._stream.uint64(BLOCK_WORDS).tolist(), 0
-        self._at += 1
-        return self._words[self._at - 1]
+        blocks = iter(functools.partial(_word_block, stream), None)
+        self.word = itertools.chain.from_iterable(blocks).__next__
 
     def uniform(self) -> float:
         """Uniform in [0, 1) with 53 random bits (one word)."""
-        return (self.word() >> 11) * 2.0**-53
+        return uniform(self.word)
+
+
+def uniform(word) -> float:
+    """Uniform in [0, 1) with 53 random bits from one call of ``word`` (a `Words.word`)."""
+    return (word() >> 11) * 2.0**-53
 
 
 class Permutations:

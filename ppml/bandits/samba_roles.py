@@ -11,14 +11,15 @@ l = 2) the paper's multiplicative mask y = alpha x is kept, alpha = 2^w with w u
 [-32, 32), since matching needs the proportions (section 4.1.2, proof of Theorem 2).  Both are
 sent as 16 bytes (docs/samba.md: what Comp learns under each).
 
-**Data owners** live in a `DataOwnerGroup`, one per Ray actor (one DO per actor by default; for
-many DOs on one machine several DOs share an actor, each still its own `DataOwner` with its own
-state, streams and keys).  Steps are batched per group.
+**Data owners** live in a `DataOwnerGroup`, one per Ray actor (on a cluster with a CPU per DO,
+one DO per actor; for many DOs on one machine several DOs share an actor, each still with its
+own state, streams, keys and AES-GCM context: DO i is entry i of the group's lists).  Steps are
+batched per group, as tight loops over its DOs.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 import struct
 import time
@@ -26,61 +27,75 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppml.bandits.policies import ARGMAX, MATCH, AlgorithmSpec, ArmState, select_arm
-from ppml.bandits.samba_draws import BetaDraws, Words
+from ppml.bandits.policies import ARGMAX, MATCH, AlgorithmSpec, select_arm
+from ppml.bandits.samba_draws import BetaDraws, Words, uniform
 from ppml.bandits.samba_keys import streams
-from ppml.crypto.aead import Channel, MessageRejected, PlainChannel, ReplayGuard
+from ppml.crypto.aead import Channel, Endpoints, MessageRejected, PlainChannel, ReplayGuard
 from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
 from ppml.crypto.rng import Stream
 
 SCORE_BYTES = 16
 """Every score and pull bit travels as 16 plaintext bytes (then 44 bytes sealed)."""
 BIT_ZERO, BIT_ONE = bytes(SCORE_BYTES), b"\x01" + bytes(SCORE_BYTES - 1)
+_BIT_VALUES = {BIT_ZERO: 0, BIT_ONE: 1}
 MASK_EXPONENT = 32
 _SIGN = 1 << 63
 _MASK64 = (1 << 64) - 1
 _DOUBLE = struct.Struct(">d")
-_FLOAT_BITS, _BITS = struct.Struct("<d"), struct.Struct("<Q")
+_PADDING = bytes(SCORE_BYTES - 8)
 
 
-def order_key(x: float) -> int:
-    """An exact strictly increasing map from float64 (no NaN; -0.0 read as 0.0) to [0, 2^64)."""
-    if x != x:
+@functools.cache
+def _reinterpret(count: int) -> tuple:
+    """(pack ``count`` float64, unpack ``count`` uint64): a float's bits as an integer."""
+    return struct.Struct(f"<{count}d").pack, struct.Struct(f"<{count}Q").unpack
+
+
+def order_keys(xs: list) -> list:
+    """An exact strictly increasing map from float64 (no NaN; -0.0 read as 0.0) to [0, 2^64),
+    applied to each score: its bit pattern, sign-folded."""
+    if any(map(math.isnan, xs)):
         raise ValueError("a score is NaN; scores must be comparable reals")
-    (bits,) = _BITS.unpack(_FLOAT_BITS.pack(x + 0.0))
-    return bits ^ _MASK64 if bits >= _SIGN else bits | _SIGN
+    pack, unpack = _reinterpret(len(xs))
+    bits = unpack(pack(*xs))
+    return [b ^ _MASK64 if b > _SIGN else b | _SIGN for b in bits]     # -0.0 is _SIGN: 0.0's key
 
 
-def masked_score(kind: str, x: float, masks: Words) -> bytes:
-    """DO's masked score as fixed-width bytes, with the mask of (t, l) from seed_alpha:
-    a key(x) + b (ARGMAX; a = 1 + one word, then b = one word) or alpha x (MATCH; alpha = 2^w,
-    w = 64 u - 32 from one uniform)."""
-    if kind == ARGMAX:
-        a = masks.word() + 1
-        return (a * order_key(x) + masks.word()).to_bytes(SCORE_BYTES, "big")
-    alpha = 2.0 ** (2 * MASK_EXPONENT * masks.uniform() - MASK_EXPONENT)
-    y = alpha * x
-    if not math.isfinite(y):
-        raise ValueError(f"masked probability-matching score {x!r} * {alpha!r} is not finite")
-    return _DOUBLE.pack(y) + bytes(SCORE_BYTES - 8)
+def masked_scores(kind: str, xs: list, words: list) -> list[bytes]:
+    """Each DO's masked score as fixed-width bytes, DO i with the mask of (t, l) from its own
+    reader of seed_alpha (``words[i]``, its `Words.word`): a key(x) + b (ARGMAX; a = 1 + one
+    word, then b = one word) or alpha x (MATCH; alpha = 2^w, w = 64 u - 32 from one uniform)."""
+    if kind == ARGMAX:                  # (word() + 1) is evaluated before the second word()
+        return [((word() + 1) * key + word()).to_bytes(SCORE_BYTES, "big")
+                for word, key in zip(words, order_keys(xs))]
+    masked = []
+    for word, x in zip(words, xs):
+        alpha = 2.0 ** (2 * MASK_EXPONENT * uniform(word) - MASK_EXPONENT)
+        y = alpha * x
+        if not math.isfinite(y):
+            raise ValueError(f"masked probability-matching score {x!r} * {alpha!r} is not "
+                             "finite")
+        masked.append(_DOUBLE.pack(y) + _PADDING)
+    return masked
 
 
 def unpack_scores(kind: str, plaintexts: list) -> list:
-    """Comp's view of the masked scores: ints (ARGMAX) or floats (MATCH)."""
+    """Comp's view of the masked scores: for ARGMAX the 16-byte big-endian integers themselves
+    (fixed-width big-endian bytes compare as their integers do, so no conversion is needed),
+    for MATCH floats."""
     if kind == ARGMAX:
-        return [int.from_bytes(p, "big") for p in plaintexts]
+        return plaintexts
     if any(any(p[8:]) for p in plaintexts):
         raise MessageRejected("a probability-matching score has non-zero padding")
     return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
 
 
-def unpack_bit(plaintext: bytes) -> int:
-    """A DO's pull bit; anything but the two fixed plaintexts is refused."""
-    if plaintext == BIT_ONE:
-        return 1
-    if plaintext != BIT_ZERO:
-        raise MessageRejected("a pull bit is neither 0 nor 1 with zero padding")
-    return 0
+def unpack_bits(plaintexts: list) -> list:
+    """The DOs' pull bits; anything but the two fixed plaintexts is refused."""
+    try:
+        return [_BIT_VALUES[p] for p in plaintexts]
+    except KeyError:
+        raise MessageRejected("a pull bit is neither 0 nor 1 with zero padding") from None
 
 
 def bit_plaintexts(arms: int, position: int) -> list[bytes]:
@@ -88,10 +103,6 @@ def bit_plaintexts(arms: int, position: int) -> list[bytes]:
     bits = [BIT_ZERO] * arms
     bits[position] = BIT_ONE
     return bits
-
-
-def make_channel(crypto: bool, aes_key: bytes, run_id: bytes, nonces: Stream):
-    return Channel(aes_key, run_id, SCORE_BYTES, nonces) if crypto else PlainChannel(SCORE_BYTES)
 
 
 @dataclass(frozen=True)
@@ -106,122 +117,109 @@ class OwnerSecrets:
     run_id: bytes
 
 
-class DataOwner:
-    """DO_i (Fig. 6(a)): its arm's state, its reward source, its streams; nothing else."""
-
-    def __init__(self, secrets: OwnerSecrets, arms: int, data, horizon: int,
-                 spec: AlgorithmSpec, crypto: bool):
-        self.index, self.data = secrets.index, data
-        self.policy = spec.policy(arms)
-        self.state = ArmState()
-        draws, nonces = streams(secrets.owner_key)
-        self.draws = BetaDraws(draws)
-        self.masks = Words(Stream(secrets.mask_key))
-        self.explore = Words(Stream(secrets.explore_key))
-        self.channel = make_channel(crypto, secrets.aes_key, secrets.run_id, nonces)
-        self.guard = ReplayGuard(f"DO_{self.index}")
-        self.crypto, self.horizon = crypto, horizon
-        self.pulled = []
-        self._decision = (0, False)
-        self.seconds = 0.0
-        self._pull(self.index + 1)                 # step 1: each DO pulls its arm once
-        self.policy.init_state(self.state)
-
-    def _pull(self, t: int) -> None:
-        self.state.s += int(self.data.reward(t - 1, self.index))
-        self.state.n += 1
-        self.pulled.append(t)
-
-    def explores(self, t: int) -> bool:
-        """epsilon-greedy's x <= eps_t from seed_eps, drawn once per step."""
-        if self._decision[0] != t:
-            self._decision = (t, self.policy.explores(t, self.explore))
-        return self._decision[1]
-
-    def score(self, t: int, l: int) -> bytes:
-        """Step 2: Enc(mask(ComputeScore(t, l)))."""
-        if self.policy.exploring and self.explores(t):
-            raise RuntimeError(f"DO_{self.index}: step {t} explores; no score is sent "
-                               "(exploration shortcut)")
-        kind = self.policy.kind(l)
-        x = self.policy.compute_score(t, l, self.state, self.draws)
-        return self.channel.seal(masked_score(kind, x, self.masks), t, l, "score")
-
-    def receive(self, t: int, l: int, message: bytes) -> None:
-        """Step 5: the pull bit; pull at the last iteration, else the local update."""
-        self.guard.advance(t, l)
-        if self.policy.exploring:
-            self.explores(t)                   # seed_eps's draw of step t, also on explore steps
-        bit = unpack_bit(self.channel.open(message, t, l, "bit"))
-        if l < self.policy.iterations:
-            self.policy.after_iteration(l, self.state, bit)
-        elif bit:
-            self._pull(t)
-
-    def exchange(self, delivered, message, asked):
-        """Step 5 of ``delivered`` = (t, l) with its bit ``message`` unless None, then step 2 of
-        ``asked`` = (t, l) unless None."""
-        if delivered is not None:
-            self.receive(delivered[0], delivered[1], message)
-        return None if asked is None else self.score(asked[0], asked[1])
-
-    def reward_share(self, public_key):
-        """Step 6: E(s_i) under DC's key (s_i itself without cryptography)."""
-        if not self.crypto:
-            return self.state.s
-        pool = ObfuscatorPool(public_key, 1)
-        return EncryptedArray.encrypt(np.array([self.state.s]), pool, Encoding(), k=0,
-                                      bounds=(0, self.horizon))
-
-
 class DataOwnerGroup:
-    """Several DOs hosted by one process (one Ray actor); every call is batched over them."""
+    """The DOs hosted by one process (one Ray actor; Fig. 6(a)); every call is batched over them.
 
-    def __init__(self):
-        self.owners = []
+    DO i of the group is entry i of the lists below: its arm state (s_i, n_i, p_i), the steps it
+    pulled, its own streams (Thompson's Beta draws, its nonces, its readers of seed_alpha and
+    seed_eps), its own AES-GCM context (`Endpoints`) and its own precomputed Paillier obfuscator
+    for step 6.  A call runs tight loops over the entries; DO i's computation reads entry i only
+    (arm score locality), so hosting DOs together shares no secret and no state between them.
+    """
 
     def setup(self, secrets: list, arms: int, data, horizon: int, spec: AlgorithmSpec,
-              crypto: bool) -> None:
-        """Step 1 (secrets arrive by method call, never as actor creation arguments)."""
-        for s in secrets:
-            start = time.perf_counter()
-            self.owners.append(DataOwner(s, arms, data, horizon, spec, crypto))
-            self.owners[-1].seconds += time.perf_counter() - start
+              crypto: bool, public_key) -> None:
+        """Step 1 (secrets arrive by method call, never as actor creation arguments), and,
+        offline, each DO's obfuscator r^n for step 6 under DC's public key (step 0)."""
+        start = time.perf_counter()
+        self.indices = [s.index for s in secrets]
+        self.data, self.horizon, self.crypto = data, horizon, crypto
+        self.policy = spec.policy(arms)
+        own = [streams(s.owner_key) for s in secrets]
+        self.draws = [BetaDraws(draws) for draws, _ in own]
+        self.masks = [Words(Stream(s.mask_key)).word for s in secrets]
+        self.explore = [Words(Stream(s.explore_key)) for s in secrets]
+        self.channels = Endpoints([s.aes_key for s in secrets], secrets[0].run_id, SCORE_BYTES,
+                                  [nonces for _, nonces in own]) if crypto \
+            else PlainChannel(SCORE_BYTES)
+        self.guard = ReplayGuard(f"DOs {self.indices[0]}-{self.indices[-1]}")
+        self.s, self.n = [0] * len(secrets), [0] * len(secrets)
+        self.pulled = [[] for _ in secrets]
+        for j, index in enumerate(self.indices):
+            self._pull(j, index + 1)                   # step 1: each DO pulls its arm once
+        self.p = [self.policy.initial_p()] * len(secrets)
+        self._decision = (0, False)
+        offline = time.perf_counter()
+        self.pools, self.offline_s = [], []
+        for _ in secrets if crypto else ():
+            begin = time.perf_counter()
+            self.pools.append(ObfuscatorPool(public_key, 1))
+            self.offline_s.append(time.perf_counter() - begin)
+        self.seconds = offline - start
 
-    def _each(self, method: str, calls) -> list:
-        """Each DO's ``method`` with its args, each DO's seconds on its own clock."""
-        out = []
-        clock = time.perf_counter
-        now = clock()
-        for owner, args in zip(self.owners, calls):
-            out.append(getattr(owner, method)(*args))
-            then = clock()
-            owner.seconds += then - now
-            now = then
-        return out
+    def _pull(self, j: int, t: int) -> None:
+        self.s[j] += int(self.data.reward(t - 1, self.indices[j]))
+        self.n[j] += 1
+        self.pulled[j].append(t)
+
+    def _explores(self, t: int) -> bool:
+        """epsilon-greedy's x <= eps_t, each DO from its own reader of seed_eps, once per step
+        (the readers hold the same key, so the DOs agree)."""
+        if self._decision[0] != t:
+            self._decision = (t, any([self.policy.explores(t, e) for e in self.explore]))
+        return self._decision[1]
 
     def exchange(self, delivery, asked) -> list | None:
         """Step 5 of the last iteration, ``delivery`` = (t, l, bits) unless None, then step 2 of
         ``asked`` = (t, l) unless None (an explore step, or the end of the run): each DO opens
-        its bit, then scores."""
-        delivered, messages = None, itertools.repeat(None)
+        its bit, then sends Enc(mask(ComputeScore(t, l)))."""
+        start = time.perf_counter()
         if delivery is not None:
             t, l, messages = delivery
-            delivered = (t, l)
-            if len(messages) != len(self.owners):
-                raise MessageRejected(f"expected {len(self.owners)} bit messages at t={t}, "
+            if len(messages) != len(self.indices):        # before the guard accepts (t, l)
+                raise MessageRejected(f"expected {len(self.indices)} bit messages at t={t}, "
                                       f"l={l}, got {len(messages)}")
-        scores = self._each("exchange", zip(itertools.repeat(delivered), messages,
-                                            itertools.repeat(asked)))
-        return None if asked is None else scores
+            self.guard.advance(t, l)
+            if self.policy.exploring:
+                self._explores(t)                # seed_eps's draw of step t, also on explore steps
+            bits = unpack_bits(self.channels.open_each(messages, t, l, "bit"))
+            if l < self.policy.iterations:
+                self.p = self.policy.after_iteration(l, self.p, bits)
+            elif 1 in bits:
+                for j, bit in enumerate(bits):
+                    if bit:
+                        self._pull(j, t)
+        scores = None
+        if asked is not None:
+            t, l = asked
+            if self.policy.exploring and self._explores(t):
+                raise RuntimeError(f"step {t} explores; no score is sent (exploration "
+                                   "shortcut)")
+            kind = self.policy.kind(l)
+            x = self.policy.compute_scores(t, l, self.s, self.n, self.p, self.draws)
+            scores = self.channels.seal_each(masked_scores(kind, x, self.masks), t, l, "score")
+        self.seconds += time.perf_counter() - start
+        return scores
 
-    def reward_shares(self, public_key) -> list:
-        return self._each("reward_share", itertools.repeat((public_key,)))
+    def reward_shares(self) -> list:
+        """Step 6: each DO's E(s_i) under DC's key with its precomputed obfuscator (s_i itself
+        without cryptography)."""
+        start = time.perf_counter()
+        shares = [EncryptedArray.encrypt(np.array([s]), pool, Encoding(), k=0,
+                                         bounds=(0, self.horizon))
+                  for s, pool in zip(self.s, self.pools)] if self.crypto else list(self.s)
+        self.seconds += time.perf_counter() - start
+        return shares
 
     def report(self) -> list:
-        """Evaluation only: (index, steps pulled, seconds, AES-GCM ops) of each DO."""
-        return [(o.index, o.pulled, o.seconds,
-                 o.channel.encryptions + o.channel.decryptions) for o in self.owners]
+        """Evaluation only: (index, steps pulled, seconds, AES-GCM ops, offline seconds) of each
+        DO.  A DO's seconds are its group's online seconds divided evenly among its DOs (they run
+        the same loops) plus its own offline seconds (its obfuscator precomputation)."""
+        share = self.seconds / len(self.indices)
+        ops = self.channels.encryptions + self.channels.decryptions
+        offline = self.offline_s or [0.0] * len(self.indices)
+        return [(index, pulled, share + off, ops, off)
+                for index, pulled, off in zip(self.indices, self.pulled, offline)]
 
 
 class Comp:
@@ -234,7 +232,8 @@ class Comp:
         self.arms, self.policy = arms, spec.policy(arms)
         selection, nonces = streams(comp_key)
         self.selection = Words(selection)
-        self.channel = make_channel(crypto, aes_key, run_id, nonces)
+        self.channel = Channel(aes_key, run_id, SCORE_BYTES, nonces) if crypto \
+            else PlainChannel(SCORE_BYTES)
         self.guard = ReplayGuard("Comp")
         self.seconds = 0.0
 

@@ -16,11 +16,19 @@ Controller (section 4).  A `Channel` wraps that key and adds what the authors' c
 * **Nonces** are 96 bits from a CSPRNG stream (os.urandom-keyed, or the seeded INSECURE stream)
   and a channel refuses to seal more than 2^32 messages (NIST SP 800-38D, random nonces).
 
+`Channel` is one party's end: several messages of one (t, l, kind) under its nonce stream.
+`Endpoints` are several parties' ends hosted in one process (the DOs of a group), each with its
+own AES-GCM context and its own nonce stream: a batch seals or opens exactly one message per
+endpoint.  Both run the same loops (`_seal`, `_End._open`) with the associated data built once
+per batch.
+
 Every refusal raises `MessageRejected`, which names the message's (run, t, l, kind).
 """
 
 from __future__ import annotations
 
+import itertools
+import operator
 import struct
 
 from cryptography.exceptions import InvalidTag
@@ -35,36 +43,59 @@ MAX_MESSAGES = 2**32
 NONCE_BLOCK = 1024
 """Nonces read from the stream at once."""
 _STEP = struct.Struct(">QI")
+_NONCE_SLICES = [slice(at, at + NONCE_BYTES) for at in range(0, NONCE_BYTES * NONCE_BLOCK,
+                                                            NONCE_BYTES)]
 
 
 class MessageRejected(ValueError):
     """A ciphertext failed authentication or replay checks: tampered, replayed or reordered."""
 
 
-class Channel:
-    """AES-256-GCM under ``key`` for messages of exactly ``width`` plaintext bytes.
+def _nonce_blocks(stream: Stream):
+    """Lists of ``NONCE_BLOCK`` nonces from ``stream``; refuses to go past ``MAX_MESSAGES``."""
+    for _ in range(MAX_MESSAGES // NONCE_BLOCK):
+        yield list(map(stream.bytes(NONCE_BYTES * NONCE_BLOCK).__getitem__, _NONCE_SLICES))
+    raise RuntimeError(f"this AES-GCM key has sealed {MAX_MESSAGES} messages from one nonce "
+                       "stream, the limit for random nonces; start a run with a fresh key")
 
-    ``nonces`` is the CSPRNG stream nonces are drawn from (default: a fresh os.urandom key),
-    ``NONCE_BLOCK`` nonces at a time.  ``encryptions`` and ``decryptions`` count the AES-GCM
-    operations (Theorem 4, item 1).
-    """
 
-    def __init__(self, key: bytes, run_id: bytes, width: int, nonces: Stream | None = None):
-        if len(key) != KEY_BYTES:
-            raise ValueError(f"AES-GCM key must be {KEY_BYTES} bytes (AES-256), got {len(key)}")
+def nonce_source(stream: Stream):
+    """The nonces of ``stream`` one at a time (an iterator), read ``NONCE_BLOCK`` at a time."""
+    return itertools.chain.from_iterable(_nonce_blocks(stream))
+
+
+def _seal(plaintexts, nonces, encrypts, associated: bytes) -> list[bytes]:
+    """nonce || AES-GCM(plaintext) for each (plaintext, nonce, encrypt) in step (plaintexts
+    first, so no nonce is drawn past the last plaintext)."""
+    return [nonce + encrypt(nonce, plaintext, associated)
+            for plaintext, nonce, encrypt in zip(plaintexts, nonces, encrypts)]
+
+
+def _check_widths(plaintexts, width: int, kind: str) -> None:
+    wrong = set(map(len, plaintexts)) - {width}
+    if wrong:
+        raise ValueError(f"{kind} plaintext must be exactly {width} bytes (fixed width), "
+                         f"got {min(wrong)}")
+
+
+def _aead(key: bytes) -> AESGCM:
+    if len(key) != KEY_BYTES:
+        raise ValueError(f"AES-GCM key must be {KEY_BYTES} bytes (AES-256), got {len(key)}")
+    return AESGCM(key)
+
+
+class _End:
+    """What `Channel` and `Endpoints` share: the run, the width, the associated data of each
+    kind, the checks of incoming messages and the wording of refusals."""
+
+    def __init__(self, run_id: bytes, width: int):
         if width < 1:
             raise ValueError(f"width must be >= 1 byte, got {width}")
-        self._aead = AESGCM(key)
         self.run_id = bytes(run_id)
         self.width = width
         self.message_bytes = NONCE_BYTES + width + TAG_BYTES
         """Length of every sealed message: nonce, ciphertext and tag."""
-        self._nonces = nonces if nonces is not None else Stream(fresh_key())
-        self._nonce_block = b""
-        self._nonce_at = 0
         self._prefixes: dict = {}
-        self.encryptions = 0
-        self.decryptions = 0
 
     def _associated_data(self, t: int, l: int, kind: str) -> bytes:
         """"samba", run id and kind (each length-prefixed), then t (8 bytes) and l (4 bytes)."""
@@ -75,85 +106,109 @@ class Channel:
                                              self.run_id + bytes([len(name)]) + name)
         return prefix + _STEP.pack(t, l)
 
-    def _check_width(self, plaintext: bytes, kind: str) -> None:
-        if len(plaintext) != self.width:
-            raise ValueError(f"{kind} plaintext must be exactly {self.width} bytes (fixed width), "
-                             f"got {len(plaintext)}")
-
-    def _take_nonces(self, count: int) -> bytes:
-        """``count`` fresh nonces end to end, within the message limit."""
-        if self.encryptions + count > MAX_MESSAGES:
-            raise RuntimeError(f"this AES-GCM key has sealed {self.encryptions} messages, the "
-                               f"limit for random nonces is {MAX_MESSAGES}; start a run with a "
-                               "fresh key")
-        self.encryptions += count
-        need, at = NONCE_BYTES * count, self._nonce_at
-        if len(self._nonce_block) - at < need:
-            self._nonce_block = self._nonce_block[at:] + self._nonces.bytes(
-                max(need, NONCE_BYTES * NONCE_BLOCK))
-            at = 0
-        self._nonce_at = at + need
-        return self._nonce_block[at:at + need]
-
-    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
-        """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
-        self._check_width(plaintext, kind)
-        nonce = self._take_nonces(1)
-        return nonce + self._aead.encrypt(nonce, plaintext, self._associated_data(t, l, kind))
-
-    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
-        """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce."""
-        for plaintext in plaintexts:
-            self._check_width(plaintext, kind)
-        nonces = self._take_nonces(len(plaintexts))
-        associated, encrypt = self._associated_data(t, l, kind), self._aead.encrypt
-        sealed = []
-        for at, plaintext in zip(range(0, len(nonces), NONCE_BYTES), plaintexts):
-            nonce = nonces[at:at + NONCE_BYTES]
-            sealed.append(nonce + encrypt(nonce, plaintext, associated))
-        return sealed
-
-    def _check_message(self, message, t: int, l: int, kind: str) -> None:
-        if type(message) is not bytes or len(message) != self.message_bytes:
+    def _check_messages(self, messages, t: int, l: int, kind: str, count: int) -> None:
+        """Exactly ``count`` messages, each ``bytes`` of the sealed length."""
+        if len(messages) != count:
+            raise MessageRejected(f"expected {count} {kind} messages at t={t}, l={l}, got "
+                                  f"{len(messages)}")
+        if set(map(type, messages)) - {bytes} or set(map(len, messages)) - {self.message_bytes}:
+            bad = next(m for m in messages
+                       if type(m) is not bytes or len(m) != self.message_bytes)
             raise MessageRejected(f"{kind} message {self._where(t, l, kind)} must be "
                                   f"{self.message_bytes} bytes, got "
-                                  f"{len(message) if type(message) is bytes else message!r}")
+                                  f"{len(bad) if type(bad) is bytes else bad!r}")
 
-    def _rejected(self, t: int, l: int, kind: str) -> MessageRejected:
-        return MessageRejected(f"AES-GCM authentication failed for a {kind} message "
-                               f"{self._where(t, l, kind)}: it was tampered with, or replayed "
-                               "from another run, step or iteration")
+    def _open(self, messages, decrypts, t: int, l: int, kind: str) -> list[bytes]:
+        """The plaintexts of ``messages``, each opened by its decrypt (one per message)."""
+        associated = self._associated_data(t, l, kind)
+        try:
+            return [decrypt(m[:NONCE_BYTES], m[NONCE_BYTES:], associated)
+                    for m, decrypt in zip(messages, decrypts)]
+        except InvalidTag:
+            raise MessageRejected(f"AES-GCM authentication failed for a {kind} message "
+                                  f"{self._where(t, l, kind)}: it was tampered with, or replayed "
+                                  "from another run, step or iteration") from None
 
     def _where(self, t: int, l: int, kind: str) -> str:
         return f"(run={self.run_id.hex()[:16]}, t={t}, l={l}, kind={kind})"
 
+
+class Channel(_End):
+    """AES-256-GCM under ``key`` for messages of exactly ``width`` plaintext bytes.
+
+    ``nonces`` is the CSPRNG stream nonces are drawn from (default: a fresh os.urandom key),
+    ``NONCE_BLOCK`` nonces at a time.  ``encryptions`` and ``decryptions`` count the AES-GCM
+    operations (Theorem 4, item 1).
+    """
+
+    def __init__(self, key: bytes, run_id: bytes, width: int, nonces: Stream | None = None):
+        self._aead = _aead(key)
+        super().__init__(run_id, width)
+        self._nonces = nonce_source(nonces if nonces is not None else Stream(fresh_key()))
+        self.encryptions = 0
+        self.decryptions = 0
+
+    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
+        """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
+        return self.seal_many([plaintext], t, l, kind)[0]
+
+    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce."""
+        _check_widths(plaintexts, self.width, kind)
+        self.encryptions += len(plaintexts)
+        return _seal(plaintexts, self._nonces, itertools.repeat(self._aead.encrypt),
+                     self._associated_data(t, l, kind))
+
     def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
         """The plaintext of ``message``; `MessageRejected` if it was not sealed on this channel
         for exactly (run, t, l, kind) or was altered."""
-        self._check_message(message, t, l, kind)
-        self.decryptions += 1
-        try:
-            return self._aead.decrypt(message[:NONCE_BYTES], message[NONCE_BYTES:],
-                                      self._associated_data(t, l, kind))
-        except InvalidTag:
-            raise self._rejected(t, l, kind) from None
+        return self.open_batch([message], t, l, kind, 1)[0]
 
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
         """Open a list of exactly ``count`` messages of one (t, l, kind), none repeated."""
-        if len(messages) != count:
-            raise MessageRejected(f"expected {count} {kind} messages at t={t}, l={l}, got "
-                                  f"{len(messages)}")
-        if len({m[:NONCE_BYTES] for m in messages}) != count:
+        self._check_messages(messages, t, l, kind, count)
+        if len(set(messages)) != count:
             raise MessageRejected(f"a {kind} message was replayed within the list at t={t}, "
                                   f"l={l}")
-        for message in messages:
-            self._check_message(message, t, l, kind)
-        associated, decrypt = self._associated_data(t, l, kind), self._aead.decrypt
         self.decryptions += count
-        try:
-            return [decrypt(m[:NONCE_BYTES], m[NONCE_BYTES:], associated) for m in messages]
-        except InvalidTag:
-            raise self._rejected(t, l, kind) from None
+        return self._open(messages, itertools.repeat(self._aead.decrypt), t, l, kind)
+
+
+class Endpoints(_End):
+    """The ends of several parties hosted in one process (the DOs of a group), endpoint i with
+    its own AES-GCM context under its own copy ``keys[i]`` of the shared key and its own nonce
+    stream ``nonces[i]``.  A batch seals or opens exactly one message per endpoint, in
+    endpoint order.  ``encryptions`` and ``decryptions`` count each endpoint's operations
+    (every endpoint takes part in every batch)."""
+
+    def __init__(self, keys: list, run_id: bytes, width: int, nonces: list):
+        if len(keys) != len(nonces):
+            raise ValueError(f"one key and one nonce stream per endpoint, got {len(keys)} keys "
+                             f"and {len(nonces)} streams")
+        aeads = [_aead(key) for key in keys]
+        super().__init__(run_id, width)
+        self._encrypts = [a.encrypt for a in aeads]
+        self._decrypts = [a.decrypt for a in aeads]
+        self._nonces = [nonce_source(stream).__next__ for stream in nonces]
+        """Endpoint i's next nonce: ``self._nonces[i]()``."""
+        self.count = len(nonces)
+        self.encryptions = 0
+        self.decryptions = 0
+
+    def seal_each(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        """Endpoint i seals ``plaintexts[i]`` under its next nonce, for (run, t, l, kind)."""
+        if len(plaintexts) != self.count:
+            raise ValueError(f"expected {self.count} {kind} plaintexts, got {len(plaintexts)}")
+        _check_widths(plaintexts, self.width, kind)
+        self.encryptions += 1
+        return _seal(plaintexts, map(operator.call, self._nonces), self._encrypts,
+                     self._associated_data(t, l, kind))
+
+    def open_each(self, messages, t: int, l: int, kind: str) -> list[bytes]:
+        """Endpoint i opens ``messages[i]``; `MessageRejected` as `Channel.open`."""
+        self._check_messages(messages, t, l, kind, self.count)
+        self.decryptions += 1
+        return self._open(messages, self._decrypts, t, l, kind)
 
 
 class ReplayGuard:
@@ -172,7 +227,7 @@ class ReplayGuard:
 
 
 class PlainChannel:
-    """`Channel`'s interface without encryption: Samba with every Enc removed (A_no-enc in the
+    """`Channel`'s and `Endpoints`' interface without encryption: Samba with every Enc removed (A_no-enc in the
     proof of Theorem 2), to time the distributed protocol without cryptography.  Never secure."""
 
     encryptions = decryptions = 0
@@ -180,14 +235,13 @@ class PlainChannel:
     def __init__(self, width: int):
         self.width = width
 
-    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
-        return plaintext
-
-    def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
-        return message
-
     def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
         return list(plaintexts)
 
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
+        return list(messages)
+
+    seal_each = seal_many
+
+    def open_each(self, messages, t: int, l: int, kind: str) -> list[bytes]:
         return list(messages)

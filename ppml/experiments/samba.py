@@ -8,8 +8,9 @@
 
 Per step: the arm and reward of the secure run and of the reference.  Per run: both cumulative
 rewards, the wall time of each version, each participant's own seconds (Fig. 8(d)), the
-phases of the secure run (``setup_s`` with DC's ``keygen_s``, ``steps_s`` of steps 2-5,
-``end_s`` of steps 6-7 with the K Paillier encryptions), the time per step t of the secure and
+phases of the secure run (``setup_s`` with DC's ``keygen_s`` and the DOs' offline obfuscators
+``offline_s``, ``steps_s`` of steps 2-5, ``end_s`` of steps 6-7 with the K Paillier
+encryptions), the time per step t of the secure and
 the crypto-free runs (``step_ms``, ``distributed_step_ms``: on Ray their difference is the
 cryptography, the rest messaging), and the counts of AES-GCM and Paillier operations beside
 Theorem 4's.
@@ -61,7 +62,8 @@ def samba(config: RunConfig) -> RunOutput:
     shown = {"dataset": data.name, "algorithm": spec.name, "arms": config.arms,
              "steps": config.horizon, **{k: summary[k] for k in (
                  "secure_cumulative_reward", "plaintext_cumulative_reward", "arm_agreement",
-                 "plaintext_wall_s", "distributed_wall_s", "wall_s", "keygen_s", "end_s",
+                 "plaintext_wall_s", "distributed_wall_s", "wall_s", "keygen_s", "offline_s",
+                 "end_s",
                  "step_ms", "distributed_step_ms", "comp_s", "controller_s", "owner_mean_s",
                  "dc_s", "aes_gcm_ops", "theorem4_aes_gcm_ops")}}
     return RunOutput(rows=rows, summary=summary, table=format_table([shown], list(shown)))

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from ppml.bandits.policies import ALGORITHMS, ARGMAX, MATCH, AlgorithmSpec, ArmState, select_arm
+from ppml.bandits.policies import ALGORITHMS, ARGMAX, MATCH, AlgorithmSpec, select_arm
 from ppml.bandits.samba_draws import BetaDraws, Words
 from ppml.crypto.rng import Stream, seeded_key
 
@@ -21,21 +21,22 @@ def test_argmax_takes_the_first_maximum_and_match_follows_the_cumulative_sum():
     assert select_arm(MATCH, [1.0, 2.0, 1.0], 0.99) == 2
 
 
-def test_scores_of_fig_4():
-    state = ArmState(s=24, n=33)
-    assert AlgorithmSpec("ucb").policy(3).compute_score(68, 1, state, None) == \
-        pytest.approx(24 / 33 + math.sqrt(2 * math.log(68) / 33))
-    assert AlgorithmSpec("softmax", softmax_tau=0.1).policy(3).compute_score(
-        98, 1, ArmState(49, 68), None) == pytest.approx(math.exp(49 / 68 / 0.1))
-    assert AlgorithmSpec("eps_greedy").policy(3).compute_score(5, 1, state, None) == 24 / 33
+def test_scores_of_fig_4_each_from_its_own_state():
+    s, n, p = [24, 49], [33, 68], [0.0, 0.0]
+    assert AlgorithmSpec("ucb").policy(2).compute_scores(68, 1, s, n, p, None) == \
+        pytest.approx([24 / 33 + math.sqrt(2 * math.log(68) / 33),
+                       49 / 68 + math.sqrt(2 * math.log(68) / 68)])
+    assert AlgorithmSpec("softmax", softmax_tau=0.1).policy(2).compute_scores(
+        98, 1, s, n, p, None) == pytest.approx([math.exp(24 / 33 / 0.1), math.exp(49 / 68 / 0.1)])
+    assert AlgorithmSpec("eps_greedy").policy(2).compute_scores(5, 1, s, n, p, None) == \
+        [24 / 33, 49 / 68]
 
 
 def test_pursuit_updates_p_as_in_section_4_2():
     policy = AlgorithmSpec("pursuit", pursuit_beta=0.1).policy(3)
-    winner, loser = ArmState(1, 1), ArmState(0, 1)
-    policy.init_state(winner), policy.init_state(loser)
-    policy.after_iteration(1, winner, 1), policy.after_iteration(1, loser, 0)
-    assert (winner.p, loser.p) == (pytest.approx(0.4), pytest.approx(0.3))
+    p = policy.after_iteration(1, [policy.initial_p()] * 2, [1, 0])
+    assert p == [pytest.approx(0.4), pytest.approx(0.3)]
+    assert policy.compute_scores(9, 2, [1, 0], [1, 1], p, None) == p
     assert policy.iterations == 2 and policy.kind(1) == ARGMAX and policy.kind(2) == MATCH
 
 
@@ -50,8 +51,7 @@ def test_decreasing_epsilon_and_exploration_rate():
 def test_thompson_draws_of_two_arms_are_independent():
     policy = AlgorithmSpec("thompson").policy(2)
     a, b = BetaDraws(stream("owner-0")), BetaDraws(stream("owner-1"))
-    state = ArmState(5, 10)
-    pairs = np.array([[policy.compute_score(t, 1, state, a), policy.compute_score(t, 1, state, b)]
+    pairs = np.array([policy.compute_scores(t, 1, [5, 5], [10, 10], [0.0, 0.0], [a, b])
                       for t in range(2000)])
     assert abs(np.corrcoef(pairs.T)[0, 1]) < 0.08
 

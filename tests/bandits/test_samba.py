@@ -8,9 +8,10 @@ from ppml.bandits.mab import run_reference
 from ppml.bandits.policies import ALGORITHMS, MATCH, AlgorithmSpec
 from ppml.bandits.samba import SambaSetup, owner_groups, run_samba
 from ppml.bandits.samba_keys import SambaKeys
-from ppml.bandits.samba_roles import (SCORE_BYTES, Comp, DataOwnerGroup, OwnerSecrets, order_key,
-                                      unpack_bit, unpack_scores)
+from ppml.bandits.samba_roles import (SCORE_BYTES, Comp, DataOwnerGroup, OwnerSecrets,
+                                      order_keys, unpack_bits, unpack_scores)
 from ppml.crypto.aead import MessageRejected
+from ppml.crypto.paillier import generate_keypair
 
 
 class ToyArms:
@@ -50,7 +51,8 @@ def test_operation_counts_follow_theorem_4():
     assert run.counts["paillier_encryptions"] == arms
     assert run.counts["paillier_decryptions"] == 1
     assert set(run.seconds) == {"controller_s", "comp_s", "dc_s", "keygen_s", "owner_mean_s",
-                                "owner_max_s", "setup_s", "steps_s", "end_s"}
+                                "owner_max_s", "offline_s", "setup_s", "steps_s", "end_s"}
+    assert 0 < run.seconds["offline_s"] <= run.seconds["setup_s"]
     assert run.seconds["setup_s"] + run.seconds["steps_s"] + run.seconds["end_s"] <= run.wall_s
 
 
@@ -73,7 +75,7 @@ def test_without_crypto_same_run_no_operations():
 
 def test_order_key_is_strictly_increasing():
     values = [-np.inf, -1e300, -1.0, -5e-324, 0.0, -0.0, 5e-324, 0.5, 1.0, 1e300, np.inf]
-    keys = [order_key(v) for v in values]
+    keys = order_keys(values)
     assert keys == sorted(keys) and keys[4] == keys[5] and len(set(keys)) == len(keys) - 1
     assert max(keys) < 2**64 and (2**64) * (2**64 - 1) + 2**64 - 1 < 2**(8 * SCORE_BYTES)
 
@@ -98,7 +100,8 @@ def participants(arms=3):
     group = DataOwnerGroup()
     group.setup([OwnerSecrets(i, keys.aes_key(), keys.mask_key(), keys.explore_key(),
                               keys.owner_key(i), keys.run_id) for i in range(arms)],
-                arms, ToyArms([0.5] * arms, 20), 20, spec, True)
+                arms, ToyArms([0.5] * arms, 20), 20, spec, True,
+                generate_keypair(512, insecure_key_bits_ok=True, seed=6)[0])
     return group, Comp(arms, spec, keys.aes_key(), keys.comp_key(), keys.run_id, True)
 
 
@@ -116,6 +119,6 @@ def test_participants_refuse_replayed_misrouted_and_malformed_messages():
     with pytest.raises(MessageRejected, match="already accepted"):
         group.exchange((6, 1, bits), None)               # the same bits again
     with pytest.raises(MessageRejected, match="neither 0 nor 1"):
-        unpack_bit(b"\x02" + bytes(SCORE_BYTES - 1))
+        unpack_bits([bytes(SCORE_BYTES), b"\x02" + bytes(SCORE_BYTES - 1)])
     with pytest.raises(MessageRejected, match="non-zero padding"):
         unpack_scores(MATCH, [bytes(8) + b"\x01" + bytes(SCORE_BYTES - 9)])

@@ -22,8 +22,8 @@ def test_run_reports_both_rewards_times_and_counts():
     assert s["aes_gcm_ops"] == s["theorem4_aes_gcm_ops"] == 4 * 4 * 36 * 2
     assert s["paillier_encryptions"] == 4 and s["paillier_decryptions"] == 1
     for key in ("plaintext_wall_s", "distributed_wall_s", "wall_s", "comp_s", "controller_s",
-                "owner_mean_s", "dc_s", "keygen_s", "setup_s", "steps_s", "end_s", "step_ms",
-                "distributed_step_ms"):
+                "owner_mean_s", "dc_s", "keygen_s", "offline_s", "setup_s", "steps_s", "end_s",
+                "step_ms", "distributed_step_ms"):
         assert s[key] >= 0
     assert [r["arm"] for r in out.rows] == [r["plaintext_arm"] for r in out.rows]
 

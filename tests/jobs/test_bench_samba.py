@@ -16,6 +16,7 @@ def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
         assert r["agree"] and r["target_s"] is None and r["step_us"] > 0
         assert (r["dataset"], r["runtime"], r["key_bits"]) == ("synthetic", "local", 512)
         assert r["setup_s"] + r["steps_s"] + r["end_s"] <= r["secure_s"]
+        assert 0 < r["offline_s"] <= r["setup_s"]
     assert "secure_s" in capsys.readouterr().out
 
 
