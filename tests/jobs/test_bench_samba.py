@@ -26,6 +26,7 @@ def test_targets_are_a_third_of_the_authors_times():
     assert bench_samba.target("thompson", 100, 5_000) == 7.0
     assert bench_samba.target("softmax", 100, 100_000) == 180.0
     assert bench_samba.target("pursuit", 100, 100_000) is None
+    assert bench_samba.target("pursuit", 10, 100_000) == pytest.approx(2 * 33 / 3)   # nb_A = 2
     assert bench_samba.target("ucb", 50, 100_000) is None
 
 
