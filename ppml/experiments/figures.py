@@ -77,7 +77,8 @@ def grouped_bars(ax, bars: dict, groups: list, errors: dict | None = None) -> di
         yerr = [errors[key].get(g, 0) for g in groups] if errors else None
         ax.bar(xs, [heights.get(g, 0) for g in groups], width, yerr=yerr, capsize=3, label=key)
         positions[key] = xs
-    ax.set_xticks([i + width * (len(bars) - 1) / 2 for i in range(len(groups))], groups)
+    ax.set_xticks([i + width * (len(bars) - 1) / 2 for i in range(len(groups))], groups,
+                  rotation=20, ha="right")
     return positions
 
 
