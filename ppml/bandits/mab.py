@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ppml.bandits.policies import MATCH, AlgorithmSpec, select_arm
+from ppml.bandits.policies import MATCH, AlgorithmSpec, Arm, select_arm
 from ppml.bandits.samba_draws import BetaDraws, Permutations, Words
 from ppml.bandits.samba_keys import SambaKeys, streams
 from ppml.crypto.rng import Stream
@@ -39,8 +39,7 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> T
                          f"got {horizon}")
     start = time.perf_counter()
     policy = spec.policy(arms)
-    s, n = [0] * arms, [0] * arms
-    draws = [BetaDraws(streams(keys.owner_key(i))[0]) for i in range(arms)]
+    state = [Arm(BetaDraws(streams(keys.owner_key(i))[0])) for i in range(arms)]
     permutations = Permutations(streams(keys.controller_key())[0], arms)
     selection = Words(streams(keys.comp_key())[0])
     explore = Words(Stream(keys.explore_key()))
@@ -48,25 +47,25 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> T
 
     def pull(t, arm):
         reward = int(data.reward(t - 1, arm))
-        s[arm] += reward
-        n[arm] += 1
+        state[arm].record(reward)
         pulled.append(arm)
         rewards.append(reward)
 
     for i in range(arms):
         pull(i + 1, i)
-    p = [policy.initial_p()] * arms
+    for a in state:
+        a.p = policy.initial_p()
     for t in range(arms + 1, horizon + 1):
         if policy.explores(t, explore):
             pull(t, permutations.next()[0][0])
             continue
         for l in range(1, policy.iterations + 1):
             sigma = permutations.next()[0]
-            scores = policy.compute_scores(t, l, s, n, p, draws)
+            scores = policy.compute_scores(t, l, state)
             kind = policy.kind(l)
             u = selection.uniform() if kind == MATCH else None
             chosen = sigma[select_arm(kind, [scores[a] for a in sigma], u)]
             if l < policy.iterations:
-                p = policy.after_iteration(l, p, [int(i == chosen) for i in range(arms)])
+                policy.after_iteration(l, state, [int(i == chosen) for i in range(arms)])
         pull(t, chosen)
     return Trace(pulled, rewards, time.perf_counter() - start)

@@ -3,14 +3,14 @@ algorithms of Fig. 4.
 
 A `Policy` gives, for iteration l in [1, nb_A] of step t:
 
-* ``compute_scores(t, l, s, n, p, draws)``: ComputeScore of several DOs at once (a DO group, or
-  the reference's K arms): element i is DO_i's score from its own state s_i (sum of rewards),
-  n_i (pulls), p_i (Pursuit) and its own private Beta draws ``draws[i]`` (Thompson sampling)
-  only, never another entry (arm score locality, Theorem 1.1);
+* ``compute_scores(t, l, arms)``: ComputeScore of several DOs at once (a DO group's
+  `DataOwner` objects, or the reference's K `Arm` objects): element i is DO_i's score from its
+  own object's s_i (sum of rewards), n_i (pulls), p_i (Pursuit) and its own private Beta draws
+  (Thompson sampling) only, never another object's (arm score locality, Theorem 1.1);
 * ``kind(l)``: what Comp's SelectArm does with the permuted scores: ARGMAX or MATCH
   (probability matching);
-* ``initial_p()``, ``after_iteration(l, p, bits)``: p_i at step 1 and each DO's local update
-  of p_i with its own bit of iteration l < nb_A (Pursuit, section 4.2);
+* ``initial_p()``, ``after_iteration(l, arms, bits)``: p_i at step 1 and each DO's local
+  update of its own p_i with its own bit of iteration l < nb_A (Pursuit, section 4.2);
 * ``explores(t, explore)``: epsilon-greedy's explore decision x <= eps_t, drawn from the
   stream seed_eps that the Controller and the DOs share (section 4.1.2), which enables the
   exploration shortcut of section 5.4 ("Algorithm-Specific Optimizations").
@@ -34,9 +34,27 @@ MIN_SOFTMAX_TAU = 1 / 600
 """e^(mu/tau) with mu <= 1 must stay finite in float64 after a mask of up to 2^32 (e^709 max)."""
 
 
-def means(s: list, n: list) -> list:
+class Arm:
+    """What ComputeScore reads of one arm: s_i (sum of rewards), n_i (pulls), p_i (Pursuit) and
+    ``draws``, the arm's own Beta draws (Thompson sampling; a `BetaDraws`).  The plaintext
+    reference holds K of them; Samba's `DataOwner` is one, plus its secrets."""
+
+    __slots__ = ("s", "n", "p", "draws")
+
+    def __init__(self, draws):
+        self.s = self.n = 0
+        self.p = 0.0
+        self.draws = draws
+
+    def record(self, reward: int) -> None:
+        """A pull of this arm and its reward."""
+        self.s += reward
+        self.n += 1
+
+
+def means(arms: list) -> list:
     """The empirical means mu_i = s_i / n_i (Fig. 3)."""
-    return [si / ni for si, ni in zip(s, n)]
+    return [a.s / a.n for a in arms]
 
 
 @dataclass(frozen=True)
@@ -94,13 +112,12 @@ class Policy:
         """p_i after step 1's initial pull (Fig. 6(a)); only Pursuit uses it."""
         return 0.0
 
-    def compute_scores(self, t: int, l: int, s: list, n: list, p: list, draws: list) -> list:
-        """Each DO's ComputeScore(t, l) from its own entries of s, n, p and draws."""
+    def compute_scores(self, t: int, l: int, arms: list) -> list:
+        """Each DO's ComputeScore(t, l) from its own `Arm` (s, n, p, draws) only."""
         raise NotImplementedError
 
-    def after_iteration(self, l: int, p: list, bits: list) -> list:
-        """Each DO's p_i after its own pull bit of iteration l < nb_A."""
-        return p
+    def after_iteration(self, l: int, arms: list, bits: list) -> None:
+        """Each DO updates its own p_i with its own pull bit of iteration l < nb_A."""
 
 
 class EpsilonGreedy(Policy):
@@ -115,8 +132,8 @@ class EpsilonGreedy(Policy):
         """x from seed_eps, shared by the Controller and the DOs; x <= eps_t explores."""
         return explore.uniform() <= self.epsilon(t)
 
-    def compute_scores(self, t, l, s, n, p, draws):
-        return means(s, n)
+    def compute_scores(self, t, l, arms):
+        return means(arms)
 
 
 class DecreasingEpsilonGreedy(EpsilonGreedy):
@@ -129,17 +146,17 @@ class DecreasingEpsilonGreedy(EpsilonGreedy):
 class UCB(Policy):
     """Fig. 4, UCB: argmax mu_i + sqrt(c ln t / n_i) (c = 2 in the paper)."""
 
-    def compute_scores(self, t, l, s, n, p, draws):
+    def compute_scores(self, t, l, arms):
         c, sqrt = self.spec.ucb_c * math.log(t), math.sqrt
-        return [si / ni + sqrt(c / ni) for si, ni in zip(s, n)]
+        return [a.s / a.n + sqrt(c / a.n) for a in arms]
 
 
 class Thompson(Policy):
     """Fig. 4, Thompson sampling: argmax theta_i ~ Beta(s_i + 1, n_i - s_i + 1), drawn from
     DO_i's own independent stream (the authors reseed one stream per arm: correlated draws)."""
 
-    def compute_scores(self, t, l, s, n, p, draws):
-        return [d.beta(si + 1, ni - si + 1) for si, ni, d in zip(s, n, draws)]
+    def compute_scores(self, t, l, arms):
+        return [a.draws.beta(a.s + 1, a.n - a.s + 1) for a in arms]
 
 
 class Softmax(Policy):
@@ -148,9 +165,9 @@ class Softmax(Policy):
     def kind(self, l):
         return MATCH
 
-    def compute_scores(self, t, l, s, n, p, draws):
+    def compute_scores(self, t, l, arms):
         tau, exp = self.spec.softmax_tau, math.exp
-        return [exp(si / ni / tau) for si, ni in zip(s, n)]
+        return [exp(a.s / a.n / tau) for a in arms]
 
 
 class Pursuit(Policy):
@@ -165,12 +182,13 @@ class Pursuit(Policy):
     def initial_p(self):
         return 1.0 / self.arms
 
-    def compute_scores(self, t, l, s, n, p, draws):
-        return means(s, n) if l == 1 else p
+    def compute_scores(self, t, l, arms):
+        return means(arms) if l == 1 else [a.p for a in arms]
 
-    def after_iteration(self, l, p, bits):
+    def after_iteration(self, l, arms, bits):
         beta = self.spec.pursuit_beta
-        return [pi + beta * (bit - pi) for pi, bit in zip(p, bits)]
+        for a, bit in zip(arms, bits):
+            a.p += beta * (bit - a.p)
 
 
 _POLICIES = {"eps_greedy": EpsilonGreedy, "eps_greedy_decreasing": DecreasingEpsilonGreedy,

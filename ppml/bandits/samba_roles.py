@@ -11,26 +11,28 @@ l = 2) the paper's multiplicative mask y = alpha x is kept, alpha = 2^w with w u
 [-32, 32), since matching needs the proportions (section 4.1.2, proof of Theorem 2).  Both are
 sent as 16 bytes (docs/samba.md: what Comp learns under each).
 
-**Data owners** live in a `DataOwnerGroup`, one per Ray actor (on a cluster with a CPU per DO,
-one DO per actor; for many DOs on one machine several DOs share an actor, each still with its
-own state, streams, keys and AES-GCM context: DO i is entry i of the group's lists).  Steps are
-batched per group, as tight loops over its DOs.
+**Data owners** are `DataOwner` objects, each with its own state, streams, keys and AES-GCM
+`Endpoint`, hosted by a `DataOwnerGroup`, one per Ray actor (on a cluster with a CPU per DO,
+one DO per actor; for many DOs on one machine several DOs share an actor, each still its own
+object).  Steps are batched per group, as one tight loop per phase over its DOs.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import operator
 import struct
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from ppml.bandits.policies import ARGMAX, MATCH, AlgorithmSpec, select_arm
+from ppml.bandits.policies import ARGMAX, MATCH, AlgorithmSpec, Arm, select_arm
 from ppml.bandits.samba_draws import BetaDraws, Words, uniform
 from ppml.bandits.samba_keys import streams
-from ppml.crypto.aead import Channel, Endpoints, MessageRejected, PlainChannel, ReplayGuard
+from ppml.crypto.aead import (Channel, Endpoint, Endpoints, MessageRejected, PlainChannel,
+                              ReplayGuard)
 from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
 from ppml.crypto.rng import Stream
 
@@ -61,16 +63,17 @@ def order_keys(xs: list) -> list:
     return [b ^ _MASK64 if b > _SIGN else b | _SIGN for b in bits]     # -0.0 is _SIGN: 0.0's key
 
 
-def masked_scores(kind: str, xs: list, words: list) -> list[bytes]:
-    """Each DO's masked score as fixed-width bytes, DO i with the mask of (t, l) from its own
-    reader of seed_alpha (``words[i]``, its `Words.word`): a key(x) + b (ARGMAX; a = 1 + one
-    word, then b = one word) or alpha x (MATCH; alpha = 2^w, w = 64 u - 32 from one uniform)."""
-    if kind == ARGMAX:                  # (word() + 1) is evaluated before the second word()
-        return [((word() + 1) * key + word()).to_bytes(SCORE_BYTES, "big")
-                for word, key in zip(words, order_keys(xs))]
+def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
+    """Each DO's masked score as fixed-width bytes, ``owners[i]`` masking ``xs[i]`` with the mask
+    of (t, l) from its own reader of seed_alpha (its ``mask``, a `Words.word`): a key(x) + b
+    (ARGMAX; a = 1 + one word, then b = one word) or alpha x (MATCH; alpha = 2^w, w = 64 u - 32
+    from one uniform)."""
+    if kind == ARGMAX:                  # (mask() + 1) is evaluated before the second mask()
+        return [((o.mask() + 1) * key + o.mask()).to_bytes(SCORE_BYTES, "big")
+                for o, key in zip(owners, order_keys(xs))]
     masked = []
-    for word, x in zip(words, xs):
-        alpha = 2.0 ** (2 * MASK_EXPONENT * uniform(word) - MASK_EXPONENT)
+    for o, x in zip(owners, xs):
+        alpha = 2.0 ** (2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT)
         y = alpha * x
         if not math.isfinite(y):
             raise ValueError(f"masked probability-matching score {x!r} * {alpha!r} is not "
@@ -117,14 +120,47 @@ class OwnerSecrets:
     run_id: bytes
 
 
+class DataOwner(Arm):
+    """DO_i (Fig. 6(a)), its own object: its arm's state (`Arm`: s_i, n_i, p_i and its Thompson
+    draws from its own stream), the steps it pulled, its readers of seed_alpha (``mask``, a
+    `Words.word`) and seed_eps (``explore``), its own AES-GCM `Endpoint` (context from its own
+    copy of Enc's key, nonce stream from its own key; None without cryptography) and its
+    precomputed Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it)."""
+
+    __slots__ = ("index", "pulled", "mask", "explore", "endpoint", "pool", "offline_s")
+
+    def __init__(self, secrets: OwnerSecrets, crypto: bool):
+        draws, nonces = streams(secrets.owner_key)
+        super().__init__(BetaDraws(draws))
+        self.index, self.pulled = secrets.index, []
+        self.mask = Words(Stream(secrets.mask_key)).word
+        self.explore = Words(Stream(secrets.explore_key))
+        self.endpoint = Endpoint(secrets.aes_key, nonces) if crypto else None
+        self.pool, self.offline_s = None, 0.0
+
+    def pull(self, data, t: int) -> None:
+        """Pull its arm at step t (step 5 of the last iteration with bit 1, or step 1)."""
+        self.record(int(data.reward(t - 1, self.index)))
+        self.pulled.append(t)
+
+    def precompute(self, public_key) -> None:
+        """Offline: its obfuscator r^n for step 6 under DC's public key (step 0)."""
+        begin = time.perf_counter()
+        self.pool = ObfuscatorPool(public_key, 1)
+        self.offline_s = time.perf_counter() - begin
+
+
+_ENDPOINT = operator.attrgetter("endpoint")
+
+
 class DataOwnerGroup:
     """The DOs hosted by one process (one Ray actor; Fig. 6(a)); every call is batched over them.
 
-    DO i of the group is entry i of the lists below: its arm state (s_i, n_i, p_i), the steps it
-    pulled, its own streams (Thompson's Beta draws, its nonces, its readers of seed_alpha and
-    seed_eps), its own AES-GCM context (`Endpoints`) and its own precomputed Paillier obfuscator
-    for step 6.  A call runs tight loops over the entries; DO i's computation reads entry i only
-    (arm score locality), so hosting DOs together shares no secret and no state between them.
+    Each DO is its own `DataOwner` object with its own state and secrets.  A call runs one tight
+    loop per phase over the group's DOs (open the bits, ComputeScore, mask, seal), in which DO
+    i's values come from its own object only (arm score locality), so hosting DOs together shares
+    no secret and no state between them.  The group itself holds only what is not secret: the
+    policy, the reward source, the replay guard and `Endpoints`' associated data and op counts.
     """
 
     def setup(self, secrets: list, arms: int, data, horizon: int, spec: AlgorithmSpec,
@@ -132,41 +168,26 @@ class DataOwnerGroup:
         """Step 1 (secrets arrive by method call, never as actor creation arguments), and,
         offline, each DO's obfuscator r^n for step 6 under DC's public key (step 0)."""
         start = time.perf_counter()
-        self.indices = [s.index for s in secrets]
         self.data, self.horizon, self.crypto = data, horizon, crypto
         self.policy = spec.policy(arms)
-        own = [streams(s.owner_key) for s in secrets]
-        self.draws = [BetaDraws(draws) for draws, _ in own]
-        self.masks = [Words(Stream(s.mask_key)).word for s in secrets]
-        self.explore = [Words(Stream(s.explore_key)) for s in secrets]
-        self.channels = Endpoints([s.aes_key for s in secrets], secrets[0].run_id, SCORE_BYTES,
-                                  [nonces for _, nonces in own]) if crypto \
+        self.owners = [DataOwner(s, crypto) for s in secrets]
+        self.wire = Endpoints(secrets[0].run_id, SCORE_BYTES) if crypto \
             else PlainChannel(SCORE_BYTES)
-        self.guard = ReplayGuard(f"DOs {self.indices[0]}-{self.indices[-1]}")
-        self.s, self.n = [0] * len(secrets), [0] * len(secrets)
-        self.pulled = [[] for _ in secrets]
-        for j, index in enumerate(self.indices):
-            self._pull(j, index + 1)                   # step 1: each DO pulls its arm once
-        self.p = [self.policy.initial_p()] * len(secrets)
+        self.guard = ReplayGuard(f"DOs {secrets[0].index}-{secrets[-1].index}")
+        for owner in self.owners:
+            owner.pull(data, owner.index + 1)          # step 1: each DO pulls its arm once
+            owner.p = self.policy.initial_p()
         self._decision = (0, False)
-        offline = time.perf_counter()
-        self.pools, self.offline_s = [], []
-        for _ in secrets if crypto else ():
-            begin = time.perf_counter()
-            self.pools.append(ObfuscatorPool(public_key, 1))
-            self.offline_s.append(time.perf_counter() - begin)
-        self.seconds = offline - start
-
-    def _pull(self, j: int, t: int) -> None:
-        self.s[j] += int(self.data.reward(t - 1, self.indices[j]))
-        self.n[j] += 1
-        self.pulled[j].append(t)
+        self.seconds = time.perf_counter() - start
+        for owner in self.owners if crypto else ():
+            owner.precompute(public_key)
 
     def _explores(self, t: int) -> bool:
         """epsilon-greedy's x <= eps_t, each DO from its own reader of seed_eps, once per step
         (the readers hold the same key, so the DOs agree)."""
         if self._decision[0] != t:
-            self._decision = (t, any([self.policy.explores(t, e) for e in self.explore]))
+            self._decision = (t, any([self.policy.explores(t, o.explore)
+                                      for o in self.owners]))
         return self._decision[1]
 
     def exchange(self, delivery, asked) -> list | None:
@@ -174,21 +195,23 @@ class DataOwnerGroup:
         ``asked`` = (t, l) unless None (an explore step, or the end of the run): each DO opens
         its bit, then sends Enc(mask(ComputeScore(t, l)))."""
         start = time.perf_counter()
+        owners = self.owners
+        ends = list(map(_ENDPOINT, owners))
         if delivery is not None:
             t, l, messages = delivery
-            if len(messages) != len(self.indices):        # before the guard accepts (t, l)
-                raise MessageRejected(f"expected {len(self.indices)} bit messages at t={t}, "
-                                      f"l={l}, got {len(messages)}")
+            if len(messages) != len(owners):                # before the guard accepts (t, l)
+                raise MessageRejected(f"expected {len(owners)} bit messages at t={t}, l={l}, "
+                                      f"got {len(messages)}")
             self.guard.advance(t, l)
             if self.policy.exploring:
                 self._explores(t)                # seed_eps's draw of step t, also on explore steps
-            bits = unpack_bits(self.channels.open_each(messages, t, l, "bit"))
+            bits = unpack_bits(self.wire.open_each(ends, messages, t, l, "bit"))
             if l < self.policy.iterations:
-                self.p = self.policy.after_iteration(l, self.p, bits)
+                self.policy.after_iteration(l, owners, bits)
             elif 1 in bits:
-                for j, bit in enumerate(bits):
+                for owner, bit in zip(owners, bits):
                     if bit:
-                        self._pull(j, t)
+                        owner.pull(self.data, t)
         scores = None
         if asked is not None:
             t, l = asked
@@ -196,8 +219,8 @@ class DataOwnerGroup:
                 raise RuntimeError(f"step {t} explores; no score is sent (exploration "
                                    "shortcut)")
             kind = self.policy.kind(l)
-            x = self.policy.compute_scores(t, l, self.s, self.n, self.p, self.draws)
-            scores = self.channels.seal_each(masked_scores(kind, x, self.masks), t, l, "score")
+            x = self.policy.compute_scores(t, l, owners)
+            scores = self.wire.seal_each(ends, masked_scores(kind, x, owners), t, l, "score")
         self.seconds += time.perf_counter() - start
         return scores
 
@@ -205,9 +228,9 @@ class DataOwnerGroup:
         """Step 6: each DO's E(s_i) under DC's key with its precomputed obfuscator (s_i itself
         without cryptography)."""
         start = time.perf_counter()
-        shares = [EncryptedArray.encrypt(np.array([s]), pool, Encoding(), k=0,
+        shares = [EncryptedArray.encrypt(np.array([o.s]), o.pool, Encoding(), k=0,
                                          bounds=(0, self.horizon))
-                  for s, pool in zip(self.s, self.pools)] if self.crypto else list(self.s)
+                  for o in self.owners] if self.crypto else [o.s for o in self.owners]
         self.seconds += time.perf_counter() - start
         return shares
 
@@ -215,11 +238,9 @@ class DataOwnerGroup:
         """Evaluation only: (index, steps pulled, seconds, AES-GCM ops, offline seconds) of each
         DO.  A DO's seconds are its group's online seconds divided evenly among its DOs (they run
         the same loops) plus its own offline seconds (its obfuscator precomputation)."""
-        share = self.seconds / len(self.indices)
-        ops = self.channels.encryptions + self.channels.decryptions
-        offline = self.offline_s or [0.0] * len(self.indices)
-        return [(index, pulled, share + off, ops, off)
-                for index, pulled, off in zip(self.indices, self.pulled, offline)]
+        share = self.seconds / len(self.owners)
+        ops = self.wire.encryptions + self.wire.decryptions
+        return [(o.index, o.pulled, share + o.offline_s, ops, o.offline_s) for o in self.owners]
 
 
 class Comp:

@@ -17,10 +17,11 @@ Controller (section 4).  A `Channel` wraps that key and adds what the authors' c
   and a channel refuses to seal more than 2^32 messages (NIST SP 800-38D, random nonces).
 
 `Channel` is one party's end: several messages of one (t, l, kind) under its nonce stream.
-`Endpoints` are several parties' ends hosted in one process (the DOs of a group), each with its
-own AES-GCM context and its own nonce stream: a batch seals or opens exactly one message per
-endpoint.  Both run the same loops (`_seal`, `_End._open`) with the associated data built once
-per batch.
+An `Endpoint` is the end of one of several parties hosted in one process (a DO of a group),
+with its own AES-GCM context and its own nonce stream; the party holds it.  `Endpoints` seals or
+opens a batch of exactly one message per endpoint of a list (run, width, associated data and
+checks are not secret, so one serves the whole group).  Both run the same loops (`_seal`,
+`_End._open`) with the associated data built once per batch.
 
 Every refusal raises `MessageRejected`, which names the message's (run, t, l, kind).
 """
@@ -174,41 +175,47 @@ class Channel(_End):
         return self._open(messages, itertools.repeat(self._aead.decrypt), t, l, kind)
 
 
-class Endpoints(_End):
-    """The ends of several parties hosted in one process (the DOs of a group), endpoint i with
-    its own AES-GCM context under its own copy ``keys[i]`` of the shared key and its own nonce
-    stream ``nonces[i]``.  A batch seals or opens exactly one message per endpoint, in
-    endpoint order.  ``encryptions`` and ``decryptions`` count each endpoint's operations
-    (every endpoint takes part in every batch)."""
+class Endpoint:
+    """One party's end among several hosted in one process (a DO of a group): its own AES-GCM
+    context under its own copy ``key`` of the shared key (``encrypt``, ``decrypt``) and its own
+    nonce stream (``nonce()``: the next nonce).  `Endpoints` seals and opens with it."""
 
-    def __init__(self, keys: list, run_id: bytes, width: int, nonces: list):
-        if len(keys) != len(nonces):
-            raise ValueError(f"one key and one nonce stream per endpoint, got {len(keys)} keys "
-                             f"and {len(nonces)} streams")
-        aeads = [_aead(key) for key in keys]
+    __slots__ = ("encrypt", "decrypt", "nonce")
+
+    def __init__(self, key: bytes, nonces: Stream):
+        aead = _aead(key)
+        self.encrypt, self.decrypt = aead.encrypt, aead.decrypt
+        self.nonce = nonce_source(nonces).__next__
+
+
+_NONCE, _ENCRYPT, _DECRYPT = map(operator.attrgetter, ("nonce", "encrypt", "decrypt"))
+
+
+class Endpoints(_End):
+    """Batches of one message per `Endpoint` of a list (the DOs of a group, in DO order):
+    ``ends[i]`` seals or opens message i with its own context and nonce stream.
+    ``encryptions`` and ``decryptions`` count each endpoint's operations (the endpoints of a
+    group take part in every batch)."""
+
+    def __init__(self, run_id: bytes, width: int):
         super().__init__(run_id, width)
-        self._encrypts = [a.encrypt for a in aeads]
-        self._decrypts = [a.decrypt for a in aeads]
-        self._nonces = [nonce_source(stream).__next__ for stream in nonces]
-        """Endpoint i's next nonce: ``self._nonces[i]()``."""
-        self.count = len(nonces)
         self.encryptions = 0
         self.decryptions = 0
 
-    def seal_each(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
-        """Endpoint i seals ``plaintexts[i]`` under its next nonce, for (run, t, l, kind)."""
-        if len(plaintexts) != self.count:
-            raise ValueError(f"expected {self.count} {kind} plaintexts, got {len(plaintexts)}")
+    def seal_each(self, ends: list, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        """``ends[i]`` seals ``plaintexts[i]`` under its next nonce, for (run, t, l, kind)."""
+        if len(plaintexts) != len(ends):
+            raise ValueError(f"expected {len(ends)} {kind} plaintexts, got {len(plaintexts)}")
         _check_widths(plaintexts, self.width, kind)
         self.encryptions += 1
-        return _seal(plaintexts, map(operator.call, self._nonces), self._encrypts,
+        return _seal(plaintexts, map(operator.call, map(_NONCE, ends)), map(_ENCRYPT, ends),
                      self._associated_data(t, l, kind))
 
-    def open_each(self, messages, t: int, l: int, kind: str) -> list[bytes]:
-        """Endpoint i opens ``messages[i]``; `MessageRejected` as `Channel.open`."""
-        self._check_messages(messages, t, l, kind, self.count)
+    def open_each(self, ends: list, messages, t: int, l: int, kind: str) -> list[bytes]:
+        """``ends[i]`` opens ``messages[i]``; `MessageRejected` as `Channel.open`."""
+        self._check_messages(messages, t, l, kind, len(ends))
         self.decryptions += 1
-        return self._open(messages, self._decrypts, t, l, kind)
+        return self._open(messages, map(_DECRYPT, ends), t, l, kind)
 
 
 class ReplayGuard:
@@ -241,7 +248,8 @@ class PlainChannel:
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
         return list(messages)
 
-    seal_each = seal_many
+    def seal_each(self, ends, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        return list(plaintexts)
 
-    def open_each(self, messages, t: int, l: int, kind: str) -> list[bytes]:
+    def open_each(self, ends, messages, t: int, l: int, kind: str) -> list[bytes]:
         return list(messages)

@@ -8,8 +8,8 @@ from ppml.bandits.mab import run_reference
 from ppml.bandits.policies import ALGORITHMS, MATCH, AlgorithmSpec
 from ppml.bandits.samba import SambaSetup, owner_groups, run_samba
 from ppml.bandits.samba_keys import SambaKeys
-from ppml.bandits.samba_roles import (SCORE_BYTES, Comp, DataOwnerGroup, OwnerSecrets,
-                                      order_keys, unpack_bits, unpack_scores)
+from ppml.bandits.samba_roles import (SCORE_BYTES, Comp, DataOwner, DataOwnerGroup,
+                                      OwnerSecrets, order_keys, unpack_bits, unpack_scores)
 from ppml.crypto.aead import MessageRejected
 from ppml.crypto.paillier import generate_keypair
 
@@ -103,6 +103,15 @@ def participants(arms=3):
                 arms, ToyArms([0.5] * arms, 20), 20, spec, True,
                 generate_keypair(512, insecure_key_bits_ok=True, seed=6)[0])
     return group, Comp(arms, spec, keys.aes_key(), keys.comp_key(), keys.run_id, True)
+
+
+def test_each_data_owner_is_its_own_object_with_its_own_state_and_secrets():
+    group, _ = participants()
+    owners = group.owners
+    assert all(type(o) is DataOwner and not hasattr(o, "__dict__") for o in owners)
+    for field in ("draws", "mask", "explore", "endpoint", "pool", "pulled"):
+        assert len({id(getattr(o, field)) for o in owners}) == len(owners)
+    assert [o.pulled for o in owners] == [[1], [2], [3]] and [o.n for o in owners] == [1, 1, 1]
 
 
 def test_participants_refuse_replayed_misrouted_and_malformed_messages():

@@ -3,7 +3,8 @@ messages with the (run, t, l, kind) named."""
 
 import pytest
 
-from ppml.crypto.aead import NONCE_BLOCK, Channel, Endpoints, MessageRejected, ReplayGuard
+from ppml.crypto.aead import (NONCE_BLOCK, Channel, Endpoint, Endpoints, MessageRejected,
+                              ReplayGuard)
 from ppml.crypto.rng import Stream, seeded_key
 
 KEY = seeded_key(1, "aead-test")
@@ -87,17 +88,18 @@ def test_associated_data_fields_do_not_run_into_each_other():
 
 
 def test_endpoints_seal_and_open_one_message_each_under_their_own_nonces():
-    ends = Endpoints([KEY] * 3, b"run-1", 8, [Stream(seeded_key(i, "n")) for i in range(3)])
-    sealed = ends.seal_each([bytes([i]) * 8 for i in range(3)], 4, 2, "score")
+    each = [Endpoint(KEY, Stream(seeded_key(i, "n"))) for i in range(3)]
+    ends = Endpoints(b"run-1", 8)
+    sealed = ends.seal_each(each, [bytes([i]) * 8 for i in range(3)], 4, 2, "score")
     assert [m[:12] for m in sealed] == [Channel(KEY, b"run-1", 8, Stream(seeded_key(i, "n")))
                                         .seal(bytes(8), 1, 1, "x")[:12] for i in range(3)]
     assert channel().open_batch(sealed, 4, 2, "score", 3) == [bytes([i]) * 8 for i in range(3)]
     bits = channel().seal_many([b"\x01" * 8] * 3, 4, 2, "bit")
-    assert ends.open_each(bits, 4, 2, "bit") == [b"\x01" * 8] * 3
+    assert ends.open_each(each, bits, 4, 2, "bit") == [b"\x01" * 8] * 3
     assert (ends.encryptions, ends.decryptions) == (1, 1)          # per endpoint
     with pytest.raises(MessageRejected, match="t=4, l=3, kind=bit"):
-        ends.open_each(bits, 4, 3, "bit")
+        ends.open_each(each, bits, 4, 3, "bit")
     with pytest.raises(MessageRejected, match="expected 3 bit messages"):
-        ends.open_each(bits[:2], 4, 2, "bit")
+        ends.open_each(each, bits[:2], 4, 2, "bit")
     with pytest.raises(MessageRejected, match="must be 36 bytes"):
-        ends.open_each(bits[:2] + [bits[2][:-1]], 4, 2, "bit")
+        ends.open_each(each, bits[:2] + [bits[2][:-1]], 4, 2, "bit")
