@@ -5,7 +5,7 @@ import pytest
 
 import ppml.mpc as mpc
 from ppml.crypto.fixed import encode_integers
-from ppml.mpc.protocols.truncate import truncate
+from ppml.mpc.protocols.truncate import truncate, truncate_each
 from ppml.mpc.ring import ARITHMETIC
 
 from ..conftest import PARTIES
@@ -57,3 +57,21 @@ def test_shift_by_zero_is_identity():
     ctx = mpc.local_context(2, seed=1)
     x = ctx.share(encode_integers([5]), owner=0, frac_bits=0)
     assert truncate(ctx, x.data, 0) is x.data
+
+
+@pytest.mark.parametrize("mode", ["bounded", "exact", "probabilistic"])
+def test_truncate_each_takes_its_own_bits_per_value(mode, rng):
+    a = rng.integers(-(2**40), 2**40, (3, 4), dtype=np.int64)
+    b = rng.integers(-(2**40), 2**40, 5, dtype=np.int64)
+    c = rng.integers(-(2**40), 2**40, 6, dtype=np.int64)
+    ctx = mpc.local_context(3, seed=4, truncation=mode)
+    shared = [ctx.share(v, owner=k, frac_bits=0).data for k, v in enumerate((a, b, c))]
+    before = ctx.comm.stats[0].rounds
+    out = truncate_each(ctx, [(shared[0], 20), (shared[1], 0), (shared[2], 12)])
+    if mode == "bounded":
+        assert ctx.comm.stats[0].rounds - before == 1          # every value in one opening
+    opened = [o.view(np.int64) for o in ctx.open(out, ARITHMETIC)]
+    assert opened[0].shape == (3, 4)
+    assert np.abs(opened[0] - a / 2**20).max() <= 2                 # within P / 2 + 1/2 ulps
+    assert np.array_equal(opened[1], b)                             # 0 bits: unchanged
+    assert np.abs(opened[2] - c / 2**12).max() <= 2
