@@ -72,12 +72,10 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
     else:
         xy, y = products([(x, y), (numerator, y)])
         error = 1 - xy                                      # e_0, with n y_0 in the same round
-    for k in range(iterations):
-        if k == iterations - 1:
-            return y * (1 + error)
+    for _ in range(iterations - 1):
         pair = mpc_stack([y, error]) * mpc_stack([1 + error, error])   # one round for both
         y, error = pair[0], pair[1]
-    return y
+    return y * (1 + error)                                  # the last iterate needs no e^2
 
 
 def exp(x, squarings: int = EXP_SQUARINGS):
