@@ -48,11 +48,11 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
 
     With a numerator the iterates are n y_k: n y_0 is computed in the round of e_0 = 1 - x y_0,
     and n y_(k+1) = n y_k (1 + e_k) like y itself, so the quotient costs no round more than the
-    reciprocal (a product n * (1/x) would cost one).
+    reciprocal (a product n * (1/x) would cost one).  The errors e_k keep x's shape and broadcast
+    against n's (for u_a / den_a: D times fewer elements than n y_k).
     """
     if numerator is not None:
-        shape = np.broadcast_shapes(x.shape, numerator.shape)
-        x, numerator = x.broadcast_to(shape), numerator.broadcast_to(shape)
+        np.broadcast_shapes(x.shape, numerator.shape)     # ValueError unless they broadcast
     if start == "paper":
         y = 3.0 * exp(0.5 - x) + 0.003
         iterations = PAPER_ITERATIONS if iterations is None else iterations
@@ -64,7 +64,7 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
         raise ValueError(f"reciprocal start must be one of {START_VALUES}, got {start!r}")
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise ValueError(f"reciprocal iterations must be a non-negative integer, got {iterations!r}")
-    from ppml.mpc.tensor import products, stack as mpc_stack  # tensor.py imports this module
+    from ppml.mpc.tensor import products  # tensor.py imports this module
     if iterations == 0:
         return y if numerator is None else numerator * y
     if numerator is None:
@@ -73,8 +73,7 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
         xy, y = products([(x, y), (numerator, y)])
         error = 1 - xy                                      # e_0, with n y_0 in the same round
     for _ in range(iterations - 1):
-        pair = mpc_stack([y, error]) * mpc_stack([1 + error, error])   # one round for both
-        y, error = pair[0], pair[1]
+        y, error = products([(y, 1 + error), (error, error)])   # one round for both
     return y * (1 + error)                                  # the last iterate needs no e^2
 
 
