@@ -63,6 +63,8 @@ def pad(x: np.ndarray, ndim: int, lead: int = 1) -> np.ndarray:
 
 def multiply(a: np.ndarray, b: np.ndarray, op=np.multiply) -> np.ndarray:
     """Elementwise ``op`` of two arrays that both carry one leading axis."""
+    if a.ndim == b.ndim:   # the common case: nothing to pad
+        return op(a, b)
     ndim = max(a.ndim, b.ndim) - 1
     return op(pad(a, ndim), pad(b, ndim))
 

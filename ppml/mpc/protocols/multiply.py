@@ -40,7 +40,7 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
     ``kind`` is "mul" (elementwise, with broadcasting) or "matmul" (numpy matmul rules on the
     logical axes), or a list with one of them per product; in the binary ring "mul" is AND.
     """
-    kinds = [kind] * len(products) if isinstance(kind, str) else list(kind)
+    kinds = (kind,) * len(products) if isinstance(kind, str) else tuple(kind)
     if len(kinds) != len(products):
         raise ValueError(f"beaver needs one kind per product, got {len(kinds)} for "
                          f"{len(products)} products")
@@ -48,7 +48,7 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
     triples = [ctx.store.take(m) for m in materials]
     masked = [ring.sub(x, t["a"]) for (x, _), t in zip(products, triples)] + \
              [ring.sub(y, t["b"]) for (_, y), t in zip(products, triples)]
-    opened = ctx.open(masked, ring, tag="beaver-" + "-".join(dict.fromkeys(kinds)))
+    opened = ctx.open(masked, ring, tag=_tag(kinds))
     n = len(products)
     out = []
     for k, (t, material, kind_k) in enumerate(zip(triples, materials, kinds)):
@@ -62,6 +62,12 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
                                 material.dependent[0].shape)
         out.append(ctx.add_public(z, product(eps, delta)[0], ring, inplace=True))
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _tag(kinds: tuple) -> str:
+    """The frame tag of a Beaver round: its kinds of product, each once."""
+    return "beaver-" + "-".join(dict.fromkeys(kinds))
 
 
 def _triple(ring: Ring, kind: str):
