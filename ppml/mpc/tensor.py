@@ -291,12 +291,10 @@ class BinaryShared:
 def _rescaled_together(ctx, datas: list, fracs: list) -> list:
     """Shared tensors from product shares at scales ``fracs``: those above the context precision
     are truncated back to it together (one round in the bounded mode)."""
-    over = [k for k, frac in enumerate(fracs) if frac > ctx.precision_bits]
-    truncated = truncate_each(ctx, [(datas[k], fracs[k] - ctx.precision_bits) for k in over])
-    datas, fracs = list(datas), list(fracs)
-    for k, data in zip(over, truncated):
-        datas[k], fracs[k] = data, ctx.precision_bits
-    return [ArithmeticShared(ctx, data, frac) for data, frac in zip(datas, fracs)]
+    precision = ctx.precision_bits
+    items = [(data, max(frac - precision, 0)) for data, frac in zip(datas, fracs)]
+    return [ArithmeticShared(ctx, data, min(frac, precision))
+            for data, frac in zip(truncate_each(ctx, items), fracs)]
 
 
 def products(pairs: list, kind="mul") -> list:

@@ -17,12 +17,8 @@ from ppml.mpc.local_tasks import split_over_arms
 from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, matmul, multiply
 
 
-def _elementwise(ring: Ring):
-    return lambda a, b: multiply(a, b, ring.product)
-
-
-_PRODUCTS = {(ARITHMETIC.name, "mul"): _elementwise(ARITHMETIC),
-             (BINARY.name, "mul"): _elementwise(BINARY),
+_PRODUCTS = {(ARITHMETIC.name, "mul"): functools.partial(multiply, op=ARITHMETIC.product),
+             (BINARY.name, "mul"): functools.partial(multiply, op=BINARY.product),
              (ARITHMETIC.name, "matmul"): matmul}
 
 
@@ -44,22 +40,24 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
     if len(kinds) != len(products):
         raise ValueError(f"beaver needs one kind per product, got {len(kinds)} for "
                          f"{len(products)} products")
-    materials = [_triple(ring, k)(x.shape[1:], y.shape[1:]) for (x, y), k in zip(products, kinds)]
-    triples = [ctx.store.take(m) for m in materials]
-    masked = [ring.sub(x, t["a"]) for (x, _), t in zip(products, triples)] + \
-             [ring.sub(y, t["b"]) for (_, y), t in zip(products, triples)]
-    opened = ctx.open(masked, ring, tag=_tag(kinds))
     n = len(products)
+    materials, triples, masked = [], [], [None] * (2 * n)
+    for k, ((x, y), kind_k) in enumerate(zip(products, kinds)):   # one loop: on the hot path
+        material = _triple(ring, kind_k)(x.shape[1:], y.shape[1:])
+        t = ctx.store.take(material)
+        materials.append(material)
+        triples.append(t)
+        masked[k], masked[n + k] = ring.sub(x, t["a"]), ring.sub(y, t["b"])
+    opened = ctx.open(masked, ring, tag=_tag(kinds))
     out = []
     for k, (t, material, kind_k) in enumerate(zip(triples, materials, kinds)):
         product = _PRODUCTS[ring.name, kind_k]
         eps, delta = opened[k][None], opened[n + k][None]
-        arrays = [t["a"], t["b"], t["c"], eps, delta]
         if kind_k == "matmul" or ctx.workers == 1:
-            z = _local_terms(product, ring, *arrays)
+            z = _local_terms(product, ring, t["a"], t["b"], t["c"], eps, delta)
         else:
-            z = split_over_arms(ctx, functools.partial(_local_terms, product, ring), arrays,
-                                material.dependent[0].shape)
+            z = split_over_arms(ctx, functools.partial(_local_terms, product, ring),
+                                [t["a"], t["b"], t["c"], eps, delta], material.dependent[0].shape)
         out.append(ctx.add_public(z, product(eps, delta)[0], ring, inplace=True))
     return out
 

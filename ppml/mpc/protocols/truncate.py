@@ -61,10 +61,13 @@ def truncate_each(ctx, items: list) -> list:
     if not todo:
         return out
     if ctx.truncation == "bounded":
-        pairs = [ctx.store.take(dealer.truncation_pair(items[k][0].shape[1:], items[k][1]))
-                 for k in todo]
-        opened = ctx.open([items[k][0] + pair["r"] for k, pair in zip(todo, pairs)],
-                          ARITHMETIC, tag="truncate")
+        pairs, masked = [], []
+        for k in todo:                                   # one loop: on the hot path
+            x, bits = items[k]
+            pair = ctx.store.take(dealer.truncation_pair(x.shape[1:], bits))
+            pairs.append(pair)
+            masked.append(x + pair["r"])
+        opened = ctx.open(masked, ARITHMETIC, tag="truncate")
         for k, z, pair in zip(todo, opened, pairs):
             out[k] = _pair_corrected(ctx, z, pair, items[k][1])
         return out
