@@ -126,6 +126,16 @@ class ContextualData:
         """D, the context dimension."""
         return self.contexts.shape[1]
 
+    def _freeze_arm_rows(self, name: str) -> None:
+        """Field ``name`` as a read-only float64 [arms, D] matrix (one row per arm), or a
+        ValueError naming the expected shape."""
+        rows = np.array(getattr(self, name), dtype=np.float64)
+        if rows.shape != (self.arms, self.dims):
+            raise ValueError(f"{name} must have shape ({self.arms}, {self.dims}), "
+                             f"got {rows.shape}")
+        rows.flags.writeable = False
+        object.__setattr__(self, name, rows)
+
     def _steps(self, steps) -> np.ndarray:
         steps = np.asarray(steps)
         if not np.issubdtype(steps.dtype, np.integer):

@@ -57,14 +57,9 @@ class KernelArmsData(ContextualData):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        centers = np.array(self.centers, dtype=np.float64)
-        if centers.shape != (self.arms, self.dims):
-            raise ValueError(f"centers must have shape ({self.arms}, {self.dims}), "
-                             f"got {centers.shape}")
+        self._freeze_arm_rows("centers")
         if not self.sigma > 0:
             raise ValueError(f"sigma must be > 0, got {self.sigma}")
-        centers.flags.writeable = False
-        object.__setattr__(self, "centers", centers)
         object.__setattr__(self, "sigma", float(self.sigma))
 
     def mean_rewards_at(self, steps) -> np.ndarray:

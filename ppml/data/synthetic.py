@@ -37,12 +37,7 @@ class LinearArmsData(ContextualData):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        theta = np.array(self.theta, dtype=np.float64)
-        if theta.shape != (self.arms, self.dims):
-            raise ValueError(f"theta must have shape ({self.arms}, {self.dims}), "
-                             f"got {theta.shape}")
-        theta.flags.writeable = False
-        object.__setattr__(self, "theta", theta)
+        self._freeze_arm_rows("theta")
 
     def mean_rewards_at(self, steps) -> np.ndarray:
         scores = self.contexts[self._steps(steps)] @ self.theta.T
