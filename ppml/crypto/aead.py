@@ -10,9 +10,9 @@ Controller (section 4).  A `Channel` wraps that key and adds what the authors' c
   run, step or iteration, or sent as the wrong kind (a score passed off as a pull bit), fails
   authentication.  It is an unambiguous fixed layout: run id and kind length-prefixed, t and l
   as 8- and 4-byte integers.
-* **Replays and reordering within a step.**  `Channel.open_batch` refuses a list in which one
-  ciphertext appears twice, and a receiver refuses a (t, l) that does not come after the last one
-  it accepted (`ReplayGuard`).
+* **Replays and reordering within a step.**  `Channel.open_batch` and `Endpoints.open_each`
+  refuse a list in which one ciphertext appears twice, and a receiver refuses a (t, l) that
+  does not come after the last one it accepted (`ReplayGuard`).
 * **Nonces** are 96 bits from a CSPRNG stream (os.urandom-keyed, or the seeded INSECURE stream)
   and a channel refuses to seal more than 2^32 messages (NIST SP 800-38D, random nonces).
 
@@ -108,10 +108,13 @@ class _End:
         return prefix + _STEP.pack(t, l)
 
     def _check_messages(self, messages, t: int, l: int, kind: str, count: int) -> None:
-        """Exactly ``count`` messages, each ``bytes`` of the sealed length."""
+        """Exactly ``count`` messages, each ``bytes`` of the sealed length, none repeated."""
         if len(messages) != count:
             raise MessageRejected(f"expected {count} {kind} messages at t={t}, l={l}, got "
                                   f"{len(messages)}")
+        if len(set(messages)) != count:
+            raise MessageRejected(f"a {kind} message was replayed within the list at t={t}, "
+                                  f"l={l}")
         if set(map(type, messages)) - {bytes} or set(map(len, messages)) - {self.message_bytes}:
             bad = next(m for m in messages
                        if type(m) is not bytes or len(m) != self.message_bytes)
@@ -168,9 +171,6 @@ class Channel(_End):
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
         """Open a list of exactly ``count`` messages of one (t, l, kind), none repeated."""
         self._check_messages(messages, t, l, kind, count)
-        if len(set(messages)) != count:
-            raise MessageRejected(f"a {kind} message was replayed within the list at t={t}, "
-                                  f"l={l}")
         self.decryptions += count
         return self._open(messages, itertools.repeat(self._aead.decrypt), t, l, kind)
 

@@ -103,3 +103,5 @@ def test_endpoints_seal_and_open_one_message_each_under_their_own_nonces():
         ends.open_each(each, bits[:2], 4, 2, "bit")
     with pytest.raises(MessageRejected, match="must be 36 bytes"):
         ends.open_each(each, bits[:2] + [bits[2][:-1]], 4, 2, "bit")
+    with pytest.raises(MessageRejected, match="replayed within the list"):
+        ends.open_each(each, [bits[0], bits[0], bits[2]], 4, 2, "bit")  # one DO's bit twice
