@@ -5,15 +5,15 @@ In the paper P computes theta_hat* = A^-1 b* (step (3).i), then B_i* = EDP(theta
 every arm.  Every ciphertext there is a product of powers of theta* = E(theta) and plaintexts:
 pull* gives r* = EDP(theta*, x) E(eta) with E(eta) = 1 + eta n (P knows eta), so
 
-    b*           = theta*^G  E(e)                with G = sum x x^T,  e = sum eta x
-    theta_hat*   = theta*^M  E(A^-1 e)           with M = A^-1 G       (integers, k = 1 arms)
-    B_i*         = theta*^(c_i) E(x_i . A^-1 e + plain_i)   with c_i = x_i^T M,
+    b*     = theta*^G  E(e)                              with G = sum x x^T,  e = sum eta x
+    B_i*   = theta*^(C_i) E(w_i + plain_i)               with C_i = x_i^T A^-1 G, w_i = x_i^T A^-1 e,
 
-all as *the same elements of Z_(n^2)^** the paper's formulas give (exponent arithmetic in Z).
-A packed ciphertext prod_i B_i*^(2^(i b)) is then prod_j theta*_j^(E_j) E(P) with
-E_j = sum_i c_ij 2^(i b) and a plaintext P.  theta* is fixed for the whole run, so a
-`FixedBaseProducts` table over theta* (built once, at step 1) replaces the b squarings per arm of
-Horner's rule by about d b / window multiplications per arm.
+C_i and w_i being P's plaintext integers, rounded to the scores' scale k = 2
+(`linucb.FixedPoint.score_terms`).  A packed ciphertext prod_i B_i*^(2^(i b)) is then
+prod_j theta*_j^(E_j) E(P) with E_j = sum_i C_ij 2^(i b) and a plaintext P (exponent arithmetic
+in Z).  theta* is fixed for the whole run, so a `FixedBaseProducts` table over theta* (built
+once, at step 1) replaces the b squarings per arm of Horner's rule by about d b / window
+multiplications per arm.
 
 Signed coefficients: with |c_ij| < 2^(e - 1) = h (``coefficient_bound``), E_j + h W with
 W = sum_i 2^(i b) has non-negative slots c_ij + h < 2^e <= 2^b, and the constant

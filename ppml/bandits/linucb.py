@@ -193,10 +193,15 @@ def run_float(policy: LinearUCB, reward, horizon: int, coins: Coins) -> dict:
 class FixedPoint:
     """The integers of LinUCB-DS at one public scale 2^-s (`Encoding`): theta and the arms at
     scale exponent k = 1, the noise eta at k = 2 (so rewards r = <theta, x> + eta have k = 2),
-    b = sum r x at k = 3, A^-1 at k = 1, theta_hat = A^-1 b at k = 4 and the exploration terms
-    at k = 5, the scale of B_i = <x_i, theta_hat> + omega ||x_i||_{A^-1}."""
+    b = sum r x = G theta + e at k = 3 (G = sum x x^T, e = sum eta x), A^-1 at k = 1.
 
-    REWARD_K, B_K, THETA_HAT_K, SCORE_K = 2, 3, 4, 5
+    Fig. 2's score B_i = x_i^T A^-1 b + omega ||x_i||_{A^-1} is taken at k = 2, not at the
+    k = 5 of the exact product: B_i = C_i . theta + w_i + omega_i with P's public
+    C_i = x_i^T A^-1 G and w_i = x_i^T A^-1 e rounded to k = 1 and k = 2 (`score_terms`).  The
+    rounding adds at most (d S + 1) 2^-(s+1) to a score, far below A^-1's own rounding, and
+    cuts a packed slot from about 5s to 2s bits (docs/linucb-ds.md, "Slots at k = 2")."""
+
+    REWARD_K, SCORE_K = 2, 2
 
     def __init__(self, scale_bits: int):
         self.encoding = Encoding(scale_bits=scale_bits, max_abs=2.0**60)
@@ -210,6 +215,15 @@ class FixedPoint:
         """(A^-1 at k = 1, the float A^-1 it was rounded from)."""
         a_inverse = policy.a_inverse()
         return self.ints(a_inverse), a_inverse
+
+    def score_terms(self, a_inverse, x, G, e) -> tuple[np.ndarray, np.ndarray]:
+        """(C, w): C = X A^-1 G at k = 1 and w = X A^-1 e at k = 2, each rounded (half up) from
+        its exact integer product at k = 4 and k = 5, so B = C theta + w + exploration is
+        x^T theta_hat of Fig. 2 at k = 2 (steps (3).i-(3).ii of Fig. 4(a))."""
+        shift = 3 * self.scale_bits
+        half = 1 << (shift - 1)
+        rows = x.dot(a_inverse)
+        return (rows.dot(G) + half) >> shift, (rows.dot(e) + half) >> shift
 
     def exploration(self, policy: LinearUCB, t: int, a_inverse: np.ndarray) -> np.ndarray:
         return self.ints(policy.exploration(t, a_inverse), self.SCORE_K)
@@ -225,21 +239,20 @@ def run_fixed_point(policy: LinearUCB, theta, noise, horizon: int, coins: Coins,
     integers (no float enters after encoding)."""
     fixed = FixedPoint(scale_bits)
     x, theta = fixed.ints(policy.arms), fixed.ints(theta)
-    eta = lambda t, arm: int(fixed.ints([noise[t][arm]], fixed.REWARD_K)[0])  # noqa: E731
-    arm = coins.first_arm(policy.K)
-    r = int(np.dot(theta, x[arm])) + eta(0, arm)
-    arms, reward_ints, all_scores = [arm], [r], [None]
-    b = r * x[arm]
-    policy.pull(arm)
-    for t in range(1, horizon):
-        a_inverse, a_float = fixed.a_inverse(policy)
-        scores = x.dot(a_inverse.dot(b)) + fixed.exploration(policy, t, a_float)
-        all_scores.append(fixed.encoding.decode(scores, fixed.SCORE_K))
-        arm = choose(scores, coins.permutation(policy.K))
-        r = int(np.dot(theta, x[arm])) + eta(t, arm)
+    d = x.shape[1]
+    G, e = np.full((d, d), 0, dtype=object), np.full(d, 0, dtype=object)
+    arm, arms, reward_ints, all_scores = coins.first_arm(policy.K), [], [], [None]
+    for t in range(horizon):
+        if t > 0:
+            a_inverse, a_float = fixed.a_inverse(policy)
+            C, w = fixed.score_terms(a_inverse, x, G, e)
+            scores = C.dot(theta) + w + fixed.exploration(policy, t, a_float)
+            all_scores.append(fixed.encoding.decode(scores, fixed.SCORE_K))
+            arm = choose(scores, coins.permutation(policy.K))
+        eta = int(fixed.ints([noise[t][arm]], fixed.REWARD_K)[0])
         arms.append(arm)
-        reward_ints.append(r)
-        b = b + r * x[arm]
+        reward_ints.append(int(np.dot(theta, x[arm])) + eta)
+        G, e = G + np.outer(x[arm], x[arm]), e + eta * x[arm]
         policy.pull(arm)
     total = sum(reward_ints)
     return {"arms": arms, "rewards": [fixed.reward_real(r) for r in reward_ints],

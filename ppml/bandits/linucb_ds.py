@@ -27,10 +27,11 @@ Beyond the paper and the authors' code:
 * Step (3).ii computes the permuted scores already packed: Comp decrypts ceil(K / slots)
   ciphertexts instead of K.  Each packed ciphertext is computed from the fixed theta* with
   precomputed tables (`ds_scores.PackedScores`): b* = theta*^G E(e) with P's plaintext integers
-  G = sum x x^T and e = sum eta x, so theta_hat* and every B_i* are theta* raised to integer
-  exponents P computes in the clear (step (3).i becomes a plaintext d x d product).  The
-  packed ciphertext is the same group element as the paper's formulas give, before the fresh
-  obfuscator.
+  G = sum x x^T and e = sum eta x, so every B_i* is theta* raised to integers P computes in the
+  clear, C_i = x_i^T A^-1 G, times E(x_i^T A^-1 e + exploration) (step (3).i becomes plaintext
+  products).  P rounds C_i and x_i^T A^-1 e so that the scores are at scale k = 2, not the
+  exact product's k = 5 (`FixedPoint.score_terms`): 82-bit slots at s = 28, one ciphertext a
+  round at K = 15 on a 2048-bit key.
 * pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
   EDP(theta*, x_i) per arm once pulled: step (4).ii then costs two multiplications.
 * With ``workers > 1`` each costly step is split into ``workers`` shares, the owner's process
@@ -58,30 +59,31 @@ from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
 from ppml.crypto.paillier.bulk import Resident, check_workers, split
 from ppml.crypto.rng import fresh_key
 
+def coefficient_bound(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> int:
+    """A public bound on |C_ij| = |round(x_i^T A^-1 G 2^-3s)_j| over the run (`score_terms`):
+    the exponent of theta*_j in B_i*, from |A^-1 entries| <= 1/gamma and |G entries| <= N x^2."""
+    d, s = policy.d, fixed.scale_bits
+    x = max(abs(int(v)) for v in fixed.ints(policy.arms).ravel())
+    row = d * x * (math.ceil(2**s / policy.min_penalty_eigenvalue()) + 1)    # |x^T A^-1|, k = 2
+    return (d * row * horizon * x * x >> 3 * s) + 1
+
+
 def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, noise_max: float,
                 horizon: int) -> int:
-    """A public bound on |B_i| (k = 5) over the whole run, from the public S >= ||theta||_2, the
-    noise bound, the arms, N and the smallest eigenvalue of any A (|A^-1 entries| <= 1/gamma)."""
+    """A public bound on |B_i| = |C_i . theta + w_i + omega_i| (k = 2) over the whole run, from
+    the public S >= ||theta||_2, the noise bound, the arms, N and the smallest eigenvalue of any
+    A (|A^-1 entries| <= 1/gamma)."""
     s, d = fixed.scale_bits, policy.d
     x = max(abs(int(v)) for v in fixed.ints(policy.arms).ravel())
     theta = math.ceil(theta_norm_bound * 2**s) + 1
-    reward = d * theta * x + math.ceil(noise_max * 2**(2 * s)) + 1
-    b = horizon * reward * x
-    a_inverse = math.ceil(2**s / policy.min_penalty_eigenvalue()) + 1
-    theta_hat = d * a_inverse * b
+    row = d * x * (math.ceil(2**s / policy.min_penalty_eigenvalue()) + 1)    # |x^T A^-1|, k = 2
+    e = horizon * (math.ceil(noise_max * 2**(2 * s)) + 1) * x                 # |sum eta x|, k = 3
+    w = (d * row * e >> 3 * s) + 1
     norms = float(np.max(np.linalg.norm(policy.arms, axis=1)))
     exploration = policy.width(max(horizon - 1, 1)) * norms / math.sqrt(
         policy.min_penalty_eigenvalue())
-    return d * x * theta_hat + math.ceil(exploration * 2**(5 * s)) + 1
-
-
-def coefficient_bound(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> int:
-    """A public bound on |c_ij| = |(x_i^T A^-1 G)_j| over the run (`ds_scores`): the exponent of
-    theta*_j in B_i*, with |A^-1 entries| <= 2^s / gamma and |G entries| <= N x_max^2."""
-    d = policy.d
-    x = max(abs(int(v)) for v in fixed.ints(policy.arms).ravel())
-    a_inverse = math.ceil(2**fixed.scale_bits / policy.min_penalty_eigenvalue()) + 1
-    return d * x * d * a_inverse * horizon * x * x
+    return (d * coefficient_bound(fixed, policy, horizon) * theta + w
+            + math.ceil(exploration * 2**(fixed.SCORE_K * s)) + 1)
 
 
 def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
@@ -186,15 +188,15 @@ class Principal(Party):
         return self.arms_pulled
 
     def _scores(self, t: int) -> tuple[dict, np.ndarray]:
-        """Step 3: theta_hat* = A^-1 b* = theta*^M E(A^-1 e) with M = A^-1 G (i, plaintext
-        integers), then sigma_t(listB*) packed from theta* (`ds_scores`) and re-randomised (ii)."""
+        """Step 3: theta_hat* = A^-1 b* kept as the coefficients of theta* in each B_i*
+        (i: C = X A^-1 G and w = X A^-1 e, plaintext integers rounded to k = 2), then
+        sigma_t(listB*) packed from theta* (`ds_scores`) and re-randomised (ii)."""
         pk, K, d = self.comp_key, self.policy.K, self.policy.d
         with self.clock("3.i"):
             a_inverse, a_float = self.fixed.a_inverse(self.policy)
-            M, v = a_inverse.dot(self.G), a_inverse.dot(self.e)
+            coefficients, w = self.fixed.score_terms(a_inverse, self.x, self.G, self.e)
         with self.clock("3.ii"):
-            plain = self.fixed.exploration(self.policy, t, a_float) + self.offset + self.x.dot(v)
-            coefficients = self.x.dot(M)
+            plain = self.fixed.exploration(self.policy, t, a_float) + self.offset + w
             sigma = self.coins.permutation(K)
             groups = split(sigma, self.groups)
             packed = self.scores.map("__call__", [([coefficients[i] for i in group],

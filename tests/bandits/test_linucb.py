@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from ppml.bandits.linucb import (Coins, Constants, LinUCB, SpectralUCB, choose,
+from ppml.bandits.linucb import (Coins, Constants, FixedPoint, LinUCB, SpectralUCB, choose,
                                  effective_dimension, run_fixed_point, run_float, score_error)
 
 
@@ -70,6 +70,24 @@ def test_float_and_fixed_point_linucb_pull_the_same_arms():
     assert fixed["arms"] == floats["arms"]
     assert fixed["sum"] == pytest.approx(floats["sum"], abs=1e-4)
     assert fixed["sum"] * 2**40 == fixed["sum_int"]
+
+
+def test_scores_at_k2_are_the_exact_product_rounded_within_the_stated_bound():
+    # B = C theta + w at k = 2 against x^T A^-1 (G theta + e) at k = 5: off by at most
+    # (||theta||_1 + 1) / 2 units of 2^-2s, the docstring's (d S + 1) 2^-(s+1)
+    s, rng = 20, np.random.default_rng(4)
+    fixed = FixedPoint(s)
+    x, theta = fixed.ints(rng.normal(0, 1, (6, 3))), fixed.ints(rng.normal(0, 2, 3))
+    policy = LinUCB(x.astype(float) / 2**s)
+    for arm in rng.integers(0, 6, 30):
+        policy.pull(arm)
+    G = sum(np.outer(x[a], x[a]) for a in range(6))
+    e = fixed.ints(rng.normal(0, 0.01, 3), 3)
+    a_inverse, _ = fixed.a_inverse(policy)
+    C, w = fixed.score_terms(a_inverse, x, G, e)
+    exact = x.dot(a_inverse).dot(G.dot(theta) + e)
+    error = [abs(c - v / 2**(3 * s)) for c, v in zip(C.dot(theta) + w, exact)]
+    assert max(error) <= (sum(abs(int(t)) for t in theta) + 1) / 2
 
 
 def test_linucb_learns_the_best_arm():

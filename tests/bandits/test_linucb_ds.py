@@ -12,7 +12,7 @@ from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 KEY = bytes(range(32))
 
 
-def instance(K=6, d=3, N=40, seed=1):
+def instance(K=10, d=3, N=40, seed=1):
     rng = np.random.default_rng(seed)
     arms, theta = rng.normal(0, 1, (K, d)), rng.normal(0, 1, d)
     return arms, theta, rng.choice([-0.01, 0.01], (N, K))
@@ -56,12 +56,12 @@ def test_djn_obfuscators_change_neither_arms_nor_sum_nor_messages(run):
 def test_messages_are_exactly_fig3(run):
     out, _ = run
     assert out["stats"]["P"]["messages"] == fig3(40)
-    assert out["layout"]["groups"] == 2                  # 512 bits: 4 slots, K = 6
+    assert out["layout"]["groups"] == 2                  # 512 bits: 6 slots, K = 10
 
 
 def test_counts_against_fig5(run):
     out, _ = run
-    d, K, N = 3, 6, 40
+    d, K, N = 3, 10, 40
     p, comp = out["stats"]["P"]["counts"], out["stats"]["Comp"]["counts"]
     # per pull one EDP (d); per round d fixed-base products per packed ciphertext (2 here),
     # instead of Fig. 5's 2d + (N - 1)(d^2 + Kd + 2d): 3.i is plaintext (docs/linucb-ds.md)
