@@ -16,6 +16,11 @@ because W_a^-1 is symmetric, and share u_a = W_a^-1 x_t with the Sherman-Morriso
 Since W_a >= (1 + delta) I and |x_t| = 1, the denominator lies in [1, 1 + 1 / (1 + delta)]: the
 reciprocal's domain.
 
+The state is kept at scale 2L when the ring allows it (`state_bits`): the update of lines
+20-23 is then added at the full scale of its products, with no truncation, so eq. 1 loses
+nothing to rounding and a step saves its largest truncation ([A, D, D]); scores and u_a are
+still computed at L.
+
 Options of the paper's section 7, off by default: a diagonal regulariser delta (W_a starts at
 (1 + delta) I) and an exact refresh of W_a^-1 every k steps (two Newton-Schulz iterations
 X <- X (2I - W X) from the drifted inverse; W_a is then kept as well, one more product a step).
@@ -48,12 +53,15 @@ class PrivateCBConfig:
     nr_iterations: int | None = None   # None: enough for L bits on the denominator's domain
     reciprocal_start: str = "linear"
     argmax_method: str = "pairwise"
+    reward_bound: float = 1.0          # public: p'' refuses a reward r_t with |r_t| above it
 
     def __post_init__(self):
         if not 0.0 <= self.epsilon <= 1.0:
             raise ValueError(f"epsilon must lie in [0, 1], got {self.epsilon}")
         if self.regularizer < 0:
             raise ValueError(f"regularizer must be >= 0, got {self.regularizer}")
+        if not self.reward_bound > 0:
+            raise ValueError(f"reward_bound must be > 0, got {self.reward_bound}")
         if self.refresh_every < 0:
             raise ValueError(f"refresh_every must be >= 0, got {self.refresh_every}")
         if self.dims < self.parties:
@@ -81,6 +89,20 @@ class PrivateCBConfig:
     def denominator_domain(self) -> tuple:
         return (1.0, 1.0 + 1.0 / (1.0 + self.regularizer))
 
+    def state_bits(self, precision_bits: int, truncation: str) -> int:
+        """The scale of W_a^-1 and b_a: 2L where the ring allows it, else L.
+
+        At 2L, u_a = W_a^-1 x is a product at 3L and is truncated by 2L bits, which the bounded
+        and exact truncations do correctly when |u_a| 2^(3L) < 2^62: |u_a| <= 1 because
+        W_a >= I and |x_t| <= 1, so 3L <= 60.  b_a holds at most T rewards times x_t, so
+        |b_a| 2^(2L) <= T reward_bound 2^(2L) must stay below 2^61.  The probabilistic
+        truncation fails with probability |value| / 2^64 and keeps L.
+        """
+        L = precision_bits
+        wide = (truncation != "probabilistic" and 3 * L <= 60
+                and self.horizon * self.reward_bound < 2.0 ** (61 - 2 * L))
+        return 2 * L if wide else L
+
 
 class PrivateLinearBandit:
     """The shared state of Algorithm 1 and its steps, for the ranks held in a context."""
@@ -89,9 +111,10 @@ class PrivateLinearBandit:
         self.ctx, self.config = ctx, config
         a, d = config.arms, config.dims
         eye = np.tile(np.eye(d), (a, 1, 1))
-        self.w_inv = ctx.constant(eye / (1.0 + config.regularizer))             # lines 1, 3
+        self.state_bits = config.state_bits(ctx.precision_bits, ctx.truncation)
+        self.w_inv = ctx.constant(eye / (1.0 + config.regularizer)).at_scale(self.state_bits)
         self.w = ctx.constant(eye * (1.0 + config.regularizer)) if config.refresh_every else None
-        self.b = ctx.constant(np.zeros((a, d)))                                 # lines 2, 3
+        self.b = ctx.constant(np.zeros((a, d))).at_scale(self.state_bits)      # lines 1-3
         self.steps = 0
 
     def share_context(self, blocks: dict):
@@ -127,7 +150,8 @@ class PrivateLinearBandit:
 
         u_a / (1 + x^T u_a) comes out of the reciprocal's own rounds (a quotient), o_a u_a and
         o_a r_t take one round (bits times reals: no truncation), and both updates one more,
-        with the only [A, D, D] product and truncation of the step.
+        with the only [A, D, D] product of the step, truncated to L only when the state is
+        kept at L (`PrivateCBConfig.state_bits`).
         """
         c = self.config
         scaled = (quad.reshape(c.arms, 1) + 1).reciprocal(
@@ -135,7 +159,8 @@ class PrivateLinearBandit:
         paid, picked = mpc.products([(onehot, reward), (onehot.reshape(c.arms, 1), u)])
         step_w, step_b = mpc.products([(scaled.reshape(c.arms, c.dims, 1),
                                         picked.reshape(c.arms, 1, c.dims)),
-                                       (paid.reshape(c.arms, 1), x.reshape(1, c.dims))])
+                                       (paid.reshape(c.arms, 1), x.reshape(1, c.dims))],
+                                      keep_scale=self.state_bits > self.ctx.precision_bits)
         self.w_inv = self.w_inv - step_w                                      # eq. 1, line 21
         self.b = self.b + step_b                                              # line 22
         if self.w is not None:
@@ -150,6 +175,7 @@ class PrivateLinearBandit:
         eye = np.tile(np.eye(self.config.dims), (self.config.arms, 1, 1))
         for _ in range(2):
             self.w_inv = self.w_inv @ (2.0 * eye - self.w @ self.w_inv)
+        self.w_inv = self.w_inv.at_scale(self.state_bits)
 
 
 def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_steps=(),
@@ -159,7 +185,7 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     ``features_<p>`` is feature party p's [T, D_p] block of the contexts; ``world`` (given to p'
     and p'') pulls arms and pays rewards.  Returns, per rank: the arms p' pulled, the rewards p''
     received, every rank's communication stats, and each feature party's own shares of
-    (W^-1, b) after each step in ``checkpoint_steps`` (for an audit that holds every party's
+    (W^-1, b) and their scale after each step in ``checkpoint_steps`` (for an audit that holds every party's
     checkpoint, such as the membership-inference experiment; no party sees another's).
     """
     bandit = PrivateLinearBandit(ctx, config)
@@ -179,17 +205,21 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
         reward = world.reward(t) if ctx.holds(config.rewarder) else None
         if reward is not None:
             rewards.append(reward)
+        if reward is not None and not abs(reward) <= config.reward_bound:
+            raise ValueError(f"reward at step {t} is {reward}, outside the public "
+                             f"reward_bound={config.reward_bound}")
         r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
         bandit.update(x, u, quad, o, r)                                        # lines 20-23
         if t + 1 in checkpoint_steps:
-            saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy()))
+            saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy(),
+                          bandit.state_bits))
     stats = ctx.stats()
     per_rank = []
     for k, rank in enumerate(ctx.comm.held_ranks):
         out = {"stats": stats[k] if isinstance(stats, list) else stats}
         if rank in ctx.held:
             at = ctx.held.index(rank)
-            out["checkpoints"] = [(step, w[at], b[at]) for step, w, b in saved]
+            out["checkpoints"] = [(step, w[at], b[at], frac) for step, w, b, frac in saved]
         if rank == config.puller:
             out["arms"] = arms
         if rank == config.rewarder:

@@ -75,10 +75,9 @@ def membership_audit(config: RunConfig, data, saved: list) -> dict:
     rng = np.random.default_rng(config.data_seed)
     audit = {}
     for pieces in zip(*saved):                      # one checkpoint, every party's shares
-        step = pieces[0][0]
-        w_inv = decode(np.sum([p[1] for p in pieces], axis=0, dtype=np.uint64),
-                       config.precision_bits)
-        b = decode(np.sum([p[2] for p in pieces], axis=0, dtype=np.uint64), config.precision_bits)
+        step, frac = pieces[0][0], pieces[0][3]
+        w_inv = decode(np.sum([p[1] for p in pieces], axis=0, dtype=np.uint64), frac)
+        b = decode(np.sum([p[2] for p in pieces], axis=0, dtype=np.uint64), frac)
         weights = weights_of(w_inv, b)
         n = min(step, len(others), 1000)
         members = rng.choice(step, n, replace=False)

@@ -297,15 +297,22 @@ def _rescaled_together(ctx, datas: list, fracs: list) -> list:
             for data, frac in zip(truncate_each(ctx, items), fracs)]
 
 
-def products(pairs: list, kind="mul") -> list:
+def products(pairs: list, kind="mul", keep_scale: bool = False) -> list:
     """x * y (``kind="mul"``, with broadcasting) or x @ y (``"matmul"``) for every (x, y) in
     ``pairs``, shared operands only (``kind`` may also list one kind per pair): every product in
     one Beaver round, and those that need it truncated together in one more (Hannun et al.,
-    section 3, "Multiplication")."""
+    section 3, "Multiplication").
+
+    ``keep_scale=True`` skips the truncation: each product comes back at its full scale
+    frac_x + frac_y, for a caller that accumulates into a state kept at that scale and knows
+    the values fit the ring there."""
     ctx = pairs[0][0].ctx
     with ctx.comm.operation(kind if isinstance(kind, str) else "products"):
         zs = multiply.beaver(ctx, [(x.data, y.data) for x, y in pairs], kind=kind)
-        return _rescaled_together(ctx, zs, [x.frac_bits + y.frac_bits for x, y in pairs])
+        fracs = [x.frac_bits + y.frac_bits for x, y in pairs]
+        if keep_scale:
+            return [ArithmeticShared(ctx, z, frac) for z, frac in zip(zs, fracs)]
+        return _rescaled_together(ctx, zs, fracs)
 
 
 def _common_scale(tensors: list) -> tuple:

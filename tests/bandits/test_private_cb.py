@@ -72,6 +72,47 @@ def test_bad_parameters_name_the_parameter():
         run(dataset="cifar")
 
 
+def test_state_is_kept_at_2l_only_where_the_ring_has_room():
+    config = PrivateCBConfig(parties=2, arms=3, dims=4, horizon=60000, epsilon=0.1)
+    assert config.state_bits(20, "bounded") == 40 and config.state_bits(20, "exact") == 40
+    assert config.state_bits(20, "probabilistic") == 20      # fails with |value| / 2^64
+    assert config.state_bits(21, "bounded") == 21            # u_a at 3L = 63 bits: no room
+    long = PrivateCBConfig(parties=2, arms=3, dims=4, horizon=2**21, epsilon=0.1)
+    assert long.state_bits(20, "bounded") == 20              # |b_a| 2^40 may reach 2^61
+    with pytest.raises(ValueError, match="reward_bound"):
+        PrivateCBConfig(parties=2, arms=3, dims=4, horizon=1, epsilon=0.1, reward_bound=0)
+
+
+@pytest.mark.parametrize("truncation", ["bounded", "probabilistic"])
+def test_both_state_scales_take_the_reference_decisions(truncation):
+    out = run(parties=2, horizon=150, truncation=truncation)
+    assert out.summary["arm_agreement"] == 1.0
+
+
+def test_a_reward_outside_the_public_bound_is_refused():
+    import functools
+
+    from ppml.bandits.private_cb import program
+    from ppml.data import load_contextual
+
+    class GenerousWorld:                                     # pays 2, beyond reward_bound = 1
+        def pull(self, t, arm):
+            pass
+
+        def reward(self, t):
+            return 2.0
+
+    data = load_contextual("digits", arms=10, dims=20, horizon=3, data_seed=0)
+    config = PrivateCBConfig(parties=2, arms=10, dims=20, horizon=3, epsilon=0.1)
+    world = GenerousWorld()
+    inputs = {p: {f"features_{p}": data.contexts[:3, cols]}
+              for p, cols in enumerate(config.feature_blocks)}
+    inputs.update({2: {"world": world}, 3: {"world": world}})
+    with pytest.raises(ValueError, match="reward_bound=1.0"):
+        mpc.run(functools.partial(program, config=config), parties=2, clients=2, seed=1,
+                inputs=inputs)
+
+
 def test_membership_audit_on_checkpoints():
     out = run(parties=2, horizon=200, checkpoints=4)
     audited = [r for r in out.rows if r.get("mi_advantage") is not None]

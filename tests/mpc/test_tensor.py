@@ -82,6 +82,17 @@ def test_products_share_one_beaver_round_and_one_truncation(parties, rng):
     assert np.allclose(outer.reveal(), a[:, :, None] * a[:, None, :], atol=1e-5)
 
 
+def test_products_keep_scale_skip_the_truncation(rng):
+    ctx = mpc.local_context(2, seed=3)
+    a, b = rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, 4)
+    x, y = ctx.share(a, owner=0), ctx.share(b, owner=1)
+    before = ctx.comm.stats[0].rounds
+    (xy,) = mpc.products([(x, y)], keep_scale=True)
+    assert ctx.comm.stats[0].rounds - before == 1           # the Beaver round only
+    assert xy.frac_bits == 2 * ctx.precision_bits
+    assert np.allclose(xy.reveal(), a * b, atol=2.0**-38)   # exact up to the inputs' rounding
+
+
 def test_integer_sharing_reveals_integers():
     ctx = mpc.local_context(3, seed=4)
     x = ctx.share(np.array([-5, 7]), owner=2, frac_bits=0)
