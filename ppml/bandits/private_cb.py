@@ -16,10 +16,11 @@ because W_a^-1 is symmetric, and share u_a = W_a^-1 x_t with the Sherman-Morriso
 Since W_a >= (1 + delta) I and |x_t| = 1, the denominator lies in [1, 1 + 1 / (1 + delta)]: the
 reciprocal's domain.
 
-The state is kept at scale 2L when the ring allows it (`state_bits`): the update of lines
-20-23 is then added at the full scale of its products, with no truncation, so eq. 1 loses
-nothing to rounding and a step saves its largest truncation ([A, D, D]); scores and u_a are
-still computed at L.
+The state is kept at scale 2L when the ring allows it (`PrivateCBConfig.wide`): the update of
+lines 20-23 is then added at the full scale of its products, with no truncation, so eq. 1
+loses nothing to rounding and a step saves its largest truncation ([A, D, D]); u_a is still
+computed at L, and the scores s~ and x^T u_a stay at 2L (the argmax compares any scale, and
+the reciprocal's first truncation takes x^T u_a back to L), which saves their truncation round.
 
 Options of the paper's section 7, off by default: a diagonal regulariser delta (W_a starts at
 (1 + delta) I) and an exact refresh of W_a^-1 every k steps (two Newton-Schulz iterations
@@ -29,6 +30,7 @@ X <- X (2I - W X) from the drifted inverse; W_a is then kept as well, one more p
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,19 +91,21 @@ class PrivateCBConfig:
     def denominator_domain(self) -> tuple:
         return (1.0, 1.0 + 1.0 / (1.0 + self.regularizer))
 
-    def state_bits(self, precision_bits: int, truncation: str) -> int:
-        """The scale of W_a^-1 and b_a: 2L where the ring allows it, else L.
+    def wide(self, precision_bits: int, truncation: str) -> bool:
+        """Whether W_a^-1, b_a and the scores s~ are kept at scale 2L (else L).
 
         At 2L, u_a = W_a^-1 x is a product at 3L and is truncated by 2L bits, which the bounded
         and exact truncations do correctly when |u_a| 2^(3L) < 2^62: |u_a| <= 1 because
         W_a >= I and |x_t| <= 1, so 3L <= 60.  b_a holds at most T rewards times x_t, so
-        |b_a| 2^(2L) <= T reward_bound 2^(2L) must stay below 2^61.  The probabilistic
-        truncation fails with probability |value| / 2^64 and keeps L.
+        T reward_bound 2^(2L) must stay below 2^61.  The argmax compares the keys
+        s~ A + gamma at 2L: the ridge estimate has |w_a| <= sqrt(T) reward_bound / 2, so
+        |s~| <= sqrt(T) reward_bound, and sqrt(T) reward_bound A 2^(2L) must stay below 2^60.
+        The probabilistic truncation fails with probability |value| / 2^64 and keeps L.
         """
-        L = precision_bits
-        wide = (truncation != "probabilistic" and 3 * L <= 60
-                and self.horizon * self.reward_bound < 2.0 ** (61 - 2 * L))
-        return 2 * L if wide else L
+        L, bound = precision_bits, self.reward_bound
+        return (truncation != "probabilistic" and 3 * L <= 60
+                and self.horizon * bound < 2.0 ** (61 - 2 * L)
+                and math.sqrt(self.horizon) * bound * self.arms < 2.0 ** (60 - 2 * L))
 
 
 class PrivateLinearBandit:
@@ -111,7 +115,8 @@ class PrivateLinearBandit:
         self.ctx, self.config = ctx, config
         a, d = config.arms, config.dims
         eye = np.tile(np.eye(d), (a, 1, 1))
-        self.state_bits = config.state_bits(ctx.precision_bits, ctx.truncation)
+        self.wide = config.wide(ctx.precision_bits, ctx.truncation)
+        self.state_bits = 2 * ctx.precision_bits if self.wide else ctx.precision_bits
         self.w_inv = ctx.constant(eye / (1.0 + config.regularizer)).at_scale(self.state_bits)
         self.w = ctx.constant(eye * (1.0 + config.regularizer)) if config.refresh_every else None
         self.b = ctx.constant(np.zeros((a, d))).at_scale(self.state_bits)      # lines 1-3
@@ -140,7 +145,9 @@ class PrivateLinearBandit:
         u, kept, explored = mpc.products([(self.w_inv, x), (1 - y, self.b), (y, v)],
                                          kind=["matmul", "mul", "mul"])       # u_a = W_a^-1 x
         rows = mpc.stack([kept, x.broadcast_to((c.arms, c.dims))], axis=1)   # [A, 2, D]
-        dots = (rows @ u.reshape(c.arms, c.dims, 1)).reshape(c.arms, 2)
+        (dots,) = mpc.products([(rows, u.reshape(c.arms, c.dims, 1))], kind="matmul",
+                               keep_scale=self.wide)                          # at 2L if wide
+        dots = dots.reshape(c.arms, 2)
         return dots[:, 0] + explored, u, dots[:, 1]                           # line 13; x^T u_a
 
     def update(self, x, u, quad, onehot, reward) -> None:
@@ -151,7 +158,7 @@ class PrivateLinearBandit:
         u_a / (1 + x^T u_a) comes out of the reciprocal's own rounds (a quotient), o_a u_a and
         o_a r_t take one round (bits times reals: no truncation), and both updates one more,
         with the only [A, D, D] product of the step, truncated to L only when the state is
-        kept at L (`PrivateCBConfig.state_bits`).
+        kept at L (`PrivateCBConfig.wide`).
         """
         c = self.config
         scaled = (quad.reshape(c.arms, 1) + 1).reciprocal(
@@ -160,7 +167,7 @@ class PrivateLinearBandit:
         step_w, step_b = mpc.products([(scaled.reshape(c.arms, c.dims, 1),
                                         picked.reshape(c.arms, 1, c.dims)),
                                        (paid.reshape(c.arms, 1), x.reshape(1, c.dims))],
-                                      keep_scale=self.state_bits > self.ctx.precision_bits)
+                                      keep_scale=self.wide)
         self.w_inv = self.w_inv - step_w                                      # eq. 1, line 21
         self.b = self.b + step_b                                              # line 22
         if self.w is not None:

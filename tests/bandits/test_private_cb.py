@@ -73,12 +73,14 @@ def test_bad_parameters_name_the_parameter():
 
 
 def test_state_is_kept_at_2l_only_where_the_ring_has_room():
-    config = PrivateCBConfig(parties=2, arms=3, dims=4, horizon=60000, epsilon=0.1)
-    assert config.state_bits(20, "bounded") == 40 and config.state_bits(20, "exact") == 40
-    assert config.state_bits(20, "probabilistic") == 20      # fails with |value| / 2^64
-    assert config.state_bits(21, "bounded") == 21            # u_a at 3L = 63 bits: no room
+    config = PrivateCBConfig(parties=2, arms=10, dims=4, horizon=60000, epsilon=0.1)
+    assert config.wide(20, "bounded") and config.wide(20, "exact")
+    assert not config.wide(20, "probabilistic")              # fails with |value| / 2^64
+    assert not config.wide(21, "bounded")                    # u_a at 3L = 63 bits: no room
     long = PrivateCBConfig(parties=2, arms=3, dims=4, horizon=2**21, epsilon=0.1)
-    assert long.state_bits(20, "bounded") == 20              # |b_a| 2^40 may reach 2^61
+    assert not long.wide(20, "bounded")                      # |b_a| 2^40 may reach 2^61
+    many = PrivateCBConfig(parties=2, arms=5000, dims=4, horizon=60000, epsilon=0.1)
+    assert not many.wide(20, "bounded")                      # the argmax keys s~ A 2^40
     with pytest.raises(ValueError, match="reward_bound"):
         PrivateCBConfig(parties=2, arms=3, dims=4, horizon=1, epsilon=0.1, reward_bound=0)
 
