@@ -1,9 +1,11 @@
 """Beaver multiplication in both rings: products, AND, matrix products and squares.
 
 Hannun et al., section 3, "Multiplication" and "Square" (Beaver, 1991): with a triple
-(a, b, c = a*b) the parties open eps = x - a and delta = y - b in one round and compute
-z = c + eps*b + a*delta + eps*delta.  The same routine gives AND on XOR shares (appendix A.2),
-with XOR for + and AND for *.  Any number of products share one round.
+(a, b, c = a*b) the parties open eps = x - a and delta = y - b in one round, and party p keeps
+z_p = c_p + eps*y_p + a_p*delta.  Summed over the parties this is ab + eps*y + a*delta = xy, the
+paper's c + eps*b + a*delta + eps*delta with eps*delta + eps*b folded into eps*y: two local
+operations fewer and no public term for party 0.  The same routine gives AND on XOR shares
+(appendix A.2), with XOR for + and AND for *.  Any number of products share one round.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ _PRODUCTS = {(ARITHMETIC.name, "mul"): functools.partial(multiply, op=ARITHMETIC
              (ARITHMETIC.name, "matmul"): matmul}
 
 
-def _local_terms(product, ring: Ring, a, b, c, eps, delta) -> np.ndarray:
-    """c + eps*b + a*delta: each party's own part of Beaver's product (no communication)."""
-    z = product(a, delta)
-    ring.add(z, product(eps, b), out=z)
+def _local_terms(product, ring: Ring, a, y, c, eps, delta) -> np.ndarray:
+    """c + eps*y + a*delta: each party's own part of Beaver's product (no communication)."""
+    z = product(eps, y)
+    ring.add(z, product(a, delta), out=z)
     ring.add(z, c, out=z)
     return z
 
@@ -50,15 +52,15 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
         masked[k], masked[n + k] = ring.sub(x, t["a"]), ring.sub(y, t["b"])
     opened = ctx.open(masked, ring, tag=_tag(kinds))
     out = []
-    for k, (t, material, kind_k) in enumerate(zip(triples, materials, kinds)):
+    for k, ((_, y), t, material, kind_k) in enumerate(zip(products, triples, materials, kinds)):
         product = _PRODUCTS[ring.name, kind_k]
         eps, delta = opened[k][None], opened[n + k][None]
         if kind_k == "matmul" or ctx.workers == 1:
-            z = _local_terms(product, ring, t["a"], t["b"], t["c"], eps, delta)
+            out.append(_local_terms(product, ring, t["a"], y, t["c"], eps, delta))
         else:
-            z = split_over_arms(ctx, functools.partial(_local_terms, product, ring),
-                                [t["a"], t["b"], t["c"], eps, delta], material.dependent[0].shape)
-        out.append(ctx.add_public(z, product(eps, delta)[0], ring, inplace=True))
+            out.append(split_over_arms(ctx, functools.partial(_local_terms, product, ring),
+                                       [t["a"], y, t["c"], eps, delta],
+                                       material.dependent[0].shape))
     return out
 
 
@@ -78,9 +80,8 @@ def _triple(ring: Ring, kind: str):
 
 
 def square(ctx, x: np.ndarray) -> np.ndarray:
-    """[x^2] = [c] + 2*eps*[a] + eps^2 with a square pair (a, c = a^2), one round."""
+    """[x^2] = [c] + eps*([x] + [a]) with a square pair (a, c = a^2), one round: summed over the
+    parties, a^2 + eps x + eps a = (eps + a)^2."""
     pair = ctx.store.take(dealer.square_pair(x.shape[1:]))
     (eps,) = ctx.open([x - pair["a"]], ARITHMETIC, tag="square")
-    eps = eps[None]
-    z = pair["c"] + np.uint64(2) * eps * pair["a"]
-    return ctx.add_public(z, (eps * eps)[0])
+    return pair["c"] + eps[None] * (x + pair["a"])
