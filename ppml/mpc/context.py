@@ -132,7 +132,7 @@ class Context:
 
         ``inplace=True`` reuses ``data`` (a fresh array the caller owns) when the shapes allow.
         """
-        if not (isinstance(public, np.ndarray) and public.dtype == np.uint64):
+        if not (isinstance(public, (np.ndarray, np.uint64)) and public.dtype == np.uint64):
             public = np.asarray(public, dtype=np.uint64)
         if public.ndim <= data.ndim - 1 and public.shape == data.shape[data.ndim - public.ndim:]:
             out = data if inplace else data.copy()

@@ -115,12 +115,15 @@ def wrap_pair(shape: tuple, signed: bool, with_bits: bool) -> Material:
 
 @functools.lru_cache(maxsize=4096)
 def truncation_pair(shape: tuple, bits: int) -> Material:
-    """Random r with shares of r >> bits (signed) and of r's sign bit, for bounded truncation."""
+    """Random r with shares of -(r >> bits) (signed shift) and of -m 2^(64 - bits), m the sign
+    bit of r, for bounded truncation (negated and scaled here, offline, to spare the online
+    step two operations)."""
+    def derive(v, s, n):
+        shifted = (v["r"].view(np.int64) >> np.int64(bits)).view(np.uint64)
+        wrap = (v["r"] >> np.uint64(63)) << np.uint64(64 - bits)
+        return {"minus_shifted": np.uint64(0) - shifted, "minus_wrap": np.uint64(0) - wrap}
     return Material("truncpair", (shape, bits), (Field("r", shape),),
-                    (Field("shifted", shape), Field("msb", shape)),
-                    lambda v, s, n: {"shifted": (v["r"].view(np.int64) >> np.int64(bits))
-                                     .view(np.uint64),
-                                     "msb": v["r"] >> np.uint64(63)})
+                    (Field("minus_shifted", shape), Field("minus_wrap", shape)), derive)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -30,6 +30,16 @@ def _is_integer(value) -> bool:
     return np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_
 
 
+def _scaled_int(value: int, frac_bits: int) -> np.uint64:
+    """The ring element of the public integer ``value`` at scale 2^-frac_bits (two's
+    complement), or a ValueError when it does not fit the signed range."""
+    bound = 1 << (63 - frac_bits)
+    if not -bound <= value < bound:
+        raise ValueError(f"public operand {value} is outside the ring at scale 2^-{frac_bits}: "
+                         f"|v| must be < 2^{63 - frac_bits}")
+    return np.uint64((value << frac_bits) & 0xFFFFFFFFFFFFFFFF)
+
+
 class ArithmeticShared:
     """Arithmetic shares of a fixed-point (or integer) array."""
 
@@ -105,6 +115,8 @@ class ArithmeticShared:
         if isinstance(other, ArithmeticShared):
             a, b, frac = self._aligned(other)
             return self._like(a + b, frac)
+        if type(other) is int:                # the common scalar (1 + e, 1 - y), cheaply
+            return self._like(self.ctx.add_public(self.data, _scaled_int(other, self.frac_bits)))
         if _is_integer(other):
             public = encode_integers(other, "public operand") << np.uint64(self.frac_bits)
             return self._like(self.ctx.add_public(self.data, public))
@@ -118,7 +130,9 @@ class ArithmeticShared:
         return self._like(np.uint64(0) - self.data)
 
     def __sub__(self, other):
-        return self + (-other if isinstance(other, ArithmeticShared) else -np.asarray(other))
+        if isinstance(other, (ArithmeticShared, int)):
+            return self + (-other)
+        return self + -np.asarray(other)
 
     def __rsub__(self, other):
         return (-self) + other

@@ -54,8 +54,10 @@ def test_material_is_correct(parties):
                 if "bits" in v:
                     assert np.array_equal(v["bits"], v["r"])
             elif m.kind == "truncpair":
-                assert np.array_equal(v["shifted"].view(np.int64), v["r"].view(np.int64) >> 20)
-                assert np.array_equal(v["msb"], v["r"] >> np.uint64(63))
+                assert np.array_equal((-v["minus_shifted"].view(np.int64)),
+                                      v["r"].view(np.int64) >> 20)
+                wrap = (v["r"] >> np.uint64(63)) << np.uint64(44)
+                assert np.array_equal(np.uint64(0) - v["minus_wrap"], wrap)
             elif m.kind == "dabit":
                 assert set(np.unique(v["b"])) <= {0, 1} and np.array_equal(v["a"], v["b"])
             elif m.kind == "permutation":

@@ -34,6 +34,10 @@ def test_input_values():
         ctx.share(np.ones(3), owner=2)
     with pytest.raises(ValueError, match="value=None"):
         ctx.share(None, owner=0)
+    x = ctx.share(np.ones(3), owner=0)
+    with pytest.raises(ValueError, match=r"outside the ring at scale 2\^-20: \|v\| must be < 2\^43"):
+        x + 2**43                                  # an integer operand is never wrapped
+    assert np.allclose((x - 2**42 + 2**42).reveal(), 1.0)
 
 
 def test_operations_on_bad_shapes_and_parties():

@@ -16,8 +16,8 @@ whenever the shares wrap.  Three modes:
 * ``bounded`` (the default): exact whenever |x| < 2^62, which every product that fits the ring
   with one bit of headroom satisfies, at one round and no wrap counting.  From
   s(x) + s(r) = s(z) + eta Q (signed readings), x / 2^k = (z >> k) - (r >> k) + eta 2^(64-k)
-  up to one unit in the last place, with the dealer sharing r >> k and the sign bit m of r; and
-  for |x| < 2^62 the signed wrap eta depends only on the public z and on m:
+  up to one unit in the last place, with the dealer sharing -(r >> k) and -m 2^(64-k) for the
+  sign bit m of r; and for |x| < 2^62 the signed wrap eta depends only on the public z and m:
       eta = [z < -2^62] (1 - m) - [z >= 2^62] m.
   (eta = 1 needs r > 2^62, so m = 0, and gives z < -2^62; eta = -1 needs r < -2^62 and gives
   z >= 2^62; with eta = 0, z < -2^62 forces r < 0 and z >= 2^62 forces r > 0.)
@@ -85,15 +85,14 @@ def truncate_each(ctx, items: list) -> list:
 
 
 def _pair_corrected(ctx, z: np.ndarray, pair: dict, bits: int) -> np.ndarray:
-    """The bounded mode's local step from the opened z = x + r (see module doc)."""
-    shift = _U64[64 - bits]
+    """The bounded mode's local step from the opened z = x + r (see module doc):
+    x / 2^k = (z >> k) - [r >> k] + eta 2^(64-k) with eta = low (1 - m) - (outside - low) m
+    = low - outside m, the dealer sharing -(r >> k) and -m 2^(64-k)."""
     outside = (z + _QUARTER) >> _U64[63]                      # [z < -2^62 or z >= 2^62]
+    out = outside[None] * pair["minus_wrap"]
+    out += pair["minus_shifted"]
     low = outside & (z >> _U64[63])                           # [z < -2^62]
-    # x / 2^k = (z >> k) - [r >> k] + eta 2^(64-k), eta = low (1 - [m]) - (outside - low) [m]
-    out = (outside << shift)[None] * pair["msb"]
-    out += pair["shifted"]
-    np.negative(out, out=out)
-    public = (z.view(np.int64) >> _I64[bits]).view(np.uint64) + (low << shift)
+    public = (z.view(np.int64) >> _I64[bits]).view(np.uint64) + (low << _U64[64 - bits])
     return ctx.add_public(out, public, inplace=True)
 
 
