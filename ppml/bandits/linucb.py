@@ -60,7 +60,8 @@ class LinearUCB:
         if self.arms.ndim != 2 or not np.all(np.isfinite(self.arms)):
             raise ValueError(f"arms must be a finite [K, d] matrix, got shape {self.arms.shape}")
         self.constants = constants
-        self.A = np.array(penalty, dtype=np.float64)
+        self.penalty = np.array(penalty, dtype=np.float64)
+        self.A = self.penalty.copy()
 
     @property
     def K(self) -> int:
@@ -90,6 +91,11 @@ class LinearUCB:
     def min_penalty_eigenvalue(self) -> float:
         """A lower bound on the eigenvalues of every A (bounds |A^-1| entries by its inverse)."""
         return self.constants.gamma
+
+    def max_penalty_eigenvalue(self) -> float:
+        """The largest eigenvalue of the penalty: for every A = penalty + G,
+        ||A^-1 G||_2 = ||I - A^-1 penalty||_2 <= 1 + this / `min_penalty_eigenvalue`."""
+        return float(np.max(np.linalg.eigvalsh(self.penalty)))
 
 
 class LinUCB(LinearUCB):

@@ -30,8 +30,9 @@ Beyond the paper and the authors' code:
   G = sum x x^T and e = sum eta x, so every B_i* is theta* raised to integers P computes in the
   clear, C_i = x_i^T A^-1 G, times E(x_i^T A^-1 e + exploration) (step (3).i becomes plaintext
   products).  P rounds C_i and x_i^T A^-1 e so that the scores are at scale k = 2, not the
-  exact product's k = 5 (`FixedPoint.score_terms`): 82-bit slots at s = 28, one ciphertext a
-  round at K = 15 on a 2048-bit key.
+  exact product's k = 5 (`FixedPoint.score_terms`), and the public bounds that size the slots
+  come from spectral norms (`coefficient_bound`): 70-bit slots at s = 28, one ciphertext a round
+  at K = 15 on a 2048-bit key.
 * pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
   EDP(theta*, x_i) per arm once pulled: step (4).ii then costs two multiplications.
 * With ``workers > 1`` each costly step is split into ``workers`` shares, the owner's process
@@ -59,31 +60,43 @@ from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
 from ppml.crypto.paillier.bulk import Resident, check_workers, split
 from ppml.crypto.rng import fresh_key
 
+def _norms(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> tuple:
+    """(max ||x_i||_2 of the rounded arms, and a bound on ||Â G||_2 over the run).
+
+    Â is A^-1 rounded to k = 1 and G the sum of the rounded arms' x x^T, so ||Â G|| is at most
+    ||A^-1 G_float|| = ||I - A^-1 penalty|| <= 1 + lambda_max / lambda_min (A >= penalty), plus
+    ||A^-1|| ||G - G_float|| and ||Â - A^-1|| ||G||, each from roundings of 2^-(s+1)."""
+    s, d, n = fixed.scale_bits, policy.d, horizon
+    x = float(np.max(np.linalg.norm(policy.arms, axis=1))) + math.sqrt(d) * 2.0**-s  # rounded too
+    low = policy.min_penalty_eigenvalue()
+    arm_error = n * (2 * x + 1) * math.sqrt(d) * 2.0**-s           # ||G - G_float||_2
+    a_error = d * 2.0**-s                                           # ||Â - A^-1||_2
+    return x, 1 + policy.max_penalty_eigenvalue() / low + arm_error / low + a_error * n * x * x
+
+
 def coefficient_bound(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> int:
-    """A public bound on |C_ij| = |round(x_i^T A^-1 G 2^-3s)_j| over the run (`score_terms`):
-    the exponent of theta*_j in B_i*, from |A^-1 entries| <= 1/gamma and |G entries| <= N x^2."""
-    d, s = policy.d, fixed.scale_bits
-    x = max(abs(int(v)) for v in fixed.ints(policy.arms).ravel())
-    row = d * x * (math.ceil(2**s / policy.min_penalty_eigenvalue()) + 1)    # |x^T A^-1|, k = 2
-    return (d * row * horizon * x * x >> 3 * s) + 1
+    """A public bound on ||C_i||_2 >= |C_ij| over the run, C_i = round(x_i^T Â G 2^-3s) the
+    exponents of theta* in B_i* (`score_terms`): 2^s ||x_i|| ||Â G|| (`_norms`) plus the
+    roundings of C_i's d entries."""
+    x, spread = _norms(fixed, policy, horizon)
+    return math.ceil(2.0**fixed.scale_bits * x * spread * (1 + 1e-9) + math.sqrt(policy.d)) + 1
 
 
 def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, noise_max: float,
                 horizon: int) -> int:
     """A public bound on |B_i| = |C_i . theta + w_i + omega_i| (k = 2) over the whole run, from
-    the public S >= ||theta||_2, the noise bound, the arms, N and the smallest eigenvalue of any
-    A (|A^-1 entries| <= 1/gamma)."""
+    the public S >= ||theta||_2, the noise bound, the arms, N and the penalty's eigenvalues:
+    |C_i . theta| <= ||C_i|| ||theta||, and |w_i| = |x_i^T Â e| <= ||x_i|| ||Â|| N eta x."""
     s, d = fixed.scale_bits, policy.d
-    x = max(abs(int(v)) for v in fixed.ints(policy.arms).ravel())
-    theta = math.ceil(theta_norm_bound * 2**s) + 1
-    row = d * x * (math.ceil(2**s / policy.min_penalty_eigenvalue()) + 1)    # |x^T A^-1|, k = 2
-    e = horizon * (math.ceil(noise_max * 2**(2 * s)) + 1) * x                 # |sum eta x|, k = 3
-    w = (d * row * e >> 3 * s) + 1
-    norms = float(np.max(np.linalg.norm(policy.arms, axis=1)))
-    exploration = policy.width(max(horizon - 1, 1)) * norms / math.sqrt(
+    x, _ = _norms(fixed, policy, horizon)
+    theta = 2.0**s * theta_norm_bound + math.sqrt(d)                      # ||theta||, k = 1
+    a_norm = 1 / policy.min_penalty_eigenvalue() + d * 2.0**-s            # ||Â||_2
+    eta = noise_max + 2.0**-(2 * s)                                       # |eta| after rounding
+    w = 2.0**(2 * s) * x * a_norm * horizon * eta * x + 1
+    exploration = policy.width(max(horizon - 1, 1)) * x / math.sqrt(
         policy.min_penalty_eigenvalue())
-    return (d * coefficient_bound(fixed, policy, horizon) * theta + w
-            + math.ceil(exploration * 2**(fixed.SCORE_K * s)) + 1)
+    real = coefficient_bound(fixed, policy, horizon) * theta + w + exploration * 2.0**(2 * s)
+    return math.ceil(real * (1 + 1e-9)) + 4
 
 
 def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:

@@ -5,8 +5,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ppml.bandits.linucb import Coins, FixedPoint, LinUCB, run_fixed_point
-from ppml.bandits.linucb_ds import mask_sum, run_protocol
+from ppml.bandits.linucb import Coins, FixedPoint, LinUCB, SpectralUCB, run_fixed_point
+from ppml.bandits.linucb_ds import coefficient_bound, mask_sum, run_protocol, score_bound
 from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 
 KEY = bytes(range(32))
@@ -85,6 +85,36 @@ def test_comp_sees_only_the_permuted_scores(run):
     rounds = len(positions)
     assert Counter(out["arms"][1:]).most_common(1)[0][1] >= 0.8 * rounds
     assert Counter(positions).most_common(1)[0][1] <= 0.5 * rounds and len(set(positions)) >= 4
+
+
+@pytest.mark.parametrize("spectral", [False, True])
+def test_public_bounds_hold_over_a_run_of_any_pulls(spectral):
+    # the packing never spills: |C_ij| and |B_i| stay within the public bounds, whatever the
+    # pulls (here the same arm over and over, the largest G in one direction, and random ones)
+    rng, s, N, K, d = np.random.default_rng(7), 28, 300, 8, 4
+    arms, theta = rng.normal(0, 1.5, (K, d)), rng.normal(0, 1, d)
+    theta *= 2.0 / np.linalg.norm(theta)                 # S = 2
+    noise = rng.choice([-0.01, 0.01], (N, K))
+    make = (lambda: SpectralUCB(arms, np.linspace(0, 5, d), N)) if spectral else \
+        (lambda: LinUCB(arms))
+    fixed = FixedPoint(s)
+    c_bound, b_bound = (coefficient_bound(fixed, make(), N),
+                        score_bound(fixed, make(), 2.0, 0.01, N))
+    x, theta_int = fixed.ints(arms), fixed.ints(theta)
+    for pulls in (np.zeros(N, dtype=int), rng.integers(0, K, N)):
+        policy, G, e = make(), np.full((d, d), 0, dtype=object), np.full(d, 0, dtype=object)
+        largest_c = largest_b = 0
+        for t, arm in enumerate(pulls):
+            policy.pull(arm)
+            eta = int(fixed.ints([noise[t][arm]], fixed.REWARD_K)[0])
+            G, e = G + np.outer(x[arm], x[arm]), e + eta * x[arm]
+            a_inverse, a_float = fixed.a_inverse(policy)
+            C, w = fixed.score_terms(a_inverse, x, G, e)
+            scores = C.dot(theta_int) + w + fixed.exploration(policy, t + 1, a_float)
+            largest_c = max(largest_c, max(abs(int(c)) for c in C.ravel()))
+            largest_b = max(largest_b, max(abs(int(b)) for b in scores))
+        assert largest_c <= c_bound and largest_b <= b_bound
+        assert b_bound < 2**12 * largest_b                # and not loose by more than 12 bits
 
 
 def test_key_switch_value_is_uniform_whatever_the_sum():
