@@ -11,6 +11,9 @@ the context's precision.
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from ppml.crypto.fixed import decode, encode, encode_integers, to_signed
@@ -38,6 +41,16 @@ def _scaled_int(value: int, frac_bits: int) -> np.uint64:
         raise ValueError(f"public operand {value} is outside the ring at scale 2^-{frac_bits}: "
                          f"|v| must be < 2^{63 - frac_bits}")
     return np.uint64((value << frac_bits) & 0xFFFFFFFFFFFFFFFF)
+
+
+@functools.lru_cache(maxsize=256)
+def _scaled_float(value: float, frac_bits: int) -> np.uint64:
+    """round(value 2^frac_bits) as a ring element (cached: the constants of an iteration recur
+    every step), or a ValueError for NaN, inf or a value outside |v| 2^frac_bits < 2^62."""
+    if not math.isfinite(value) or abs(value) * 2.0**frac_bits >= 2.0**62:
+        raise ValueError(f"public operand {value} is NaN, inf or outside the fixed-point range "
+                         f"at scale 2^-{frac_bits}: |v| must be < 2^{62 - frac_bits}")
+    return np.uint64(round(value * 2.0**frac_bits) & 0xFFFFFFFFFFFFFFFF)
 
 
 class ArithmeticShared:
@@ -121,7 +134,8 @@ class ArithmeticShared:
             public = encode_integers(other, "public operand") << np.uint64(self.frac_bits)
             return self._like(self.ctx.add_public(self.data, public))
         me = self.at_scale(max(self.frac_bits, self.ctx.precision_bits))
-        public = encode(other, me.frac_bits, name="public operand")
+        public = _scaled_float(other, me.frac_bits) if type(other) is float else \
+            encode(other, me.frac_bits, name="public operand")
         return me._like(self.ctx.add_public(me.data, public))
 
     __radd__ = __add__
@@ -144,8 +158,10 @@ class ArithmeticShared:
         if _is_integer(other):
             return self._like(self.data * encode_integers(other, "public operand"))
         with self.ctx.comm.operation("mul"):
-            public = encode(other, self.ctx.precision_bits, name="public operand")
-            return self._rescaled(self.data * public, self.frac_bits + self.ctx.precision_bits)
+            precision = self.ctx.precision_bits
+            public = _scaled_float(other, precision) if type(other) is float else \
+                encode(other, precision, name="public operand")
+            return self._rescaled(self.data * public, self.frac_bits + precision)
 
     __rmul__ = __mul__
 

@@ -51,3 +51,8 @@ def test_operations_on_bad_shapes_and_parties():
         x.reveal(to=7)
     with pytest.raises(ValueError, match="public operand"):
         x + np.inf
+    for bad in (float("nan"), float("inf"), 1e30):           # scalar floats, cached path
+        with pytest.raises(ValueError, match=r"public operand .* \|v\| must be < 2\^42"):
+            x * bad
+        with pytest.raises(ValueError, match="public operand"):
+            x + bad
