@@ -40,7 +40,8 @@ Beyond the paper and the authors' code:
   (`bulk.Resident`): one actor call per extra worker and step a round.  The packed groups of
   (3).ii go to P's process and actors that each build theta*'s tables once; Comp's
   decryptions to Comp's process and key-holding actors on Comp's node (`Decryptor`); the
-  offline pool fills in P's process and ``workers - 1`` pinned tasks.
+  obfuscator pool streams from ``workers - 1`` pinned generator tasks while the rounds run,
+  P's process making one itself only when none has arrived (`ObfuscatorPool(stream=True)`).
 """
 
 from __future__ import annotations
@@ -159,7 +160,8 @@ class Principal(Party):
             self.scores = Resident(scores, self.workers)    # actors build tables during the pool
             needed = (self.horizon - 1) * self.groups + 1
             self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
-                                       workers=self.workers, obfuscator=self.obfuscator)
+                                       workers=self.workers, obfuscator=self.obfuscator,
+                                       stream=True)
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
@@ -242,9 +244,10 @@ class Principal(Party):
         self.dc.send("7", "E_DC(s)", "receive_sum", result, int(pk.n))
 
     def close(self) -> None:
-        """Stop the actors holding theta*'s tables, if any."""
-        if hasattr(self, "scores"):
-            self.scores.close()
+        """Stop the actors holding theta*'s tables and the pool's streaming tasks, if any."""
+        for resource in ("scores", "pool"):
+            if hasattr(self, resource):
+                getattr(self, resource).close()
 
 
 class Comp(Party):

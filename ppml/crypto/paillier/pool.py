@@ -18,6 +18,13 @@ the encrypted exploration terms E(omega ||x_i||) of step (3).ii) cheap online.
   r^n and the tables when the pool is made.  Under an extra assumption, and against the key
   owner only about 80-bit secure at 2048 bits: docs/paillier.md, "Short-exponent obfuscators".
 
+``stream=True`` (with ``workers > 1``) overlaps the pool with the caller's online work: the
+``workers - 1`` pinned tasks become Ray generator tasks that send their values in chunks as
+they make them, nothing is computed up front in the caller's process, and `take` hands out
+what has arrived, computing a value in-process only when none is waiting.  The split between
+the processes then follows their load instead of being fixed; a task's values that nobody
+needed are discarded when the pool is closed (`close`), and never handed out twice.
+
 Exponents (r, or a and the subset) come from the OS CSPRNG (``secrets``), drawn in whichever
 process computes the batch.  A value leaves the pool exactly once (`ObfuscatorPool.take`); a
 pool that runs dry refills or raises (``on_empty``), and a pool cannot be pickled or copied,
@@ -30,13 +37,16 @@ from __future__ import annotations
 import secrets
 
 import gmpy2
+import ray
 
-from ppml.crypto.paillier.bulk import check_workers, run_batches, split
+from ppml.crypto.paillier.bulk import check_workers, pinned_here, run_batches, split
 from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase,
                                       short_exponent_obfuscators)
 
 ON_EMPTY = ("refill", "raise")
 OBFUSCATORS = ("full", "djn")
+STREAM_CHUNK = 16
+"""Values per message of a streaming task: about 0.17 s of r^n at 2048 bits."""
 
 
 class PoolExhaustedError(RuntimeError):
@@ -54,6 +64,13 @@ def fresh_obfuscators(public_key, count: int) -> list:
     return out
 
 
+@ray.remote
+def _stream(make, source, count: int, chunk: int):
+    """A generator task: ``count`` values of ``make(source, c)``, ``chunk`` at a time."""
+    for start in range(0, count, chunk):
+        yield make(source, min(chunk, count - start))
+
+
 class ObfuscatorPool:
     """``size`` precomputed obfuscators for ``public_key``, computed when the pool is made, of
     kind ``obfuscator`` (``"full"`` r^n or ``"djn"``; see the module's docstring).
@@ -63,7 +80,7 @@ class ObfuscatorPool:
     """
 
     def __init__(self, public_key, size: int = 1024, *, on_empty: str = "refill",
-                 workers: int = 1, obfuscator: str = "full"):
+                 workers: int = 1, obfuscator: str = "full", stream: bool = False):
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:
             raise ValueError(f"size must be an integer >= 0, got {size!r}")
         if on_empty not in ON_EMPTY:
@@ -75,8 +92,11 @@ class ObfuscatorPool:
         self.on_empty = on_empty
         self.workers = check_workers(workers)
         self.obfuscator = obfuscator
+        self.stream = stream and self.workers > 1
         self.refills = 0
         self._values: list = []
+        self._owed = 0          # values promised by fill() and not yet handed out or arrived
+        self._streams: list = []
         self._maker = (fresh_obfuscators, public_key)
         if obfuscator == "djn":
             complement = self._compute(fresh_obfuscators, public_key, COMPLEMENT_BASES)
@@ -89,25 +109,53 @@ class ObfuscatorPool:
         return [value for batch in run_batches(make, batches, self.workers) for value in batch]
 
     def fill(self, count: int) -> None:
-        """Precompute ``count`` more obfuscators (offline), in ``workers`` batches."""
-        self._values.extend(self._compute(*self._maker, count))
+        """Precompute ``count`` more obfuscators (offline), in ``workers`` batches; streamed,
+        start tasks that make up to ``count`` of them in the background."""
+        if not self.stream:
+            self._values.extend(self._compute(*self._maker, count))
+            return
+        self._owed += count
+        parts = split(range(count), self.workers - 1)
+        task = _stream.options(scheduling_strategy=pinned_here())
+        self._streams += [task.remote(*self._maker, len(part), STREAM_CHUNK) for part in parts]
 
     def take(self, count: int) -> list:
         """Remove and return ``count`` obfuscators, each never handed out again."""
-        if count > len(self._values):
+        if count > len(self):
             if self.on_empty == "raise":
                 raise PoolExhaustedError(
-                    f"obfuscator pool has {len(self._values)} precomputed r^n left but {count} are "
+                    f"obfuscator pool has {len(self)} precomputed r^n left but {count} are "
                     f"needed (size={self.size}); fill() it offline or use on_empty='refill'")
             self.refills += 1
-            self.fill(count - len(self._values) + self.size)
+            self.fill(count - len(self) + self.size)
+        while len(self._values) < count:         # streamed: what has arrived, else make one
+            self._values.extend(self._arrived() or self._compute(*self._maker, 1))
+        self._owed -= min(count, self._owed)
         start = len(self._values) - count
         out = self._values[start:]
         del self._values[start:]
         return out
 
+    def _arrived(self) -> list:
+        """The next chunk a streaming task has sent, or [] if none is waiting."""
+        ready, _ = ray.wait(self._streams, num_returns=1, timeout=0) if self._streams else ([], [])
+        for stream in ready:
+            try:
+                return ray.get(next(stream))
+            except StopIteration:
+                self._streams.remove(stream)
+        return []
+
+    def close(self) -> None:
+        """Stop the streaming tasks and drop what they made that was not handed out."""
+        for stream in self._streams:
+            ray.cancel(stream)
+        self._streams, self._owed = [], 0
+
     def __len__(self) -> int:
-        return len(self._values)
+        """Obfuscators this pool can still hand out without a refill (streamed: arrived or not
+        made yet)."""
+        return max(len(self._values), self._owed)
 
     def __reduce__(self):
         raise TypeError("an ObfuscatorPool cannot be pickled or copied: a copy would hand out the "

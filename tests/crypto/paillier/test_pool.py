@@ -57,3 +57,21 @@ def test_pool_parameters_are_checked(small_key):
         ObfuscatorPool(small_key[0], -1)
     with pytest.raises(ValueError, match="workers must be an integer >= 1"):
         ObfuscatorPool(small_key[0], 1, workers=0)
+
+
+@pytest.mark.parametrize("obfuscator", ["full", "djn"])
+def test_a_streamed_pool_hands_out_fresh_values_as_they_arrive(ray_cluster, small_key,
+                                                               obfuscator):
+    public_key, private_key = small_key
+    pool = ObfuscatorPool(public_key, 40, on_empty="raise", workers=2, obfuscator=obfuscator,
+                          stream=True)
+    assert len(pool) == 40                       # promised, made by the task or on demand
+    seen = []
+    for _ in range(20):
+        seen += pool.take(2)
+    assert len(seen) == len(set(seen)) == 40
+    assert private_key.decrypt_raw(seen) == [0] * 40
+    with pytest.raises(PoolExhaustedError, match="needed"):
+        pool.take(len(pool) + 1)              # values that arrived unasked are fresh too
+    pool.close()
+    assert pool._streams == []
