@@ -66,12 +66,14 @@ def _norms(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> tuple:
 
     Â is A^-1 rounded to k = 1 and G the sum of the rounded arms' x x^T, so ||Â G|| is at most
     ||A^-1 G_float|| = ||I - A^-1 penalty|| <= 1 + lambda_max / lambda_min (A >= penalty), plus
-    ||A^-1|| ||G - G_float|| and ||Â - A^-1|| ||G||, each from roundings of 2^-(s+1)."""
+    ||A^-1|| ||G - G_float|| and ||Â - A^-1|| ||G||, from roundings of 2^-(s+1) and float64's
+    inverse (relative error cond(A) 1e-16, with cond(A) <= N x^2 / lambda_min, 100x over).
+    `Principal` also checks every round's scores against the bound it derives."""
     s, d, n = fixed.scale_bits, policy.d, horizon
     x = float(np.max(np.linalg.norm(policy.arms, axis=1))) + math.sqrt(d) * 2.0**-s  # rounded too
     low = policy.min_penalty_eigenvalue()
     arm_error = n * (2 * x + 1) * math.sqrt(d) * 2.0**-s           # ||G - G_float||_2
-    a_error = d * 2.0**-s                                           # ||Â - A^-1||_2
+    a_error = d * 2.0**-s + n * x * x * 1e-14 / low**2               # rounding, float64 inverse
     return x, 1 + policy.max_penalty_eigenvalue() / low + arm_error / low + a_error * n * x * x
 
 
@@ -151,6 +153,8 @@ class Principal(Party):
             bound = score_bound(self.fixed, self.policy, step1["theta_norm_bound"],
                                 float(np.max(np.abs(self.noise))), self.horizon)
             self.offset = bound
+            self.theta_bound = math.ceil(2**self.fixed.scale_bits * step1["theta_norm_bound"]
+                                         + math.sqrt(self.policy.d))   # >= ||theta||, k = 1
             self.layout = SlotLayout.for_key(self.comp_key, value_max=2 * bound)
             K = self.policy.K
             self.groups = -(-K // self.layout.slots)
@@ -211,7 +215,9 @@ class Principal(Party):
             a_inverse, a_float = self.fixed.a_inverse(self.policy)
             coefficients, w = self.fixed.score_terms(a_inverse, self.x, self.G, self.e)
         with self.clock("3.ii"):
-            plain = self.fixed.exploration(self.policy, t, a_float) + self.offset + w
+            varying = self.fixed.exploration(self.policy, t, a_float) + w
+            self._check_scores(t, coefficients, varying)
+            plain = varying + self.offset
             sigma = self.coins.permutation(K)
             groups = split(sigma, self.groups)
             packed = self.scores.map("__call__", [([coefficients[i] for i in group],
@@ -224,6 +230,15 @@ class Principal(Party):
         message = {"ciphertexts": packed, "slot_bits": self.layout.slot_bits,
                    "sizes": [len(group) for group in groups]}
         return message, sigma
+
+    def _check_scores(self, t: int, coefficients, varying) -> None:
+        """|B_i| <= ||C_i|| ||theta|| + |w_i + omega_i| within the public bound of the slots,
+        from P's own plaintexts: a spill between slots is refused, never sent."""
+        for row, rest in zip(coefficients, varying):
+            norm = math.isqrt(sum(int(c) * int(c) for c in row)) + 1
+            if norm * self.theta_bound + abs(int(rest)) > self.offset:
+                raise RuntimeError(f"round {t}: a score could exceed the public bound "
+                                   f"{self.offset} of the packed slots; refusing to send it")
 
     # --- key switching (steps 5-7) --------------------------------------------------------------
     def key_switch(self) -> None:

@@ -98,14 +98,15 @@ class PrivateCBConfig:
         and exact truncations do correctly when |u_a| 2^(3L) < 2^62: |u_a| <= 1 because
         W_a >= I and |x_t| <= 1, so 3L <= 60.  b_a holds at most T rewards times x_t, so
         T reward_bound 2^(2L) must stay below 2^61.  The argmax compares the keys
-        s~ A + gamma at 2L: the ridge estimate has |w_a| <= sqrt(T) reward_bound / 2, so
-        |s~| <= sqrt(T) reward_bound, and sqrt(T) reward_bound A 2^(2L) must stay below 2^60.
+        s~ A + gamma at 2L: the ridge estimate has |w_a| <= sqrt(T) reward_bound / 2 and an
+        explored score is below 1, so |s~| <= max(sqrt(T) reward_bound, 1), and that times
+        A 2^(2L) must stay below 2^60.
         The probabilistic truncation fails with probability |value| / 2^64 and keeps L.
         """
         L, bound = precision_bits, self.reward_bound
         return (truncation != "probabilistic" and 3 * L <= 60
                 and self.horizon * bound < 2.0 ** (61 - 2 * L)
-                and math.sqrt(self.horizon) * bound * self.arms < 2.0 ** (60 - 2 * L))
+                and max(math.sqrt(self.horizon) * bound, 1.0) * self.arms < 2.0 ** (60 - 2 * L))
 
 
 class PrivateLinearBandit:

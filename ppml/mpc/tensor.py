@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ppml.crypto.fixed import decode, encode, encode_integers, to_signed
+from ppml.crypto.fixed import MAX_PRECISION_BITS, decode, encode, encode_integers, to_signed
 from ppml.mpc import dealer
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, functions, multiply
@@ -35,12 +35,26 @@ def _is_integer(value) -> bool:
 
 def _scaled_int(value: int, frac_bits: int) -> np.uint64:
     """The ring element of the public integer ``value`` at scale 2^-frac_bits (two's
-    complement), or a ValueError when it does not fit the signed range."""
-    bound = 1 << (63 - frac_bits)
-    if not -bound <= value < bound:
+    complement), or a ValueError outside the fixed-point range |v| 2^frac_bits < 2^62 (the
+    bounded truncation's, as for reals)."""
+    bound = 1 << (62 - frac_bits)
+    if not -bound < value < bound:
         raise ValueError(f"public operand {value} is outside the ring at scale 2^-{frac_bits}: "
-                         f"|v| must be < 2^{63 - frac_bits}")
+                         f"|v| must be < 2^{62 - frac_bits}")
     return np.uint64((value << frac_bits) & 0xFFFFFFFFFFFFFFFF)
+
+
+def _encoded_at(values, frac_bits: int) -> np.ndarray:
+    """``encode`` at any scale a tensor may have (a state kept at 2L is above the 8-32 bits a
+    context precision may take): the same range check, |v| 2^frac_bits < 2^62."""
+    if frac_bits <= MAX_PRECISION_BITS:
+        return encode(values, frac_bits, name="public operand")
+    x = np.asarray(values, dtype=np.float64)
+    scaled = x * 2.0**frac_bits
+    if not np.all(np.abs(scaled) < 2.0**62):          # False for NaN and inf too
+        raise ValueError(f"public operand is NaN, inf or outside the fixed-point range at scale "
+                         f"2^-{frac_bits}: |v| must be < 2^{62 - frac_bits}")
+    return np.rint(scaled).astype(np.int64).view(np.uint64)
 
 
 @functools.lru_cache(maxsize=256)
@@ -123,6 +137,11 @@ class ArithmeticShared:
         """Truncate a product back to the context precision when its scale exceeds it."""
         return _rescaled_together(self.ctx, [data], [frac_bits])[0]
 
+    def at_precision(self) -> "ArithmeticShared":
+        """The value at the context precision L: truncated (one round) when its scale is above
+        L, as a state or product kept at 2L is; itself otherwise."""
+        return self._rescaled(self.data, self.frac_bits)
+
     # -- linear operations (local) -------------------------------------------------------------
     def __add__(self, other):
         if isinstance(other, ArithmeticShared):
@@ -134,8 +153,8 @@ class ArithmeticShared:
             public = encode_integers(other, "public operand") << np.uint64(self.frac_bits)
             return self._like(self.ctx.add_public(self.data, public))
         me = self.at_scale(max(self.frac_bits, self.ctx.precision_bits))
-        public = _scaled_float(other, me.frac_bits) if type(other) is float else \
-            encode(other, me.frac_bits, name="public operand")
+        public = _scaled_float(float(other), me.frac_bits) if isinstance(other, float) else \
+            _encoded_at(other, me.frac_bits)
         return me._like(self.ctx.add_public(me.data, public))
 
     __radd__ = __add__
@@ -159,7 +178,7 @@ class ArithmeticShared:
             return self._like(self.data * encode_integers(other, "public operand"))
         with self.ctx.comm.operation("mul"):
             precision = self.ctx.precision_bits
-            public = _scaled_float(other, precision) if type(other) is float else \
+            public = _scaled_float(float(other), precision) if isinstance(other, float) else \
                 encode(other, precision, name="public operand")
             return self._rescaled(self.data * public, self.frac_bits + precision)
 
@@ -188,6 +207,7 @@ class ArithmeticShared:
         return encode(value, self.ctx.precision_bits, "public operand"), self.ctx.precision_bits
 
     def square(self) -> "ArithmeticShared":
+        _check_product_scales([2 * self.frac_bits])
         with self.ctx.comm.operation("square"):
             return self._rescaled(multiply.square(self.ctx, self.data), 2 * self.frac_bits)
 
@@ -318,9 +338,24 @@ class BinaryShared:
         return f"BinaryShared(shape={self.shape})"
 
 
+MAX_PRODUCT_SCALE = 61
+"""The largest scale a product may have: a value of magnitude 1 at 2^-62 already reaches the
+bound |x| < 2^62 of the bounded truncation, and at 2^-64 it wraps the ring."""
+
+
+def _check_product_scales(fracs: list) -> None:
+    """A ValueError when a product's scale leaves no room for its value in the ring."""
+    for frac in fracs:
+        if frac > MAX_PRODUCT_SCALE:
+            raise ValueError(f"a product at scale 2^-{frac} does not fit the 64-bit ring (at most "
+                             f"2^-{MAX_PRODUCT_SCALE}): bring an operand to the context precision "
+                             f"first (at_precision)")
+
+
 def _rescaled_together(ctx, datas: list, fracs: list) -> list:
     """Shared tensors from product shares at scales ``fracs``: those above the context precision
     are truncated back to it together (one round in the bounded mode)."""
+    _check_product_scales(fracs)
     precision = ctx.precision_bits
     items = [(data, max(frac - precision, 0)) for data, frac in zip(datas, fracs)]
     return [ArithmeticShared(ctx, data, min(frac, precision))
@@ -337,9 +372,10 @@ def products(pairs: list, kind="mul", keep_scale: bool = False) -> list:
     frac_x + frac_y, for a caller that accumulates into a state kept at that scale and knows
     the values fit the ring there."""
     ctx = pairs[0][0].ctx
+    fracs = [x.frac_bits + y.frac_bits for x, y in pairs]
+    _check_product_scales(fracs)                   # before the round, not after it
     with ctx.comm.operation(kind if isinstance(kind, str) else "products"):
         zs = multiply.beaver(ctx, [(x.data, y.data) for x, y in pairs], kind=kind)
-        fracs = [x.frac_bits + y.frac_bits for x, y in pairs]
         if keep_scale:
             return [ArithmeticShared(ctx, z, frac) for z, frac in zip(zs, fracs)]
         return _rescaled_together(ctx, zs, fracs)

@@ -117,6 +117,16 @@ def test_public_bounds_hold_over_a_run_of_any_pulls(spectral):
         assert b_bound < 2**12 * largest_b                # and not loose by more than 12 bits
 
 
+def test_p_refuses_to_send_a_score_beyond_the_slot_bound(monkeypatch):
+    import ppml.bandits.linucb_ds as ds
+    monkeypatch.setattr(ds, "score_bound",               # room for the exponents, not the scores
+                        lambda fixed, policy, *args: 4 * ds.coefficient_bound(fixed, policy,
+                                                                              args[-1]))
+    arms, theta, noise = instance(N=5)
+    with pytest.raises(RuntimeError, match="round 1: a score could exceed the public bound"):
+        secure(arms, theta, noise, 5)
+
+
 def test_key_switch_value_is_uniform_whatever_the_sum():
     public_key, private_key = generate_keypair(512, insecure_key_bits_ok=True, seed=5)
     pool = ObfuscatorPool(public_key, 400)

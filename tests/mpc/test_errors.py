@@ -35,9 +35,14 @@ def test_input_values():
     with pytest.raises(ValueError, match="value=None"):
         ctx.share(None, owner=0)
     x = ctx.share(np.ones(3), owner=0)
-    with pytest.raises(ValueError, match=r"outside the ring at scale 2\^-20: \|v\| must be < 2\^43"):
-        x + 2**43                                  # an integer operand is never wrapped
-    assert np.allclose((x - 2**42 + 2**42).reveal(), 1.0)
+    with pytest.raises(ValueError, match=r"outside the ring at scale 2\^-20: \|v\| must be < 2\^42"):
+        x + 2**42                                  # an integer operand is never wrapped
+    assert np.allclose((x - (2**42 - 1) + (2**42 - 1)).reveal(), 1.0)
+    wide = x.at_scale(40)                          # a state kept at 2L takes public reals too
+    assert np.allclose((wide + np.float64(0.5)).reveal(), 1.5)
+    assert np.allclose((wide + np.array([0.25, 0.5, 1.0])).reveal(), [1.25, 1.5, 2.0])
+    with pytest.raises(ValueError, match=r"\|v\| must be < 2\^22"):
+        wide + np.array([2.0**22, 0, 0])
 
 
 def test_operations_on_bad_shapes_and_parties():

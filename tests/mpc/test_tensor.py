@@ -93,6 +93,20 @@ def test_products_keep_scale_skip_the_truncation(rng):
     assert np.allclose(xy.reveal(), a * b, atol=2.0**-38)   # exact up to the inputs' rounding
 
 
+def test_a_product_beyond_the_ring_is_refused_before_its_round(rng):
+    ctx = mpc.local_context(2, seed=3)
+    x = ctx.share(rng.uniform(-1, 1, 4), owner=0)
+    (wide,) = mpc.products([(x, x)], keep_scale=True)       # 2L = 40
+    before = ctx.comm.stats[0].rounds
+    for attempt in (lambda: wide * wide, lambda: wide.square(),
+                    lambda: mpc.products([(wide, wide)], keep_scale=True)):
+        with pytest.raises(ValueError, match=r"scale 2\^-80 does not fit the 64-bit ring"):
+            attempt()
+    assert ctx.comm.stats[0].rounds == before
+    assert np.allclose((wide.at_precision() * x).reveal(),
+                       x.reveal() ** 3, atol=1e-5)          # one truncation makes room
+
+
 def test_integer_sharing_reveals_integers():
     ctx = mpc.local_context(3, seed=4)
     x = ctx.share(np.array([-5, 7]), owner=2, frac_bits=0)

@@ -137,20 +137,23 @@ class ObfuscatorPool:
         return out
 
     def _arrived(self) -> list:
-        """The next chunk a streaming task has sent, or [] if none is waiting."""
-        ready, _ = ray.wait(self._streams, num_returns=1, timeout=0) if self._streams else ([], [])
-        for stream in ready:
+        """The next chunk a streaming task has sent, or [] if none is waiting (finished tasks
+        are dropped on the way)."""
+        while self._streams:
+            ready, _ = ray.wait(self._streams, num_returns=1, timeout=0)
+            if not ready:
+                return []
             try:
-                return ray.get(next(stream))
+                return ray.get(next(ready[0]))
             except StopIteration:
-                self._streams.remove(stream)
+                self._streams.remove(ready[0])
         return []
 
     def close(self) -> None:
-        """Stop the streaming tasks and drop what they made that was not handed out."""
+        """Stop the streaming tasks and drop every value not handed out."""
         for stream in self._streams:
             ray.cancel(stream)
-        self._streams, self._owed = [], 0
+        self._streams, self._owed, self._values = [], 0, []
 
     def __len__(self) -> int:
         """Obfuscators this pool can still hand out without a refill (streamed: arrived or not

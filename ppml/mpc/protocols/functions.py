@@ -54,6 +54,7 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
     if numerator is not None:
         np.broadcast_shapes(x.shape, numerator.shape)     # ValueError unless they broadcast
     if start == "paper":
+        x = x.at_precision()          # exp squares its argument: at 2L that leaves the ring
         y = 3.0 * exp(0.5 - x) + 0.003
         iterations = PAPER_ITERATIONS if iterations is None else iterations
     elif start == "linear":
