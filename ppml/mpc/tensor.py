@@ -396,8 +396,9 @@ def concatenate(tensors: list, axis: int = 0) -> ArithmeticShared:
 def stack(tensors: list, axis: int = 0) -> ArithmeticShared:
     """Shared tensors stacked along a new logical axis (at their common scale); local."""
     datas, frac = _common_scale(tensors)
-    ndim = tensors[0].ndim + 1
-    return ArithmeticShared(tensors[0].ctx, np.stack(datas, axis=axis % ndim + 1), frac)
+    at = axis % (tensors[0].ndim + 1) + 1              # a unit axis on each, then one join
+    joined = np.concatenate([d.reshape(d.shape[:at] + (1,) + d.shape[at:]) for d in datas], at)
+    return ArithmeticShared(tensors[0].ctx, joined, frac)
 
 
 def bernoulli(ctx, p: float, shape=()) -> ArithmeticShared:

@@ -40,7 +40,8 @@ def _and_reduce(ctx, bits: np.ndarray) -> np.ndarray:
     while bits.shape[-1] > 1:
         half = bits.shape[-1] // 2
         (both,) = and_(ctx, [(bits[..., :half], bits[..., half:2 * half])])
-        bits = np.concatenate([both, bits[..., 2 * half:]], axis=-1)
+        bits = both if bits.shape[-1] == 2 * half else \
+            np.concatenate([both, bits[..., 2 * half:]], axis=-1)
     return bits[..., 0]
 
 

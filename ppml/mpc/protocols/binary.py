@@ -31,7 +31,8 @@ def prefix_carries(ctx, g: np.ndarray, p: np.ndarray) -> np.ndarray:
         if shift == SHIFTS[-1]:
             (t,) = and_(ctx, [(p, g << shift)])
         else:  # p & (g<<s, p<<s) as one broadcast AND: p is masked and opened once
-            (both,) = and_(ctx, [(p[:, None], np.stack([g << shift, p << shift], axis=1))])
+            pair = np.concatenate([g[:, None], p[:, None]], axis=1) << shift
+            (both,) = and_(ctx, [(p[:, None], pair)])
             t, p = both[:, 0], both[:, 1]
         g = g ^ t
     return g
