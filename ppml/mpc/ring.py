@@ -21,13 +21,12 @@ ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 def _fold(op):
     """Reduce stacked shares over axis 0 with ``op`` (a loop: P is small, arrays may be too)."""
     def reduce(stack: np.ndarray) -> np.ndarray:
-        if len(stack) == 1:
-            return np.array(stack[0])
+        parties = len(stack)
+        if stack.ndim == 1 or parties == 1:   # 0-d shares (numpy would return a scalar), P = 1
+            return np.asarray(op.reduce(stack, axis=0))
         out = op(stack[0], stack[1])
-        if not isinstance(out, np.ndarray):   # 0-d shares: numpy returns a scalar
-            out = np.asarray(out)
-        for share in stack[2:]:
-            op(out, share, out=out)
+        for p in range(2, parties):
+            op(out, stack[p], out=out)
         return out
     return reduce
 

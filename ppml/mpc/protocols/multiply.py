@@ -16,12 +16,7 @@ import numpy as np
 
 from ppml.mpc import dealer
 from ppml.mpc.local_tasks import split_over_arms
-from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, matmul, multiply
-
-
-_PRODUCTS = {(ARITHMETIC.name, "mul"): functools.partial(multiply, op=ARITHMETIC.product),
-             (BINARY.name, "mul"): functools.partial(multiply, op=BINARY.product),
-             (ARITHMETIC.name, "matmul"): matmul}
+from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, matmul, pad
 
 
 def _local_terms(product, ring: Ring, a, y, c, eps, delta) -> np.ndarray:
@@ -52,15 +47,19 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
         masked[k], masked[n + k] = ring.sub(x, t["a"]), ring.sub(y, t["b"])
     opened = ctx.open(masked, ring, tag=_tag(kinds))
     out = []
-    for k, ((_, y), t, material, kind_k) in enumerate(zip(products, triples, materials, kinds)):
-        product = _PRODUCTS[ring.name, kind_k]
-        eps, delta = opened[k][None], opened[n + k][None]
-        if kind_k == "matmul" or ctx.workers == 1:
-            out.append(_local_terms(product, ring, t["a"], y, t["c"], eps, delta))
+    for k, ((x, y), t, material, kind_k) in enumerate(zip(products, triples, materials, kinds)):
+        a, eps, delta = t["a"], opened[k][None], opened[n + k][None]
+        if kind_k == "matmul":
+            out.append(_local_terms(matmul, ring, a, y, t["c"], eps, delta))
+            continue
+        if x.ndim != y.ndim:              # broadcasting operands: unit axes once, not per term
+            ndim = max(x.ndim, y.ndim) - 1
+            a, eps, y, delta = pad(a, ndim), pad(eps, ndim), pad(y, ndim), pad(delta, ndim)
+        if ctx.workers == 1:
+            out.append(_local_terms(ring.product, ring, a, y, t["c"], eps, delta))
         else:
-            out.append(split_over_arms(ctx, functools.partial(_local_terms, product, ring),
-                                       [t["a"], y, t["c"], eps, delta],
-                                       material.dependent[0].shape))
+            out.append(split_over_arms(ctx, functools.partial(_local_terms, ring.product, ring),
+                                       [a, y, t["c"], eps, delta], material.dependent[0].shape))
     return out
 
 
