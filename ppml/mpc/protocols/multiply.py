@@ -33,34 +33,40 @@ def beaver(ctx, products: list, ring: Ring = ARITHMETIC, kind="mul") -> list:
     ``kind`` is "mul" (elementwise, with broadcasting) or "matmul" (numpy matmul rules on the
     logical axes), or a list with one of them per product; in the binary ring "mul" is AND.
     """
-    kinds = (kind,) * len(products) if isinstance(kind, str) else tuple(kind)
-    if len(kinds) != len(products):
-        raise ValueError(f"beaver needs one kind per product, got {len(kinds)} for "
-                         f"{len(products)} products")
     n = len(products)
-    materials, triples, masked = [], [], [None] * (2 * n)
-    for k, ((x, y), kind_k) in enumerate(zip(products, kinds)):   # one loop: on the hot path
-        material = _triple(ring, kind_k)(x.shape[1:], y.shape[1:])
-        t = ctx.store.take(material)
-        materials.append(material)
+    kinds = _same_kinds(kind, n) if isinstance(kind, str) else tuple(kind)
+    if len(kinds) != n:
+        raise ValueError(f"beaver needs one kind per product, got {len(kinds)} for {n} products")
+    take, sub = ctx.store.take, ring.sub
+    triples, masked = [], [None] * (2 * n)
+    for k in range(n):                                  # one loop each way: on the hot path
+        x, y = products[k]
+        t = take(_triple(ring, kinds[k])(x.shape[1:], y.shape[1:]))
         triples.append(t)
-        masked[k], masked[n + k] = ring.sub(x, t["a"]), ring.sub(y, t["b"])
+        masked[k], masked[n + k] = sub(x, t["a"]), sub(y, t["b"])
     opened = ctx.open(masked, ring, tag=_tag(kinds))
     out = []
-    for k, ((x, y), t, material, kind_k) in enumerate(zip(products, triples, materials, kinds)):
-        a, eps, delta = t["a"], opened[k][None], opened[n + k][None]
-        if kind_k == "matmul":
-            out.append(_local_terms(matmul, ring, a, y, t["c"], eps, delta))
+    for k in range(n):
+        x, y = products[k]
+        t = triples[k]
+        a, c, eps, delta = t["a"], t["c"], opened[k][None], opened[n + k][None]
+        if kinds[k] == "matmul":
+            out.append(_local_terms(matmul, ring, a, y, c, eps, delta))
             continue
         if x.ndim != y.ndim:              # broadcasting operands: unit axes once, not per term
             ndim = max(x.ndim, y.ndim) - 1
             a, eps, y, delta = pad(a, ndim), pad(eps, ndim), pad(y, ndim), pad(delta, ndim)
         if ctx.workers == 1:
-            out.append(_local_terms(ring.product, ring, a, y, t["c"], eps, delta))
+            out.append(_local_terms(ring.product, ring, a, y, c, eps, delta))
         else:
             out.append(split_over_arms(ctx, functools.partial(_local_terms, ring.product, ring),
-                                       [a, y, t["c"], eps, delta], material.dependent[0].shape))
+                                       [a, y, c, eps, delta], c.shape[1:]))
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _same_kinds(kind: str, n: int) -> tuple:
+    return (kind,) * n
 
 
 @functools.lru_cache(maxsize=64)
