@@ -30,10 +30,14 @@ class World:
             self._ready.notify_all()
 
     def reward(self, t: int) -> float:
-        with self._ready:
-            if not self._ready.wait_for(lambda: t in self._pulled, self.timeout_s):
-                raise TimeoutError(f"no arm was pulled at step {t} within {self.timeout_s:g} s")
-            return float(self.data.reward(t, self._pulled[t]))
+        arm = self._pulled.get(t)          # a pulled step's arm never changes: no lock needed
+        if arm is None:
+            with self._ready:
+                if not self._ready.wait_for(lambda: t in self._pulled, self.timeout_s):
+                    raise TimeoutError(f"no arm was pulled at step {t} within "
+                                       f"{self.timeout_s:g} s")
+                arm = self._pulled[t]
+        return float(self.data.reward(t, arm))
 
     def pulls(self) -> dict:
         with self._ready:

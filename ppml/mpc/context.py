@@ -88,7 +88,8 @@ class Context:
     def _share_encoded(self, encoded, owner: int, shape, ring: Ring) -> np.ndarray:
         if shape is None:
             shape = self.comm.broadcast(None if encoded is None else encoded.shape, owner, "shape")
-        shape = tuple(int(s) for s in shape)
+        if type(shape) is not tuple or not all(type(s) is int for s in shape):
+            shape = tuple(int(s) for s in shape)
         if encoded is not None and encoded.shape != shape:
             raise ValueError(f"input of party {owner} has shape {encoded.shape}, expected {shape}")
         return self.share_pieces(encoded, owner, shape, ring)
@@ -103,7 +104,7 @@ class Context:
         data = np.zeros((len(self.held),) + shape, dtype=np.uint64)
         owner_here = self.holds(owner)
         last = owner if owner < self.parties else 0
-        masks = np.zeros(shape, dtype=np.uint64)
+        masks = None
         for q in range(self.parties):
             q_at = self.comm.index(q)
             if q == last or (q_at is None and not owner_here):
@@ -112,8 +113,8 @@ class Context:
             if q_at is not None:
                 data[q_at] = mask
             if owner_here:
-                masks = ring.add(masks, mask)
-        rest = ring.sub(encoded, masks) if owner_here else None
+                masks = mask if masks is None else ring.add(masks, mask)
+        rest = None if not owner_here else encoded if masks is None else ring.sub(encoded, masks)
         if owner >= self.parties:
             rest = self.comm.deliver(rest, owner, 0)
         if self.comm.index(last) is not None:
