@@ -119,6 +119,8 @@ def run_plaintext(bandit: PrivateCBConfig, data, dealer_secret: bytes, precision
                   timings: int = REFERENCE_TIMINGS) -> dict:
     """The float64 reference on the same stream with the same exploration draws, run
     ``timings`` times (the same decisions each time) for the median of its wall time."""
+    if isinstance(timings, bool) or not isinstance(timings, int) or timings < 1:
+        raise ValueError(f"timings must be an integer >= 1, got {timings!r}")
     tape = ExplorationTape(dealer_secret)
     draws = [tape.draws(bandit.epsilon, bandit.arms, precision_bits)
              for _ in range(bandit.horizon)]

@@ -70,6 +70,9 @@ def test_bad_parameters_name_the_parameter():
         PrivateCBConfig(parties=2, arms=3, dims=4, horizon=1, epsilon=0.1, argmax_method="x")
     with pytest.raises(ValueError, match="unknown dataset|dataset"):
         run(dataset="cifar")
+    from ppml.experiments.private_cb import run_plaintext
+    with pytest.raises(ValueError, match="timings must be an integer >= 1"):
+        run_plaintext(None, None, bytes(32), 20, timings=0)
 
 
 def test_state_is_kept_at_2l_only_where_the_ring_has_room():

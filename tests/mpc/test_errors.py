@@ -56,6 +56,10 @@ def test_operations_on_bad_shapes_and_parties():
         x.reveal(to=7)
     with pytest.raises(ValueError, match="public operand"):
         x + np.inf
+    from ppml.mpc.protocols.multiply import beaver
+    from ppml.mpc.ring import BINARY
+    with pytest.raises(ValueError, match="'matmul' exists in the arithmetic ring only"):
+        beaver(ctx, [(x.data, x.data)], BINARY, kind="matmul")
     for bad in (float("nan"), float("inf"), 1e30):           # scalar floats, cached path
         with pytest.raises(ValueError, match=r"public operand .* \|v\| must be < 2\^42"):
             x * bad

@@ -78,6 +78,9 @@ def _tag(kinds: tuple) -> str:
 def _triple(ring: Ring, kind: str):
     """The dealer material of one product of ``kind`` in ``ring``."""
     if kind == "matmul":
+        if ring is BINARY:
+            raise ValueError("product kind 'matmul' exists in the arithmetic ring only, not for "
+                             "XOR shares")
         return dealer.matmul_triple
     if kind != "mul":
         raise ValueError(f"product kind must be 'mul' or 'matmul', got {kind!r}")
