@@ -34,7 +34,7 @@ import gmpy2
 import ray
 
 from jobs.bench_paillier import median_time
-from jobs.cli import finish, options
+from jobs.cli import finish, options, parse_sizes
 from ppml.bandits.ds_scores import WINDOW
 from ppml.crypto.paillier import generate_keypair
 from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
@@ -109,7 +109,7 @@ def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     workers = [int(w) for w in opts["workers"].split(",")]
-    sizes = [tuple(int(v) for v in size.split("x")) for size in opts["sizes"].split(",")]
+    sizes = parse_sizes(opts["sizes"])
     started_ray = max(workers) > 1 and not ray.is_initialized()
     if started_ray:
         ray.init(address="local", num_cpus=max(workers), include_dashboard=False)

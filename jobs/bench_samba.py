@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 
-from jobs.cli import finish, options
+from jobs.cli import finish, options, parse_sizes
 from ppml.bandits.policies import AlgorithmSpec
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
@@ -87,7 +87,7 @@ def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     if opts["sizes"]:
-        sizes = [tuple(int(v) for v in size.split("x")) for size in opts["sizes"].split(",")]
+        sizes = parse_sizes(opts["sizes"])
     elif opts["sweep"] in SWEEPS:
         sizes = SWEEPS[opts["sweep"]]
     else:

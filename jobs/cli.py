@@ -31,6 +31,11 @@ def options(defaults: dict, argv=None) -> dict:
     return values
 
 
+def parse_sizes(text: str) -> list[tuple]:
+    """``"15x3x1000,50x5x200"`` as [(15, 3, 1000), (50, 5, 200)]: the sizes a benchmark sweeps."""
+    return [tuple(int(v) for v in size.split("x")) for size in text.split(",")]
+
+
 def finish(experiment: str, rows: list, results_dir: str, started_at: dt.datetime,
            columns: list | None = None) -> None:
     """Print ``rows`` as a table and write them as one run of ``experiment``."""

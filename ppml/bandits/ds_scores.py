@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gmpy2
 
+from ppml.crypto.paillier import ops
 from ppml.crypto.paillier.fixed_base import FixedBaseProducts
 
 WINDOW = 10
@@ -52,21 +53,19 @@ class PackedScores:
         self.bound, self.half = int(coefficient_bound), 1 << (exponent_bits - 1)
         self.products = FixedBaseProducts(theta, slots * slot_bits, public_key.nsquare, window,
                                           depth)
-        self._unshift: dict[int, gmpy2.mpz] = {}
+        self._shifts: dict[int, tuple] = {}
 
     def __reduce__(self):
         return (PackedScores, self._args)
 
-    def _shift(self, size: int) -> int:
-        """h W: h added to each of ``size`` slots."""
-        return sum(self.half << (i * self.slot_bits) for i in range(size))
-
-    def unshift(self, size: int) -> gmpy2.mpz:
-        """prod_j theta*_j^(-h W) for ``size`` slots."""
-        if size not in self._unshift:
-            shifted = self.products([self._shift(size)] * self.products.count)
-            self._unshift[size] = gmpy2.invert(shifted, self.public_key.nsquare)
-        return self._unshift[size]
+    def shift(self, size: int) -> tuple:
+        """(h W, prod_j theta*_j^(-h W)) for ``size`` slots: h added to each slot, and the
+        constant that takes it off again (made once per size)."""
+        if size not in self._shifts:
+            shift = sum(self.half << (i * self.slot_bits) for i in range(size))
+            shifted = self.products([shift] * self.products.count)
+            self._shifts[size] = (shift, gmpy2.invert(shifted, self.public_key.nsquare))
+        return self._shifts[size]
 
     def __call__(self, coefficients, plain) -> gmpy2.mpz:
         """The packed ciphertext of rows ``coefficients`` (one per slot, d integers each) and
@@ -77,10 +76,9 @@ class PackedScores:
                              f"got {size} and {len(plain)}")
         if any(abs(int(c)) > self.bound for row in coefficients for c in row):
             raise ValueError(f"a coefficient exceeds coefficient_bound={self.bound}")
-        shift = self._shift(size)
+        shift, unshift = self.shift(size)
         exponents = [shift + sum(int(row[j]) << (i * b) for i, row in enumerate(coefficients))
                      for j in range(self.products.count)]
-        n, nsquare = self.public_key.n, self.public_key.nsquare
         packed_plain = sum(int(p) << (i * b) for i, p in enumerate(plain))
-        out = self.products(exponents) * self.unshift(size) % nsquare
-        return out * (1 + packed_plain % n * n) % nsquare
+        out = self.products(exponents) * unshift % self.public_key.nsquare
+        return ops.add_plain(self.public_key, [out], [packed_plain % self.public_key.n])[0]

@@ -231,6 +231,10 @@ class FixedPoint:
         rows = x.dot(a_inverse)
         return (rows.dot(G) + half) >> shift, (rows.dot(e) + half) >> shift
 
+    def eta(self, noise, t: int, arm: int) -> int:
+        """The environment's noise of pulling ``arm`` at step t, at k = 2 (a reward's scale)."""
+        return int(self.ints([noise[t][arm]], self.REWARD_K)[0])
+
     def exploration(self, policy: LinearUCB, t: int, a_inverse: np.ndarray) -> np.ndarray:
         return self.ints(policy.exploration(t, a_inverse), self.SCORE_K)
 
@@ -255,7 +259,7 @@ def run_fixed_point(policy: LinearUCB, theta, noise, horizon: int, coins: Coins,
             scores = C.dot(theta) + w + fixed.exploration(policy, t, a_float)
             all_scores.append(fixed.encoding.decode(scores, fixed.SCORE_K))
             arm = choose(scores, coins.permutation(policy.K))
-        eta = int(fixed.ints([noise[t][arm]], fixed.REWARD_K)[0])
+        eta = fixed.eta(noise, t, arm)
         arms.append(arm)
         reward_ints.append(int(np.dot(theta, x[arm])) + eta)
         G, e = G + np.outer(x[arm], x[arm]), e + eta * x[arm]

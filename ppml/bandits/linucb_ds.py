@@ -85,6 +85,12 @@ def coefficient_bound(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> int
     return math.ceil(2.0**fixed.scale_bits * x * spread * (1 + 1e-9) + math.sqrt(policy.d)) + 1
 
 
+def theta_bound(fixed: FixedPoint, theta_norm_bound: float, d: int) -> int:
+    """A bound on ||theta||_2 at k = 1 from the public S >= ||theta||: 2^s S plus the roundings
+    of theta's d entries."""
+    return math.ceil(2.0**fixed.scale_bits * theta_norm_bound + math.sqrt(d))
+
+
 def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, noise_max: float,
                 horizon: int) -> int:
     """A public bound on |B_i| = |C_i . theta + w_i + omega_i| (k = 2) over the whole run, from
@@ -92,7 +98,7 @@ def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, n
     |C_i . theta| <= ||C_i|| ||theta||, and |w_i| = |x_i^T Â e| <= ||x_i|| ||Â|| N eta x."""
     s, d = fixed.scale_bits, policy.d
     x, _ = _norms(fixed, policy, horizon)
-    theta = 2.0**s * theta_norm_bound + math.sqrt(d)                      # ||theta||, k = 1
+    theta = theta_bound(fixed, theta_norm_bound, d)                         # ||theta||, k = 1
     a_norm = 1 / policy.min_penalty_eigenvalue() + d * 2.0**-s            # ||Â||_2
     eta = noise_max + 2.0**-(2 * s)                                       # |eta| after rounding
     w = 2.0**(2 * s) * x * a_norm * horizon * eta * x + 1
@@ -153,8 +159,7 @@ class Principal(Party):
             bound = score_bound(self.fixed, self.policy, step1["theta_norm_bound"],
                                 float(np.max(np.abs(self.noise))), self.horizon)
             self.offset = bound
-            self.theta_bound = math.ceil(2**self.fixed.scale_bits * step1["theta_norm_bound"]
-                                         + math.sqrt(self.policy.d))   # >= ||theta||, k = 1
+            self.theta_bound = theta_bound(self.fixed, step1["theta_norm_bound"], self.policy.d)
             self.layout = SlotLayout.for_key(self.comp_key, value_max=2 * bound)
             K = self.policy.K
             self.groups = -(-K // self.layout.slots)
@@ -182,8 +187,8 @@ class Principal(Party):
         pk, nsquare, x = self.comp_key, self.comp_key.nsquare, self.x[arm]
         if arm not in self._pulls:
             self._pulls[arm] = ops.dot(pk, self.theta, x)
-        eta = int(self.fixed.ints([self.noise[t][arm]], self.fixed.REWARD_K)[0])
-        reward = self._pulls[arm] * (1 + eta % pk.n * pk.n) % nsquare
+        eta = self.fixed.eta(self.noise, t, arm)
+        reward = ops.add_plain(pk, [self._pulls[arm]], [eta % pk.n])[0]
         self.counts["encryptions"] += 1                  # E(eta), a plaintext: 1 + eta n
         d = len(x)
         self.counts["multiplications"] += d

@@ -117,11 +117,15 @@ class PrivateLinearBandit:
         a, d = config.arms, config.dims
         eye = np.tile(np.eye(d), (a, 1, 1))
         self.wide = config.wide(ctx.precision_bits, ctx.truncation)
-        self.state_bits = 2 * ctx.precision_bits if self.wide else ctx.precision_bits
         self.w_inv = ctx.constant(eye / (1.0 + config.regularizer)).at_scale(self.state_bits)
         self.w = ctx.constant(eye * (1.0 + config.regularizer)) if config.refresh_every else None
         self.b = ctx.constant(np.zeros((a, d))).at_scale(self.state_bits)      # lines 1-3
         self.steps = 0
+
+    @property
+    def state_bits(self) -> int:
+        """The scale of W_a^-1 and b_a: 2L when `wide`, else L."""
+        return self.ctx.precision_bits * (2 if self.wide else 1)
 
     def share_context(self, blocks: dict):
         """Lines 5-7: every feature party shares its own block; the blocks are concatenated.
@@ -212,10 +216,10 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
         o = ctx.share(pulled, owner=config.puller, shape=(config.arms,), frac_bits=0)  # line 18
         reward = world.reward(t) if ctx.holds(config.rewarder) else None
         if reward is not None:
+            if not abs(reward) <= config.reward_bound:
+                raise ValueError(f"reward at step {t} is {reward}, outside the public "
+                                 f"reward_bound={config.reward_bound}")
             rewards.append(reward)
-        if reward is not None and not abs(reward) <= config.reward_bound:
-            raise ValueError(f"reward at step {t} is {reward}, outside the public "
-                             f"reward_bound={config.reward_bound}")
         r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
         bandit.update(x, u, quad, o, r)                                        # lines 20-23
         if t + 1 in checkpoint_steps:

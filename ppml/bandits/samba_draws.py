@@ -85,8 +85,7 @@ class BetaDraws:
         self._at = 0
 
     def _refill(self) -> None:
-        words = self._stream.uint64((BLOCK_WORDS // 3, 3))
-        open_uniforms = (words >> np.uint64(11)).astype(np.float64) * 2.0**-53 + 2.0**-54
+        open_uniforms = self._stream.uniform((BLOCK_WORDS // 3, 3)) + 2.0**-54   # in (0, 1)
         self._normals = (np.sqrt(-2.0 * np.log(open_uniforms[:, 0]))
                          * np.cos(2.0 * np.pi * open_uniforms[:, 1])).tolist()
         self._log_uniforms = np.log(open_uniforms[:, 2]).tolist()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 import struct
 import time
 from dataclasses import dataclass
@@ -150,9 +149,6 @@ class DataOwner(Arm):
         self.offline_s = time.perf_counter() - begin
 
 
-_ENDPOINT = operator.attrgetter("endpoint")
-
-
 class DataOwnerGroup:
     """The DOs hosted by one process (one Ray actor; Fig. 6(a)); every call is batched over them.
 
@@ -171,6 +167,7 @@ class DataOwnerGroup:
         self.data, self.horizon, self.crypto = data, horizon, crypto
         self.policy = spec.policy(arms)
         self.owners = [DataOwner(s, crypto) for s in secrets]
+        self.ends = [owner.endpoint for owner in self.owners]
         self.wire = Endpoints(secrets[0].run_id, SCORE_BYTES) if crypto \
             else PlainChannel(SCORE_BYTES)
         self.guard = ReplayGuard(f"DOs {secrets[0].index}-{secrets[-1].index}")
@@ -195,8 +192,7 @@ class DataOwnerGroup:
         ``asked`` = (t, l) unless None (an explore step, or the end of the run): each DO opens
         its bit, then sends Enc(mask(ComputeScore(t, l)))."""
         start = time.perf_counter()
-        owners = self.owners
-        ends = list(map(_ENDPOINT, owners))
+        owners, ends = self.owners, self.ends
         if delivery is not None:
             t, l, messages = delivery
             if len(messages) != len(owners):                # before the guard accepts (t, l)

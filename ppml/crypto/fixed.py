@@ -45,18 +45,24 @@ def encode(values, precision_bits: int = DEFAULT_PRECISION_BITS, name: str = "va
     Raises ValueError naming ``name`` when a value is NaN, inf, or outside
     ``(-2^(62-L), 2^(62-L))``.
     """
-    check_precision_bits(precision_bits)
+    return encode_at_scale(values, check_precision_bits(precision_bits), name)
+
+
+def encode_at_scale(values, frac_bits: int, name: str = "value") -> np.ndarray:
+    """`encode` at any scale a shared value may have: a context precision L (8 to 32 bits), or a
+    product's or a state's scale above it, such as 2L; the range is |x| 2^frac_bits < 2^62."""
     x = np.asarray(values, dtype=np.float64)
     # NaN if any is NaN, inf if any is inf
     largest = abs(float(x)) if x.ndim == 0 else float(np.abs(x).max()) if x.size else 0.0
+    bound = max_abs_real(frac_bits)
     if not np.isfinite(largest):
-        raise ValueError(f"{name} contains NaN or inf; only finite reals can be encoded")
-    bound = max_abs_real(precision_bits)
+        raise ValueError(f"{name} contains NaN or inf; only finite reals can be encoded: "
+                         f"|v| must be < 2^{62 - frac_bits} at scale 2^-{frac_bits}")
     if largest >= bound:
-        raise ValueError(f"{name} is outside the fixed-point range: |x| must be < 2^{62 - precision_bits}"
-                         f" = {bound:.6g} at precision_bits={precision_bits}, got max |x| = "
-                         f"{largest:.6g}")
-    return np.rint(x * float(2**precision_bits)).astype(np.int64).view(np.uint64)
+        raise ValueError(f"{name} is outside the fixed-point range: |v| must be < "
+                         f"2^{62 - frac_bits} = {bound:.6g} at precision_bits={frac_bits}, got "
+                         f"max |v| = {largest:.6g}")
+    return np.rint(x * float(2**frac_bits)).astype(np.int64).view(np.uint64)
 
 
 def encode_integers(values, name: str = "value") -> np.ndarray:

@@ -12,11 +12,10 @@ the context's precision.
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
-from ppml.crypto.fixed import MAX_PRECISION_BITS, decode, encode, encode_integers, to_signed
+from ppml.crypto.fixed import decode, encode, encode_at_scale, encode_integers, to_signed
 from ppml.mpc import dealer
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, functions, multiply
@@ -44,27 +43,11 @@ def _scaled_int(value: int, frac_bits: int) -> np.uint64:
     return np.uint64((value << frac_bits) & 0xFFFFFFFFFFFFFFFF)
 
 
-def _encoded_at(values, frac_bits: int) -> np.ndarray:
-    """``encode`` at any scale a tensor may have (a state kept at 2L is above the 8-32 bits a
-    context precision may take): the same range check, |v| 2^frac_bits < 2^62."""
-    if frac_bits <= MAX_PRECISION_BITS:
-        return encode(values, frac_bits, name="public operand")
-    x = np.asarray(values, dtype=np.float64)
-    scaled = x * 2.0**frac_bits
-    if not np.all(np.abs(scaled) < 2.0**62):          # False for NaN and inf too
-        raise ValueError(f"public operand is NaN, inf or outside the fixed-point range at scale "
-                         f"2^-{frac_bits}: |v| must be < 2^{62 - frac_bits}")
-    return np.rint(scaled).astype(np.int64).view(np.uint64)
-
-
 @functools.lru_cache(maxsize=256)
 def _scaled_float(value: float, frac_bits: int) -> np.uint64:
-    """round(value 2^frac_bits) as a ring element (cached: the constants of an iteration recur
-    every step), or a ValueError for NaN, inf or a value outside |v| 2^frac_bits < 2^62."""
-    if not math.isfinite(value) or abs(value) * 2.0**frac_bits >= 2.0**62:
-        raise ValueError(f"public operand {value} is NaN, inf or outside the fixed-point range "
-                         f"at scale 2^-{frac_bits}: |v| must be < 2^{62 - frac_bits}")
-    return np.uint64(round(value * 2.0**frac_bits) & 0xFFFFFFFFFFFFFFFF)
+    """`encode_at_scale` of one public real, cached: the constants of an iteration recur every
+    step."""
+    return encode_at_scale(value, frac_bits, "public operand")[()]
 
 
 class ArithmeticShared:
@@ -135,6 +118,7 @@ class ArithmeticShared:
 
     def _rescaled(self, data: np.ndarray, frac_bits: int) -> "ArithmeticShared":
         """Truncate a product back to the context precision when its scale exceeds it."""
+        _check_product_scales([frac_bits])
         return _rescaled_together(self.ctx, [data], [frac_bits])[0]
 
     def at_precision(self) -> "ArithmeticShared":
@@ -154,7 +138,7 @@ class ArithmeticShared:
             return self._like(self.ctx.add_public(self.data, public))
         me = self.at_scale(max(self.frac_bits, self.ctx.precision_bits))
         public = _scaled_float(float(other), me.frac_bits) if isinstance(other, float) else \
-            _encoded_at(other, me.frac_bits)
+            encode_at_scale(other, me.frac_bits, "public operand")
         return me._like(self.ctx.add_public(me.data, public))
 
     __radd__ = __add__
@@ -209,7 +193,8 @@ class ArithmeticShared:
     def square(self) -> "ArithmeticShared":
         _check_product_scales([2 * self.frac_bits])
         with self.ctx.comm.operation("square"):
-            return self._rescaled(multiply.square(self.ctx, self.data), 2 * self.frac_bits)
+            return _rescaled_together(self.ctx, [multiply.square(self.ctx, self.data)],
+                                      [2 * self.frac_bits])[0]
 
     # -- comparisons (results are shared bits at scale 1) --------------------------------------
     def _difference(self, other) -> np.ndarray:
@@ -354,8 +339,8 @@ def _check_product_scales(fracs: list) -> None:
 
 def _rescaled_together(ctx, datas: list, fracs: list) -> list:
     """Shared tensors from product shares at scales ``fracs``: those above the context precision
-    are truncated back to it together (one round in the bounded mode)."""
-    _check_product_scales(fracs)
+    are truncated back to it together (one round in the bounded mode).  The callers have
+    checked the scales (`_check_product_scales`)."""
     precision = ctx.precision_bits
     items = [(data, max(frac - precision, 0)) for data, frac in zip(datas, fracs)]
     return [ArithmeticShared(ctx, data, min(frac, precision))

@@ -53,13 +53,19 @@ def exponent_bits(key_bits: int) -> int:
     return math.ceil(key_bits / 2)
 
 
-def short_exponent_generator(public_key) -> gmpy2.mpz:
-    """h_s = h^n mod n^2 with h = -x^2 mod n for x uniform in Z_n^* from the OS CSPRNG."""
-    n = public_key.n
+def random_unit(n) -> gmpy2.mpz:
+    """x uniform in Z_n^* from the OS CSPRNG (``secrets``)."""
     while True:
         x = gmpy2.mpz(secrets.randbelow(int(n) - 1) + 1)
         if gmpy2.gcd(x, n) == 1:
-            return gmpy2.powmod(-x * x % n, n, public_key.nsquare)
+            return x
+
+
+def short_exponent_generator(public_key) -> gmpy2.mpz:
+    """h_s = h^n mod n^2 with h = -x^2 mod n for x uniform in Z_n^* (`random_unit`)."""
+    n = public_key.n
+    x = random_unit(n)
+    return gmpy2.powmod(-x * x % n, n, public_key.nsquare)
 
 
 class ShortExponentBase:
@@ -96,8 +102,9 @@ class ShortExponentBase:
 
     def draw(self, count: int) -> list:
         """``count`` obfuscators with fresh exponents and subsets from the OS CSPRNG."""
-        bits = self.table.bits
-        return [self.table(secrets.randbits(bits)) for _ in range(count)]
+        subset_bits = self.table.bits - self.short_bits
+        return [self.obfuscator(secrets.randbits(self.short_bits), secrets.randbits(subset_bits))
+                for _ in range(count)]
 
 
 def short_exponent_obfuscators(base: ShortExponentBase, count: int) -> list:

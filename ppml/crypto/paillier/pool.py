@@ -34,13 +34,12 @@ ciphertext can strip it and read the message.
 
 from __future__ import annotations
 
-import secrets
 
 import gmpy2
 import ray
 
 from ppml.crypto.paillier.bulk import check_workers, pinned_here, run_batches, split
-from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase,
+from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase, random_unit,
                                       short_exponent_obfuscators)
 
 ON_EMPTY = ("refill", "raise")
@@ -56,12 +55,7 @@ class PoolExhaustedError(RuntimeError):
 def fresh_obfuscators(public_key, count: int) -> list:
     """``count`` values r^n mod n^2 for fresh uniform r in Z_n^* from the OS CSPRNG."""
     n, nsquare = public_key.n, public_key.nsquare
-    out = []
-    while len(out) < count:
-        r = gmpy2.mpz(secrets.randbelow(int(n) - 1) + 1)
-        if gmpy2.gcd(r, n) == 1:
-            out.append(gmpy2.powmod(r, n, nsquare))
-    return out
+    return [gmpy2.powmod(random_unit(n), n, nsquare) for _ in range(count)]
 
 
 @ray.remote
