@@ -12,6 +12,7 @@ One concept per module, each layer using only those above it:
     pool.py        precomputed obfuscators (r^n mod n^2, or djn), each used once
     array.py       EncryptedArray: ciphertexts with scale exponent and public bounds
     packing.py     many bounded values per ciphertext before decryption
+    phe_interop.py ciphertexts to and from phe's EncryptedNumber (keys convert in keys.py)
 
 Design, slot layout and measurements: docs/paillier.md.
 """
@@ -22,11 +23,13 @@ from ppml.crypto.paillier.encoding import Encoded, Encoding, check_headroom
 from ppml.crypto.paillier.keys import (DEFAULT_KEY_BITS, MIN_KEY_BITS, PrivateKey, PublicKey,
                                        generate_keypair)
 from ppml.crypto.paillier.packing import PackedArray, SlotLayout, pack
+from ppml.crypto.paillier.phe_interop import from_phe_number, phe_exponent, to_phe_number
 from ppml.crypto.paillier.pool import (OBFUSCATORS, ObfuscatorPool, PoolExhaustedError,
                                        fresh_obfuscators)
 
 __all__ = [
     "DEFAULT_KEY_BITS", "MIN_KEY_BITS", "OBFUSCATORS", "Decryptor", "Encoded", "Encoding", "EncryptedArray",
     "ObfuscatorPool", "PackedArray", "PoolExhaustedError", "PrivateKey", "PublicKey",
-    "SlotLayout", "check_headroom", "fresh_obfuscators", "generate_keypair", "pack",
+    "SlotLayout", "check_headroom", "fresh_obfuscators", "from_phe_number", "generate_keypair",
+    "pack", "phe_exponent", "to_phe_number",
 ]

@@ -12,6 +12,10 @@ theorem (Paillier 1999, section 7), which phe does too.
 Keys below 2048 bits are refused unless ``insecure_key_bits_ok=True`` (benchmarks against the
 paper's 1024-bit figures, fast tests).  Primes come from ``os.urandom``; an integer ``seed``
 instead derives them from a public seed (**INSECURE**, reproducible experiments only).
+
+Keys convert to and from phe's (python-paillier, same g = n + 1): `PublicKey.to_phe`,
+`PublicKey.from_phe`, `PrivateKey.to_phe`, `PrivateKey.from_phe`.  phe is imported only there:
+its import costs 15-100 ms (it loads click for its command line).
 """
 
 from __future__ import annotations
@@ -75,6 +79,39 @@ class PublicKey:
         nsquare = self.nsquare
         return [c * rn % nsquare for c, rn in zip(ciphertexts, obfuscators, strict=True)]
 
+    def to_phe(self):
+        """This key as phe's.
+
+        Returns:
+          phe.PaillierPublicKey: the key with the same n (and g = n + 1).
+        """
+        import phe
+
+        return phe.PaillierPublicKey(int(self.n))
+
+    @classmethod
+    def from_phe(cls, key, *, insecure_key_bits_ok: bool = False) -> "PublicKey":
+        """A phe public key as ours, under the same key-size policy as any received key.
+
+        Args:
+          key (phe.PaillierPublicKey): the key to convert.
+          insecure_key_bits_ok (bool): accept an n below `MIN_KEY_BITS` (tests, benchmarks).
+
+        Returns:
+          PublicKey: the key with the same n.
+
+        Raises:
+          TypeError: if *key* is not a phe.PaillierPublicKey.
+          ValueError: if key.g is not key.n + 1, or n is too small (`check_key_bits`).
+        """
+        import phe
+
+        if not isinstance(key, phe.PaillierPublicKey):
+            raise TypeError(f"key must be a phe.PaillierPublicKey, got {type(key).__name__}")
+        if key.g != key.n + 1:
+            raise ValueError("key.g must be key.n + 1: ppml's Paillier fixes g = n + 1")
+        return cls(key.n, insecure_key_bits_ok=insecure_key_bits_ok)
+
     def __eq__(self, other):
         return isinstance(other, PublicKey) and self.n == other.n
 
@@ -131,6 +168,39 @@ class PrivateKey:
             mq = (gmpy2.powmod(c, q - 1, qsquare) - 1) // q * hq % q
             out.append(mp + (mq - mp) * p_inverse % q * p)
         return out
+
+    def to_phe(self):
+        """This key as phe's.
+
+        Returns:
+          phe.PaillierPrivateKey: the key with the same p, q and public key.
+        """
+        import phe
+
+        return phe.PaillierPrivateKey(self.public_key.to_phe(), int(self.p), int(self.q))
+
+    @classmethod
+    def from_phe(cls, key, *, insecure_key_bits_ok: bool = False) -> "PrivateKey":
+        """A phe private key as ours.
+
+        Args:
+          key (phe.PaillierPrivateKey): the key to convert.
+          insecure_key_bits_ok (bool): accept an n below `MIN_KEY_BITS` (tests, benchmarks).
+
+        Returns:
+          PrivateKey: the key with the same p, q and public key.
+
+        Raises:
+          TypeError: if *key* is not a phe.PaillierPrivateKey.
+          ValueError: as `PublicKey.from_phe` for key.public_key, or if p and q are not
+            distinct factors of its n.
+        """
+        import phe
+
+        if not isinstance(key, phe.PaillierPrivateKey):
+            raise TypeError(f"key must be a phe.PaillierPrivateKey, got {type(key).__name__}")
+        public_key = PublicKey.from_phe(key.public_key, insecure_key_bits_ok=insecure_key_bits_ok)
+        return cls(public_key, key.p, key.q)
 
     def __repr__(self):
         return f"PrivateKey(for {self.public_key!r})"
