@@ -1,0 +1,196 @@
+"""Decisions and rewards of every experiment, kept as a regression record.
+
+``python -m jobs.regression record`` runs each case of `CASES` (every experiment, seeded, small
+sizes) and stores the columns that a refactoring must not change (arms, rewards, sums, rounds,
+bytes, counts) in ``tests/jobs/regression/<case>.json``; ``python -m jobs.regression check``
+runs them again and lists every difference.  Timing columns, run metadata and config values are
+left out: they differ from run to run, or are the inputs themselves.  tests/jobs/test_regression.py
+runs ``check``.
+
+A case that needs a dataset from ``PPML_DATA`` is skipped (and said so) when it is absent.
+Every case runs in seeded mode, which is INSECURE: it exists to compare runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from jobs.run import CONF_DIR, run
+
+RECORD_DIR = Path(__file__).resolve().parent.parent / "tests" / "jobs" / "regression"
+TIMING = ("_s", "_ms", "_us", "_mb")
+"""Columns whose names end so are measurements of time or memory, not results ..."""
+TIMING_WORDS = ("seconds", "slowdown", "speedup")
+"""... and so are those whose names hold one of these words."""
+META = ("run_id", "experiment", "code_version", "started_at")
+SMALL_KEYS = ("key_bits=512", "insecure_key_bits_ok=true")
+"""Paillier keys of 512 bits: INSECURE, for speed; seeded runs derive them from the seed."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One seeded run: a name, its overrides, and the datasets it reads from PPML_DATA."""
+
+    name: str
+    overrides: tuple
+    needs: tuple = ()
+
+
+SAMBA_ALGORITHMS = ("ucb", "thompson", "eps_greedy", "eps_greedy_decreasing", "softmax",
+                    "pursuit")
+
+CASES = (
+    Case("bench_ops", ("experiment=bench_ops", "runtime=local", "parties=2", "arms=4", "dims=3",
+                       "repeats=1", "seed=11")),
+    Case("bench_ops_p3", ("experiment=bench_ops", "runtime=local", "parties=3", "arms=3",
+                          "dims=2", "repeats=1", "seed=12")),
+    *(Case(f"truncation_study_{mode}", ("experiment=truncation_study", f"truncation={mode}",
+                                        "samples=4000", "precision_bits=16", "parties=3",
+                                        "seed=13"))
+      for mode in ("exact", "bounded", "probabilistic")),
+    Case("private_cb", ("experiment=private_cb", "horizon=80", "dims=8", "seed=21",
+                        "progress=false")),
+    Case("private_cb_p3_tournament", ("experiment=private_cb", "horizon=40", "dims=6",
+                                      "parties=3", "argmax_method=tournament",
+                                      "truncation=exact", "seed=22", "progress=false")),
+    Case("private_cb_paper_start", ("experiment=private_cb", "horizon=40", "dims=6",
+                                    "reciprocal_start=paper", "regularizer=0.5",
+                                    "refresh_every=10", "epsilon=0.3", "seed=23",
+                                    "progress=false")),
+    Case("private_cb_checkpoints", ("experiment=private_cb", "horizon=60", "dims=6",
+                                    "checkpoints=2", "seed=24", "progress=false")),
+    Case("private_cb_kmeans", ("experiment=private_cb", "dataset=kmeans", "arms=4",
+                               "horizon=40", "dims=6", "seed=25", "progress=false")),
+    Case("private_cb_mnist", ("experiment=private_cb", "dataset=mnist", "horizon=40",
+                              "seed=26", "progress=false"), needs=("mnist",)),
+    Case("linucb_ds_synthetic", ("experiment=linucb_ds", "dataset=synthetic", "arms=5",
+                                 "dims=3", "horizon=30", "seed=31", *SMALL_KEYS)),
+    Case("linucb_ds_djn", ("experiment=linucb_ds", "dataset=synthetic", "arms=4", "dims=2",
+                           "horizon=20", "obfuscator=djn", "precision_bits=20", "seed=32",
+                           *SMALL_KEYS)),
+    Case("linucb_ds_movielens", ("experiment=linucb_ds", "arms=6", "dims=3", "horizon=30",
+                                 "arm_choice=random", "user=3", "seed=33", *SMALL_KEYS),
+         needs=("ml-100k",)),
+    Case("spectral_ucb_ds", ("experiment=spectral_ucb_ds", "arms=12", "dims=5", "horizon=12",
+                             "seed=34", *SMALL_KEYS), needs=("ml-100k",)),
+    *(Case(f"samba_{algorithm}", ("experiment=samba", "dataset=synthetic", f"algorithm={algorithm}",
+                                  "arms=5", "horizon=60", "seed=41", *SMALL_KEYS))
+      for algorithm in SAMBA_ALGORITHMS),
+    Case("samba_movielens", ("experiment=samba", "algorithm=ucb", "arms=6", "horizon=40",
+                             "seed=42", *SMALL_KEYS), needs=("ml-100k",)),
+    Case("private_cb_ray", ("experiment=private_cb", "runtime=ray", "horizon=20", "dims=6",
+                            "seed=27", "progress=false")),
+    Case("linucb_ds_ray", ("experiment=linucb_ds", "runtime=ray", "dataset=synthetic", "arms=4",
+                           "dims=2", "horizon=12", "seed=35", *SMALL_KEYS)),
+    Case("samba_ray", ("experiment=samba", "runtime=ray", "dataset=synthetic",
+                       "algorithm=thompson", "arms=4", "horizon=30", "seed=44", *SMALL_KEYS)),
+    Case("samba_jester", ("experiment=samba", "dataset=jester", "algorithm=eps_greedy",
+                          "arms=6", "horizon=40", "seed=43", *SMALL_KEYS), needs=("jester",)),
+)
+
+
+def data_available(case: Case) -> bool:
+    """Whether the datasets the case reads are in PPML_DATA."""
+    import os
+    folder = os.environ.get("PPML_DATA")
+    return all(folder and (Path(folder) / name).is_dir() for name in case.needs)
+
+
+def compare_columns(table, config_keys: set) -> dict:
+    """The result columns of a run's table: all but metadata, config values and timings."""
+    kept = {}
+    for name in table.column_names:
+        if name in META or name in config_keys or name.endswith(TIMING) \
+                or any(word in name for word in TIMING_WORDS):
+            continue
+        kept[name] = table.column(name).to_pylist()
+    return kept
+
+
+def run_case(case: Case, results_dir: str) -> dict:
+    """Run ``case`` into ``results_dir``; its result columns."""
+    overrides = [*case.overrides, f"results_dir={results_dir}"]
+    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+        cfg = compose("config", overrides=overrides)
+    config_keys = set(_flat_keys(OmegaConf.to_container(cfg)))
+    path = run(cfg)
+    return compare_columns(pq.read_table(path), config_keys)
+
+
+def _flat_keys(tree: dict, prefix: str = "") -> list:
+    keys = []
+    for key, value in tree.items():
+        keys.append(prefix + key)
+        if isinstance(value, dict):
+            keys.extend(_flat_keys(value, f"{prefix}{key}."))
+    return keys
+
+
+def differences(expected: dict, actual: dict) -> list[str]:
+    """What differs between two recorded cases (a missing column counts; a new one does not)."""
+    problems = []
+    for name, values in expected.items():
+        if name not in actual:
+            problems.append(f"column {name!r} is missing")
+        elif not _same(values, actual[name]):
+            first = next(i for i, (a, b) in enumerate(zip(values, actual[name]))
+                         if not _same([a], [b])) if len(values) == len(actual[name]) else None
+            where = f"first at row {first}" if first is not None else "lengths differ"
+            problems.append(f"column {name!r} differs ({where})")
+    return problems
+
+
+def _same(left: list, right: list) -> bool:
+    if len(left) != len(right):
+        return False
+    return all(a == b or (isinstance(a, float) and isinstance(b, float)
+                          and math.isnan(a) and math.isnan(b)) for a, b in zip(left, right))
+
+
+def record_path(case: Case) -> Path:
+    return RECORD_DIR / f"{case.name}.json"
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] not in ("record", "check"):
+        raise SystemExit("usage: python -m jobs.regression record|check [case ...]")
+    mode, chosen = argv[0], set(argv[1:])
+    unknown = chosen - {case.name for case in CASES}
+    if unknown:
+        raise SystemExit(f"unknown cases {sorted(unknown)}; known: "
+                         f"{', '.join(case.name for case in CASES)}")
+    failed = []
+    with tempfile.TemporaryDirectory() as results_dir:
+        for case in CASES:
+            if chosen and case.name not in chosen:
+                continue
+            if not data_available(case):
+                print(f"{case.name}: skipped (needs {', '.join(case.needs)} in PPML_DATA)")
+                continue
+            columns = run_case(case, results_dir)
+            if mode == "record":
+                RECORD_DIR.mkdir(parents=True, exist_ok=True)
+                record_path(case).write_text(json.dumps(columns, sort_keys=True) + "\n")
+                print(f"{case.name}: recorded {len(columns)} columns")
+                continue
+            problems = differences(json.loads(record_path(case).read_text()), columns)
+            print(f"{case.name}: {'; '.join(problems) if problems else 'same'}")
+            if problems:
+                failed.append(case.name)
+    if failed:
+        print(f"{len(failed)} cases differ: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
