@@ -37,8 +37,8 @@ import numpy as np
 from tqdm import tqdm
 
 import ppml.mpc as mpc
+from ppml.mpc.functions import START_VALUES
 from ppml.mpc.protocols.argmax import METHODS
-from ppml.mpc.protocols.functions import START_VALUES
 
 
 @dataclass(frozen=True)

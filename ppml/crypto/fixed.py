@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ppml.checks import check_int
+
 RING_BITS = 64
 DEFAULT_PRECISION_BITS = 20
 MIN_PRECISION_BITS = 8
@@ -21,13 +23,8 @@ MAX_PRECISION_BITS = 32
 
 def check_precision_bits(precision_bits: int) -> int:
     """Return ``precision_bits`` if it lies in [8, 32], else raise a ValueError naming the bound."""
-    if isinstance(precision_bits, bool) or not isinstance(precision_bits, (int, np.integer)):
-        raise ValueError(f"precision_bits must be an integer in [{MIN_PRECISION_BITS}, "
-                         f"{MAX_PRECISION_BITS}], got {precision_bits!r}")
-    if not MIN_PRECISION_BITS <= precision_bits <= MAX_PRECISION_BITS:
-        raise ValueError(f"precision_bits must lie in [{MIN_PRECISION_BITS}, {MAX_PRECISION_BITS}],"
-                         f" got {precision_bits}")
-    return int(precision_bits)
+    return check_int("precision_bits", precision_bits, MIN_PRECISION_BITS, MAX_PRECISION_BITS,
+                     what="an integer")
 
 
 def max_abs_real(precision_bits: int) -> float:

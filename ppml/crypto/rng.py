@@ -18,6 +18,8 @@ import os
 import numpy as np
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from ppml.checks import check_int
+
 KEY_BYTES = 32
 _log = logging.getLogger(__name__)
 
@@ -35,9 +37,8 @@ def fresh_key() -> bytes:
 
 def seeded_key(seed: int, *label) -> bytes:
     """An INSECURE key derived from a public integer seed, for reproducible experiments only."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-    root = hashlib.sha256(f"ppml-insecure-seed:{int(seed)}".encode()).digest()
+    seed = check_int("seed", seed, 0, why="or None for fresh keys", what="an integer")
+    root = hashlib.sha256(f"ppml-insecure-seed:{seed}".encode()).digest()
     return derive_key(root, *label) if label else root
 
 

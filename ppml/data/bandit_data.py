@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppml.data.params import check_int
+from ppml.checks import check_int
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -31,10 +31,10 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ppml.checks import check_int
 from ppml.data.bandit_data import reward_uniform, seeded_rng
 from ppml.data.checksums import verified_path
 from ppml.data.movielens import MOVIES, USERS, read_ratings
-from ppml.data.params import check_int
 from ppml.data.rewards import check_step_arm, instance_key
 
 JESTER_FILE = "jester/jester-data-1.zip"

@@ -15,8 +15,8 @@ from typing import Optional
 import numpy as np
 from sklearn.datasets import load_digits as _sklearn_digits
 
+from ppml.checks import check_equal, check_int
 from ppml.data.bandit_data import ClassificationData, stream_order
-from ppml.data.params import check_equal, check_int
 from ppml.data.projection import fit_pca, unit_rows
 
 DIGITS_IMAGES = 1797

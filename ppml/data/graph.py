@@ -34,8 +34,8 @@ from typing import Union
 import numpy as np
 from sklearn.neighbors import kneighbors_graph
 
+from ppml.checks import check_int
 from ppml.data.linear_arms import PAPER_NOISE, LinearArms, load_linear_arms
-from ppml.data.params import check_int
 
 K_NEIGHBOURS = 10
 """Valko et al. and Ciucanu et al. connect each movie to its 10 nearest neighbours."""

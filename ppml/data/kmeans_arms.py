@@ -25,11 +25,11 @@ from typing import Optional, Union
 import numpy as np
 from sklearn.cluster import KMeans
 
+from ppml.checks import check_int
 from ppml.data import digits, mnist
 from ppml.data.bandit_data import ContextualData, seeded_rng, stream_order
 from ppml.data.cache import cache_key, cached_arrays
 from ppml.data.checksums import CHECKSUMS
-from ppml.data.params import check_int
 
 SIGMA = 0.5
 BASES = ("digits", "mnist")

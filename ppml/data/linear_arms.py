@@ -25,9 +25,9 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ppml.checks import check_int
 from ppml.data.bandit_data import reward_uniform, seeded_rng
 from ppml.data.movielens import MOVIES, USERS, load_movielens_embeddings
-from ppml.data.params import check_int
 from ppml.data.rewards import check_step_arm, instance_key
 
 PAPER_NOISE = 0.01

@@ -21,10 +21,10 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ppml.checks import check_equal, check_int
 from ppml.data.bandit_data import ClassificationData, stream_order
 from ppml.data.cache import cache_key, cached_arrays
 from ppml.data.checksums import CHECKSUMS, verified_path
-from ppml.data.params import check_equal, check_int
 from ppml.data.projection import fit_pca, unit_rows
 
 CLASSES = 10

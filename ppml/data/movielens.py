@@ -34,10 +34,10 @@ from typing import Union
 import numpy as np
 import scipy.sparse as sparse
 
+from ppml.checks import check_int
 from ppml.data.bandit_data import seeded_rng
 from ppml.data.cache import cache_key, cached_arrays
 from ppml.data.checksums import CHECKSUMS, verified_path
-from ppml.data.params import check_int
 
 RATINGS_FILE = "ml-100k/u.data"
 USERS = 943

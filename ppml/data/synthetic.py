@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ppml.checks import check_int
 from ppml.data.bandit_data import ContextualData, seeded_rng
-from ppml.data.params import check_int
 from ppml.data.projection import unit_rows
 
 DEFAULT_ARMS = 10

@@ -21,6 +21,7 @@ from ppml.bandits.exploration import ExplorationTape
 from ppml.bandits.plaintext import EpsilonGreedyLinear
 from ppml.bandits.private_cb import PrivateCBConfig, program
 from ppml.bandits.world import RemoteWorld, World, WorldActor
+from ppml.checks import check_int
 from ppml.crypto.fixed import decode
 from ppml.crypto.rng import fresh_key
 from ppml.data import load_contextual
@@ -119,8 +120,7 @@ def run_plaintext(bandit: PrivateCBConfig, data, dealer_secret: bytes, precision
                   timings: int = REFERENCE_TIMINGS) -> dict:
     """The float64 reference on the same stream with the same exploration draws, run
     ``timings`` times (the same decisions each time) for the median of its wall time."""
-    if isinstance(timings, bool) or not isinstance(timings, int) or timings < 1:
-        raise ValueError(f"timings must be an integer >= 1, got {timings!r}")
+    check_int("timings", timings, 1, what="an integer")
     tape = ExplorationTape(dealer_secret)
     draws = [tape.draws(bandit.epsilon, bandit.arms, precision_bits)
              for _ in range(bandit.horizon)]

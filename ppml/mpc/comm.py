@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
+from ppml.checks import check_int
 
 
 @dataclass
@@ -166,10 +166,7 @@ class Comm:
 
     def check_party(self, party, name: str = "party") -> int:
         """``party`` if it is a rank (compute party or client), else a ValueError naming ``name``."""
-        if isinstance(party, bool) or not isinstance(party, (int, np.integer)) \
-                or not 0 <= party < self.ranks:
-            raise ValueError(f"{name} must be a party index in [0, {self.ranks - 1}], got {party!r}")
-        return int(party)
+        return check_int(name, party, 0, self.ranks - 1, what="a party index")
 
     def holds(self, rank: int) -> bool:
         """Whether this process runs ``rank`` (a compute party or a client)."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 import ray
 
+from ppml.checks import check_int
 from ppml.crypto.fixed import check_precision_bits
 from ppml.crypto.rng import KEY_BYTES, warn_insecure
 from ppml.mpc.comm import LocalComm
@@ -18,23 +18,17 @@ RUNTIMES = ("local", "ray")
 
 
 def check_parties(parties) -> int:
-    if isinstance(parties, bool) or not isinstance(parties, (int, np.integer)) or parties < 2:
-        raise ValueError(f"parties must be an integer >= 2, got {parties!r}")
-    return int(parties)
+    return check_int("parties", parties, 2, what="an integer")
 
 
 def check_clients(clients) -> int:
-    if isinstance(clients, bool) or not isinstance(clients, (int, np.integer)) or clients < 0:
-        raise ValueError(f"clients must be an integer >= 0, got {clients!r}")
-    return int(clients)
+    return check_int("clients", clients, 0, what="an integer")
 
 
 def check_inputs(inputs, ranks: int) -> dict:
     inputs = dict(inputs or {})
     for party, kwargs in inputs.items():
-        if isinstance(party, bool) or not isinstance(party, (int, np.integer)) \
-                or not 0 <= party < ranks:
-            raise ValueError(f"inputs names party {party!r}, but parties are 0..{ranks - 1}")
+        check_int("an inputs key", party, 0, ranks - 1, what="a party index")
         if not isinstance(kwargs, dict):
             raise ValueError(f"inputs[{party}] must be a dict of keyword arguments, got "
                              f"{type(kwargs).__name__}")
@@ -102,8 +96,7 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     inputs = check_inputs(inputs, parties + clients)
     if dealer_secret is not None:
         check_key(dealer_secret)
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    check_int("workers", workers, 1, what="an integer")
     if seed is not None:
         warn_insecure(seed)
     if runtime == "ray":

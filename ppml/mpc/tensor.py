@@ -18,7 +18,7 @@ import numpy as np
 from ppml.crypto.fixed import decode, encode, encode_at_scale, encode_integers, to_signed
 from ppml.mpc import dealer
 from ppml.mpc.protocols import argmax as argmax_protocol
-from ppml.mpc.protocols import compare, convert, functions, multiply
+from ppml.mpc.protocols import compare, convert, multiply
 from ppml.mpc.protocols.truncate import truncate, truncate_each
 from ppml.mpc.ring import ARITHMETIC, BINARY, matmul, pad
 
@@ -238,11 +238,16 @@ class ArithmeticShared:
     # -- functions -----------------------------------------------------------------------------
     def reciprocal(self, iterations: int | None = None, start: str = "linear",
                    domain: tuple = (1.0, 10.0), numerator=None) -> "ArithmeticShared":
-        """1 / self, or numerator / self in the same rounds, for self in ``domain``."""
+        """1 / self, or numerator / self in the same rounds, for self in ``domain``
+        (`ppml.mpc.functions.reciprocal`)."""
+        from ppml.mpc import functions  # built on this module, so imported when first used
         with self.ctx.comm.operation("reciprocal"):
             return functions.reciprocal(self, iterations, start, domain, numerator)
 
-    def exp(self, squarings: int = functions.EXP_SQUARINGS) -> "ArithmeticShared":
+    def exp(self, squarings: int | None = None) -> "ArithmeticShared":
+        """e^self with k = ``squarings`` squarings (`ppml.mpc.functions.exp`; the paper's k = 8
+        by default)."""
+        from ppml.mpc import functions  # built on this module, so imported when first used
         with self.ctx.comm.operation("exp"):
             return functions.exp(self, squarings)
 

@@ -31,6 +31,7 @@ import functools
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from ppml.checks import check_int
 from ppml.crypto.paillier import ops
 
 
@@ -50,9 +51,7 @@ def split(items, parts: int) -> list[list]:
 
 def check_workers(workers: int) -> int:
     """Return ``workers`` if it is a positive integer, else raise a ValueError."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    return workers
+    return check_int("workers", workers, 1, what="an integer")
 
 
 def pinned_here() -> NodeAffinitySchedulingStrategy:

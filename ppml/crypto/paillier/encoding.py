@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import gmpy2
 import numpy as np
 
+from ppml.checks import check_int
+
 INTEGER_TYPES = (int, np.integer, type(gmpy2.mpz(0)))
 DEFAULT_SCALE_BITS = 32
 MIN_SCALE_BITS = 1
@@ -100,11 +102,9 @@ class Encoding:
     max_abs: float = DEFAULT_MAX_ABS
 
     def __post_init__(self):
-        s = self.scale_bits
-        if isinstance(s, bool) or not isinstance(s, int) or \
-                not MIN_SCALE_BITS <= s <= MAX_SCALE_BITS:
-            raise ValueError(f"scale_bits must be an integer in [{MIN_SCALE_BITS}, "
-                             f"{MAX_SCALE_BITS}], got {s!r}")
+        object.__setattr__(self, "scale_bits", check_int("scale_bits", self.scale_bits,
+                                                         MIN_SCALE_BITS, MAX_SCALE_BITS,
+                                                         what="an integer"))
         if not (math.isfinite(self.max_abs) and self.max_abs > 0):
             raise ValueError(f"max_abs must be a finite positive real, got {self.max_abs!r}")
 
@@ -115,8 +115,7 @@ class Encoding:
         (or NaN) raises a ValueError naming the bounds.  Integers (numpy integer arrays, Python
         ints of any size) are encoded exactly; k = 0 encodes integers as themselves.
         """
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise ValueError(f"scale exponent k must be a non-negative integer, got {k!r}")
+        k = check_int("scale exponent k", k, 0, what="an integer")
         lo, hi = (-self.max_abs, self.max_abs) if bounds is None else bounds
         if not lo <= hi:
             raise ValueError(f"bounds must satisfy lo <= hi, got ({lo}, {hi})")

@@ -21,6 +21,8 @@ from __future__ import annotations
 import gmpy2
 import numpy as np
 
+from ppml.checks import check_int
+
 MAX_WINDOW = 12
 """Largest group width w accepted: 2^12 values per group is already several MB at 2048 bits."""
 
@@ -44,9 +46,7 @@ class FixedBaseTable:
         modulus = gmpy2.mpz(modulus)
         if modulus < 2:
             raise ValueError(f"modulus must be >= 2, got {modulus}")
-        if isinstance(window, bool) or not isinstance(window, int) or \
-                not 1 <= window <= MAX_WINDOW:
-            raise ValueError(f"window must be an integer in [1, {MAX_WINDOW}], got {window!r}")
+        window = check_int("window", window, 1, MAX_WINDOW, what="an integer")
         bases = [gmpy2.mpz(b) for b in bases]
         if not bases:
             raise ValueError("a fixed-base table needs at least one base")
@@ -67,8 +67,7 @@ class FixedBaseTable:
     @classmethod
     def powers(cls, base, bits: int, modulus, window: int = 8) -> "FixedBaseTable":
         """A table of ``base``^e mod ``modulus`` for exponents 0 <= e < 2^``bits``."""
-        if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
-            raise ValueError(f"bits must be an integer >= 1, got {bits!r}")
+        bits = check_int("bits", bits, 1, what="an integer")
         return cls(squarings(base, bits, modulus), modulus, window)
 
     def __call__(self, exponent) -> gmpy2.mpz:
@@ -108,9 +107,8 @@ class FixedBaseProducts:
     __slots__ = ("modulus", "bits", "depth", "count", "_chunks", "_table")
 
     def __init__(self, bases, bits: int, modulus, window: int = 8, depth: int = 8):
-        for name, value in (("bits", bits), ("depth", depth)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        bits, depth = (check_int(name, value, 1, what="an integer")
+                       for name, value in (("bits", bits), ("depth", depth)))
         bases = [gmpy2.mpz(b) for b in bases]
         self.modulus, self.bits, self.depth, self.count = gmpy2.mpz(modulus), bits, depth, \
             len(bases)

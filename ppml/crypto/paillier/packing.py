@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import gmpy2
 import numpy as np
 
+from ppml.checks import check_int
 from ppml.crypto.paillier import ops
 from ppml.crypto.paillier.array import EncryptedArray
 from ppml.crypto.paillier.encoding import objects, to_residues
@@ -47,9 +48,8 @@ class SlotLayout:
 
     def __post_init__(self):
         for name in ("key_bits", "value_max", "terms"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+            value = check_int(name, getattr(self, name), 1, what="an integer")
+            object.__setattr__(self, name, value)
         if self.slots < 1:
             raise ValueError(f"a slot of {self.slot_bits} bits (terms * value_max = "
                              f"{self.terms * self.value_max}) does not fit below 2^"

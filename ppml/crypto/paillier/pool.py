@@ -38,6 +38,7 @@ from __future__ import annotations
 import gmpy2
 import ray
 
+from ppml.checks import check_int
 from ppml.crypto.paillier.bulk import check_workers, pinned_here, run_batches, split
 from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase, random_unit,
                                       short_exponent_obfuscators)
@@ -75,8 +76,7 @@ class ObfuscatorPool:
 
     def __init__(self, public_key, size: int = 1024, *, on_empty: str = "refill",
                  workers: int = 1, obfuscator: str = "full", stream: bool = False):
-        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-            raise ValueError(f"size must be an integer >= 0, got {size!r}")
+        size = check_int("size", size, 0, what="an integer")
         if on_empty not in ON_EMPTY:
             raise ValueError(f"on_empty must be one of {ON_EMPTY}, got {on_empty!r}")
         if obfuscator not in OBFUSCATORS:

@@ -1,4 +1,8 @@
-"""Functions by iteration on shares: reciprocal and exponential (Hannun et al., section 3).
+"""Functions of shared tensors by iteration: reciprocal and exponential (Hannun et al., section 3).
+
+They work on `ArithmeticShared` tensors (their methods ``reciprocal`` and ``exp`` call them)
+and are built from the tensor's operators and `products`, one level above the array protocols
+of ppml.mpc.protocols.
 
 Reciprocal: Newton-Raphson iterates y <- y (2 - x y) (the paper's [2y - x y^2]), evaluated in
 their error-squaring form: with e = 1 - x y, y (2 - x y) = y (1 + e) and the next error is
@@ -23,6 +27,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from ppml.checks import check_int
+from ppml.mpc.tensor import products
 
 START_VALUES = ("linear", "paper")
 PAPER_ITERATIONS = 7   # the paper's experiments (section 5)
@@ -63,9 +70,7 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
         iterations = iterations_for(error, x.ctx.precision_bits) if iterations is None else iterations
     else:
         raise ValueError(f"reciprocal start must be one of {START_VALUES}, got {start!r}")
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise ValueError(f"reciprocal iterations must be a non-negative integer, got {iterations!r}")
-    from ppml.mpc.tensor import products  # tensor.py imports this module
+    iterations = check_int("reciprocal iterations", iterations, 0, what="an integer")
     if iterations == 0:
         return y if numerator is None else numerator * y
     if numerator is None:
@@ -78,8 +83,9 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
     return y * (1 + error)                                  # the last iterate needs no e^2
 
 
-def exp(x, squarings: int = EXP_SQUARINGS):
-    """[e^x] = [(1 + x / 2^k)^(2^k)] with k = ``squarings``."""
+def exp(x, squarings: int | None = None):
+    """[e^x] = [(1 + x / 2^k)^(2^k)] with k = ``squarings`` (default `EXP_SQUARINGS`)."""
+    squarings = EXP_SQUARINGS if squarings is None else squarings
     y = x.divide_by_power_of_two(squarings) + 1
     for _ in range(squarings):
         y = y.square()

@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 
 import ppml.mpc as mpc
-from ppml.mpc.protocols.functions import iterations_for, linear_start
+from ppml.mpc.functions import iterations_for, linear_start
 
-from ..conftest import PARTIES
+from .conftest import PARTIES
 
 
 @pytest.mark.parametrize("parties", PARTIES)
