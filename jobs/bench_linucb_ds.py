@@ -29,18 +29,19 @@ from __future__ import annotations
 import datetime as dt
 import os
 import secrets
+from contextlib import nullcontext
 
 import gmpy2
-import ray
 
 from jobs.bench_paillier import median_time
 from jobs.cli import finish, options, parse_sizes
-from ppml.bandits.ds_scores import WINDOW
+from ppml.protocols.linucb_ds.scores import WINDOW
 from ppml.crypto.paillier import generate_keypair
 from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
 from ppml.crypto.paillier.pool import fresh_obfuscators
 from ppml.experiments.config import RunConfig
 from ppml.experiments.linucb_ds import linucb_ds
+from ppml.runtime import cluster
 
 DEFAULTS = {"sizes": "15x3x1000,50x5x200", "key_bits": 2048, "workers": "1,2",
             "obfuscators": "full,djn",
@@ -67,10 +68,6 @@ def unit_costs(key_bits: int, repeats: int = 20) -> dict:
             "decrypt_s": median_time(lambda: private_key.decrypt_raw([c]), repeats),
             "multiply_s": median_time(lambda: [c * c % public_key.nsquare for _ in range(1000)],
                                       repeats) / 1000}
-
-
-def _pid() -> int:
-    return os.getpid()
 
 
 def target(K: int, d: int, N: int, key_bits: int, workers: int) -> float | None:
@@ -110,18 +107,13 @@ def main(argv=None) -> None:
     started_at = dt.datetime.now(dt.timezone.utc)
     workers = [int(w) for w in opts["workers"].split(",")]
     sizes = parse_sizes(opts["sizes"])
-    started_ray = max(workers) > 1 and not ray.is_initialized()
-    if started_ray:
-        ray.init(address="local", num_cpus=max(workers), include_dashboard=False)
-    try:
-        if started_ray:                                  # start the worker processes untimed
-            ray.get([ray.remote(_pid).remote() for _ in range(max(workers))])
+    ray_needed = max(workers) > 1
+    with cluster.connected(num_cpus=max(workers), dashboard=False) if ray_needed else nullcontext():
+        if ray_needed:
+            cluster.warm_up(max(workers))           # start the worker processes untimed
         units = unit_costs(opts["key_bits"])
         rows = [measure(opts, K, d, N, w, obfuscator, units) for K, d, N in sizes
                 for w in workers for obfuscator in opts["obfuscators"].split(",")]
-    finally:
-        if started_ray:
-            ray.shutdown()
     finish("bench_linucb_ds", rows, opts["results_dir"], started_at)
 
 

@@ -21,13 +21,14 @@ import datetime as dt
 import secrets
 import statistics
 import time
+from contextlib import nullcontext
 
 import gmpy2
 import numpy as np
 import phe
-import ray
 
 from jobs.cli import finish, options
+from ppml.runtime import cluster
 from ppml.crypto.paillier import (Decryptor, Encoding, EncryptedArray, ObfuscatorPool, SlotLayout,
                                   fresh_obfuscators, generate_keypair, pack)
 
@@ -135,15 +136,10 @@ def main(argv=None) -> None:
     workers = [int(w) for w in opts["workers"].split(",")]
     if opts["dim"] > opts["values"]:
         raise SystemExit(f"dim must be <= values, got dim={opts['dim']} values={opts['values']}")
-    started_ray = max(workers) > 1 and not ray.is_initialized()
-    if started_ray:
-        ray.init(address="local", num_cpus=max(workers), include_dashboard=False)
-    try:
+    ray_needed = max(workers) > 1
+    with cluster.connected(num_cpus=max(workers), dashboard=False) if ray_needed else nullcontext():
         rows = [r for bits in opts["key_bits"].split(",")
                 for r in measure_key(int(bits), opts, workers)]
-    finally:
-        if started_ray:
-            ray.shutdown()
     finish("bench_paillier", with_speedups(rows), opts["results_dir"], started_at)
 
 

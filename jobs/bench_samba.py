@@ -27,7 +27,7 @@ import datetime as dt
 import os
 
 from jobs.cli import finish, options, parse_sizes
-from ppml.bandits.policies import AlgorithmSpec
+from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
 

@@ -9,19 +9,18 @@ the path written are printed at the end.
 import dataclasses
 import datetime as dt
 import logging
-import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import hydra
-import ray
 from omegaconf import DictConfig
 
 from ppml.experiments import registry  # importing the package registers every experiment
 from ppml.experiments.config import RunConfig, load_config
 from ppml.experiments.results import RunOutput, write_run
+from ppml.runtime import cluster
 
 log = logging.getLogger(__name__)
 
@@ -50,22 +49,14 @@ def run(cfg: DictConfig) -> Path:
 
 @contextmanager
 def ray_runtime(config: RunConfig) -> Iterator[None]:
-    """Start or join Ray for ``runtime=ray`` or ``workers > 1`` (and leave it afterwards).
-
+    """Start or join Ray for ``runtime=ray`` or ``workers > 1`` (and leave it afterwards):
     ray_address None starts a private local instance using every CPU of this machine;
-    otherwise the driver joins the cluster at ray_address ('auto' inside ``ray job submit``).
-    """
+    otherwise the driver joins the cluster at ray_address ('auto' inside ``ray job submit``)."""
     if config.runtime != "ray" and config.workers == 1:
         yield
         return
-    if config.ray_address is None:
-        ray.init(address="local", num_cpus=os.cpu_count())
-    else:
-        ray.init(address=config.ray_address)
-    try:
+    with cluster.connected(config.ray_address):
         yield
-    finally:
-        ray.shutdown()
 
 
 def summary_text(output: RunOutput) -> str:

@@ -44,3 +44,13 @@ def check_equal(name: str, value, expected: int, why: str) -> int:
     if value != expected:
         raise ValueError(f"{name} must be {expected} ({why}), got {value}")
     return value
+
+
+def check_positive(name: str, value) -> float:
+    """``value`` as a float after checking it is a finite number > 0; ValueError naming
+    ``name``."""
+    is_number = isinstance(value, (int, float, np.integer, np.floating)) \
+        and not isinstance(value, bool)
+    if not (is_number and np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)

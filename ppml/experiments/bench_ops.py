@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from ppml.runtime import spmd
 import ppml.mpc as mpc
 from ppml.experiments.config import RunConfig, engine_options
 from ppml.experiments.registry import register
@@ -131,7 +132,7 @@ def bench_ops(config: RunConfig) -> RunOutput:
     data = operands(config.arms, config.dims, np.random.default_rng(0))
     start = time.perf_counter()
     body = functools.partial(program, arms=config.arms, dims=config.dims, repeats=config.repeats)
-    outs = mpc.run(body, inputs=data, **engine_options(config))
+    outs = spmd.run(body, inputs=data, **engine_options(config))
     wall = time.perf_counter() - start
     reference = plaintext_ops(data)
     rows = []

@@ -17,12 +17,12 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from ppml.bandits.policies import AlgorithmSpec
+from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.crypto.paillier.keys import check_key_bits
 from ppml.crypto.paillier.pool import OBFUSCATORS
 # The engine's own lists, so a mode the engine gains is accepted here too.
 from ppml.mpc.context import TRUNCATION_MODES
-from ppml.mpc.runtime import RUNTIMES
+from ppml.runtime.spmd import RUNTIMES
 
 PRECISION_BITS_RANGE = (8, 32)
 ARM_CHOICES = ("first", "random")
@@ -99,7 +99,7 @@ class RunConfig:
     arm_choice: str = "first"
     """Which movies are the arms: 'first' K (as the paper) or 'random' K (drawn with data_seed)."""
     algorithm: str = "ucb"
-    """Samba's bandit algorithm (ppml.bandits.policies.ALGORITHMS)."""
+    """Samba's bandit algorithm (ppml.protocols.samba.policies.ALGORITHMS)."""
     threshold: Optional[float] = None
     """Samba datasets: a rating above it is a reward of 1 (None: the dataset's default)."""
     denominator: str = "ratings"

@@ -26,9 +26,9 @@ import time
 
 import numpy as np
 
-from ppml.bandits.linucb import (Coins, LinUCB, SpectralUCB, run_fixed_point, run_float,
-                                 score_error)
-from ppml.bandits.linucb_ds import run_protocol
+from ppml.protocols.linucb_ds.reference import (Coins, LinUCB, run_fixed_point, run_float, score_error)
+from ppml.protocols.linucb_ds.spectral import SpectralUCB
+from ppml.protocols.linucb_ds.protocol import run_protocol
 from ppml.crypto.rng import fresh_key, seeded_key
 from ppml.experiments.config import RunConfig
 from ppml.experiments.registry import register

@@ -1,7 +1,7 @@
 """The private contextual bandit experiment: Algorithm 1 against its plaintext reference.
 
-One run trains the secure learner (ppml/bandits/private_cb.py) for ``horizon`` steps and, in the
-same process and on the same data stream, the float64 reference (ppml/bandits/plaintext.py) fed
+One run trains the secure learner (ppml/protocols/private_cb/protocol.py) for ``horizon`` steps and, in the
+same process and on the same data stream, the float64 reference (ppml/protocols/private_cb/reference.py) fed
 with the very exploration draws the dealer made for the secure run (same dealer secret).  Per
 step it records the arm and reward of both; per run the cumulative rewards, the times, the
 communication, the slowdown and the privacy level eta = log(|A| / eps) (Theorem 1).
@@ -14,13 +14,14 @@ import math
 import time
 
 import numpy as np
-import ray
 
+from ppml.runtime import spmd
 import ppml.mpc as mpc
-from ppml.bandits.exploration import ExplorationTape
-from ppml.bandits.plaintext import EpsilonGreedyLinear
-from ppml.bandits.private_cb import PrivateCBConfig, program
-from ppml.bandits.world import RemoteWorld, World, WorldActor
+from ppml.protocols.private_cb.exploration import ExplorationTape
+from ppml.protocols.private_cb.reference import EpsilonGreedyLinear
+from ppml.protocols.private_cb.protocol import PrivateCBConfig, program
+from ppml.protocols.private_cb.world import World
+from ppml.runtime import roles
 from ppml.checks import check_int
 from ppml.crypto.fixed import decode
 from ppml.crypto.rng import fresh_key
@@ -93,17 +94,18 @@ def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: 
     """Algorithm 1 with every role a party; returns arms, rewards, stats, checkpoints, time."""
     inputs = {p: {f"features_{p}": data.contexts[:bandit.horizon, cols]}
               for p, cols in enumerate(bandit.feature_blocks)}
-    world = World(data) if config.runtime == "local" else RemoteWorld(WorldActor.remote(data))
+    world = roles.spawn(World, config.runtime, data, concurrency=4)
     inputs[bandit.puller] = {"world": world}
     inputs[bandit.rewarder] = {"world": world}
     body = functools.partial(program, config=bandit, progress=config.progress,
                              checkpoint_steps=checkpoint_steps(bandit.horizon, config.checkpoints))
     start = time.perf_counter()
-    outs = mpc.run(body, clients=2, inputs=inputs, dealer_secret=dealer_secret,
-                   **engine_options(config))
+    try:
+        outs = spmd.run(body, clients=2, inputs=inputs, dealer_secret=dealer_secret,
+                        **engine_options(config))
+    finally:
+        roles.teardown([world])
     wall = time.perf_counter() - start
-    if config.runtime == "ray":
-        ray.kill(world.actor)
     stats = [out["stats"] for out in outs[:bandit.parties]]
     return {"arms": outs[bandit.puller]["arms"], "rewards": outs[bandit.rewarder]["rewards"],
             "wall_s": wall, "stats": stats,

@@ -1,10 +1,10 @@
 """The Samba experiment (Ciucanu et al., section 6): one algorithm of Fig. 4 on K Bernoulli arms
 (MovieLens, Jester or synthetic), three versions on the same streams.
 
-* ``plaintext``: Fig. 3 with Fig. 4 (ppml/bandits/mab.py);
+* ``plaintext``: Fig. 3 with Fig. 4 (ppml/protocols/samba/reference.py);
 * ``distributed``: Samba's participants and messages with every Enc and E removed (A_no-enc in
   the proof of Theorem 2);
-* ``secure``: Samba (ppml/bandits/samba.py), DC decrypting the cumulative reward.
+* ``secure``: Samba (ppml/protocols/samba/protocol.py), DC decrypting the cumulative reward.
 
 Per step: the arm and reward of the secure run and of the reference.  Per run: both cumulative
 rewards, the wall time of each version, each participant's own seconds (Fig. 8(d)), the
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ppml.bandits.mab import run_reference
-from ppml.bandits.samba import SambaSetup, run_samba
-from ppml.bandits.samba_keys import SambaKeys
+from ppml.protocols.samba.reference import run_reference
+from ppml.protocols.samba.protocol import SambaSetup, run_samba
+from ppml.protocols.samba.keys import SambaKeys
 from ppml.data.bernoulli_items import load_bernoulli_arms
 from ppml.experiments.config import RunConfig, algorithm_spec
 from ppml.experiments.registry import register

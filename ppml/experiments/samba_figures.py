@@ -25,7 +25,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ppml.bandits.policies import ALGORITHMS
+from ppml.protocols.samba.policies import ALGORITHMS
 from ppml.experiments.figures import controlled, figure, grouped_bars, line_figure, runs_of, save
 
 TIME_SETTINGS = ("runtime", "key_bits", "owners_per_actor")

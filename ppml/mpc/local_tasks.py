@@ -2,29 +2,20 @@
 
 Hannun et al., section 5: the weight updates of Algorithm 1 are "trivially parallelizable over
 arms".  When a context has ``workers > 1`` and an elementwise product is large, the local part
-of Beaver's multiplication (no communication) runs as ``workers`` Ray tasks over slices of the
-leading logical axis, on this party's own node; the result is bit-identical to the in-process
+of Beaver's multiplication (no communication) runs in ``workers`` slices of the
+leading logical axis, the first in this process and the others as Ray tasks on this party's own
+node (`ppml.parallel.run_batches`); the result is bit-identical to the in-process
 computation.  Small products stay in process: a task costs about a millisecond.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import ray
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from ppml.parallel import run_batches
 
 #: products with fewer output elements per held party stay in process
 MIN_ELEMENTS = 1 << 17
-
-
-def _this_node():
-    return NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(),
-                                          soft=False)
-
-
-@ray.remote
-def _run(fn, arrays):
-    return fn(*arrays)
 
 
 def split_over_arms(ctx, fn, arrays: list, out_shape: tuple) -> np.ndarray:
@@ -39,8 +30,6 @@ def split_over_arms(ctx, fn, arrays: list, out_shape: tuple) -> np.ndarray:
     ndim = len(out_shape)
     sliced = [a.ndim - 1 == ndim and a.shape[1] == rows for a in arrays]
     bounds = np.linspace(0, rows, min(ctx.workers, rows) + 1).astype(int)
-    options = {"scheduling_strategy": _this_node()}
-    refs = [_run.options(**options).remote(
-        fn, [a[:, lo:hi] if s else a for a, s in zip(arrays, sliced)])
-        for lo, hi in zip(bounds[:-1], bounds[1:])]
-    return np.concatenate(ray.get(refs), axis=1)
+    batches = [[a[:, lo:hi] if s else a for a, s in zip(arrays, sliced)]
+               for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return np.concatenate(run_batches(fn, batches, ctx.workers), axis=1)

@@ -1,14 +1,14 @@
 import numpy as np
 import pytest
 
-import ppml.mpc as mpc
+from ppml.runtime import spmd
 
 PARTIES = (2, 3, 5)
 
 
 def run_local(program, parties, seed=11, **kwargs):
     """Run ``program`` with every party in this process and return party 0's output."""
-    return mpc.run(program, parties=parties, runtime="local", seed=seed, **kwargs)
+    return spmd.run(program, parties=parties, runtime="local", seed=seed, **kwargs)
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from ppml.runtime import spmd
 import ppml.mpc as mpc
 
 
@@ -17,7 +18,7 @@ def client_program(ctx, secret=None):
 @pytest.mark.parametrize("parties", [2, 3])
 def test_client_input_and_reveal(parties):
     secret = np.array([1.5, -2.0, 0.25])
-    outs = mpc.run(client_program, parties=parties, clients=2, seed=3,
+    outs = spmd.run(client_program, parties=parties, clients=2, seed=3,
                    inputs={parties: {"secret": secret}})
     assert len(outs) == parties + 2
     assert np.allclose(outs[parties + 1][0], 2 * secret, atol=1e-5)
@@ -36,4 +37,4 @@ def test_client_input_sends_one_uniform_share_to_party_0():
 
 def test_clients_must_be_a_non_negative_integer():
     with pytest.raises(ValueError, match="clients"):
-        mpc.run(client_program, parties=2, clients=-1)
+        spmd.run(client_program, parties=2, clients=-1)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from ppml.runtime import spmd
 import ppml.mpc as mpc
 
 
@@ -19,7 +20,7 @@ def noop(ctx, a=None):
 ])
 def test_run_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        mpc.run(noop, **kwargs)
+        spmd.run(noop, **kwargs)
 
 
 def test_input_values():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import ppml.mpc as mpc
+from ppml.runtime import spmd
 from ppml.mpc import local_tasks
 
 pytestmark = pytest.mark.ray
@@ -19,8 +19,8 @@ def test_split_products_are_identical(ray_cluster, monkeypatch):
     rng = np.random.default_rng(0)
     a, b = rng.uniform(-1, 1, (2, 6, 5))
     kwargs = dict(parties=2, seed=3, inputs={0: {"a": a}, 1: {"b": b}})
-    alone = mpc.run(program, **kwargs)[0]
-    split = mpc.run(program, workers=2, **kwargs)[0]
+    alone = spmd.run(program, **kwargs)[0]
+    split = spmd.run(program, workers=2, **kwargs)[0]
     assert all(np.array_equal(u, v) for u, v in zip(alone, split))
     with pytest.raises(ValueError, match="workers"):
-        mpc.run(program, workers=0, **kwargs)
+        spmd.run(program, workers=0, **kwargs)

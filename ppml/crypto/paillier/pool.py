@@ -36,12 +36,11 @@ from __future__ import annotations
 
 
 import gmpy2
-import ray
 
 from ppml.checks import check_int
-from ppml.crypto.paillier.bulk import check_workers, pinned_here, run_batches, split
 from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase, random_unit,
                                       short_exponent_obfuscators)
+from ppml.parallel import Streams, check_workers, run_batches, split
 
 ON_EMPTY = ("refill", "raise")
 OBFUSCATORS = ("full", "djn")
@@ -57,13 +56,6 @@ def fresh_obfuscators(public_key, count: int) -> list:
     """``count`` values r^n mod n^2 for fresh uniform r in Z_n^* from the OS CSPRNG."""
     n, nsquare = public_key.n, public_key.nsquare
     return [gmpy2.powmod(random_unit(n), n, nsquare) for _ in range(count)]
-
-
-@ray.remote
-def _stream(make, source, count: int, chunk: int):
-    """A generator task: ``count`` values of ``make(source, c)``, ``chunk`` at a time."""
-    for start in range(0, count, chunk):
-        yield make(source, min(chunk, count - start))
 
 
 class ObfuscatorPool:
@@ -90,7 +82,7 @@ class ObfuscatorPool:
         self.refills = 0
         self._values: list = []
         self._owed = 0          # values promised by fill() and not yet handed out or arrived
-        self._streams: list = []
+        self._streams = Streams()
         self._maker = (fresh_obfuscators, public_key)
         if obfuscator == "djn":
             complement = self._compute(fresh_obfuscators, public_key, COMPLEMENT_BASES)
@@ -110,8 +102,8 @@ class ObfuscatorPool:
             return
         self._owed += count
         parts = split(range(count), self.workers - 1)
-        task = _stream.options(scheduling_strategy=pinned_here())
-        self._streams += [task.remote(*self._maker, len(part), STREAM_CHUNK) for part in parts]
+        for part in parts:
+            self._streams.start(*self._maker, len(part), STREAM_CHUNK)
 
     def take(self, count: int) -> list:
         """Remove and return ``count`` obfuscators, each never handed out again."""
@@ -123,31 +115,17 @@ class ObfuscatorPool:
             self.refills += 1
             self.fill(count - len(self) + self.size)
         while len(self._values) < count:         # streamed: what has arrived, else make one
-            self._values.extend(self._arrived() or self._compute(*self._maker, 1))
+            self._values.extend(self._streams.arrived() or self._compute(*self._maker, 1))
         self._owed -= min(count, self._owed)
         start = len(self._values) - count
         out = self._values[start:]
         del self._values[start:]
         return out
 
-    def _arrived(self) -> list:
-        """The next chunk a streaming task has sent, or [] if none is waiting (finished tasks
-        are dropped on the way)."""
-        while self._streams:
-            ready, _ = ray.wait(self._streams, num_returns=1, timeout=0)
-            if not ready:
-                return []
-            try:
-                return ray.get(next(ready[0]))
-            except StopIteration:
-                self._streams.remove(ready[0])
-        return []
-
     def close(self) -> None:
         """Stop the streaming tasks and drop every value not handed out."""
-        for stream in self._streams:
-            ray.cancel(stream)
-        self._streams, self._owed, self._values = [], 0, []
+        self._streams.close()
+        self._owed, self._values = 0, []
 
     def __len__(self) -> int:
         """Obfuscators this pool can still hand out without a refill (streamed: arrived or not

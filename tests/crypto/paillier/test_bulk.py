@@ -8,7 +8,7 @@ import pytest
 import ray
 
 from ppml.crypto.paillier import Decryptor, EncryptedArray, ObfuscatorPool
-from ppml.crypto.paillier.bulk import Resident, pinned_here, run_batches, split
+from ppml.parallel import Resident, pinned_here, run_batches, split
 
 
 def test_split_gives_contiguous_near_equal_chunks():

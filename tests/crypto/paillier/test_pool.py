@@ -74,4 +74,4 @@ def test_a_streamed_pool_hands_out_fresh_values_as_they_arrive(ray_cluster, smal
     with pytest.raises(PoolExhaustedError, match="needed"):
         pool.take(len(pool) + 1)              # values that arrived unasked are fresh too
     pool.close()
-    assert pool._streams == [] and len(pool) == 0
+    assert len(pool._streams) == 0 and len(pool) == 0

@@ -1,1 +1,0 @@
-"""Bandit protocols and their plaintext references."""

@@ -1,0 +1,40 @@
+"""Every party in one process: the context the local runtime and single-process tools use.
+
+All P parties (and any clients) share one `LocalComm`; each party's keys are still its own
+(`keys.local_keys`), and one numpy call advances every party at once along the leading
+held-party axis (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from ppml.checks import check_int
+from ppml.crypto.rng import KEY_BYTES
+from ppml.mpc.comm import LocalComm
+from ppml.mpc.context import Context
+from ppml.mpc.dealer import Dealer, DealerStore
+from ppml.mpc.keys import local_keys
+
+
+def check_parties(parties) -> int:
+    return check_int("parties", parties, 2, what="an integer")
+
+
+def check_clients(clients) -> int:
+    return check_int("clients", clients, 0, what="an integer")
+
+
+def check_key(key) -> bytes:
+    if not isinstance(key, bytes) or len(key) != KEY_BYTES:
+        raise ValueError(f"dealer_secret must be {KEY_BYTES} bytes, got {key!r:.40}")
+    return key
+
+
+def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "bounded",
+                  record_views: bool = False, clients: int = 0,
+                  dealer_secret: bytes | None = None, workers: int = 1) -> Context:
+    """A context holding every party and client in this process (the local runtime)."""
+    comm = LocalComm(parties, record_views=record_views, clients=clients)
+    keys, derived_secret = local_keys(parties, seed, clients)
+    dealer_secret = derived_secret if dealer_secret is None else check_key(dealer_secret)
+    store = DealerStore(comm.held, keys.dealer, Dealer(keys.dealer, dealer_secret))
+    return Context(comm, keys, store, precision_bits, truncation, workers)

@@ -1,0 +1,174 @@
+"""Bulk work of one party as Ray tasks and actors pinned to that party's own node.
+
+The one place below `ppml.runtime` that talks to Ray, so that `ppml.crypto` and `ppml.mpc` need
+not: Hannun et al. (section 5) split the weight updates over arms, and Ciucanu et al.'s LinUCB-DS
+(section 5, Fig. 6) spends its time in bulk dot products and decryptions.  Everything here runs
+on the caller's node (``NodeAffinitySchedulingStrategy(soft=False)``): a party's plaintexts and
+its obfuscators never leave its own machine.
+
+* `run_batches`: the first batch in this process while the others run as pinned tasks;
+* `Resident`: an object (a private key, fixed-base tables) loaded once into pinned actors and
+  used batch after batch;
+* `Streams`: generator tasks that make values in the background (obfuscators) while the caller
+  works, handed over as they arrive.
+
+Why these shapes, and what they measured: docs/paillier.md ("Bulk work") and docs/mpc.md.
+"""
+
+from __future__ import annotations
+
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from ppml.checks import check_int
+
+
+def split(items, parts: int) -> list[list]:
+    """Contiguous chunks of ``items`` of near-equal length: min(parts, len(items)) of them (at
+    least one)."""
+    items = list(items)
+    parts = max(1, min(parts, len(items)))
+    size, extra = divmod(len(items), parts)
+    chunks, start = [], 0
+    for index in range(parts):
+        end = start + size + (index < extra)
+        chunks.append(items[start:end])
+        start = end
+    return chunks
+
+
+def check_workers(workers: int) -> int:
+    """Return ``workers`` if it is a positive integer, else raise a ValueError."""
+    return check_int("workers", workers, 1, what="an integer")
+
+
+def pinned_here() -> NodeAffinitySchedulingStrategy:
+    """A strategy that runs a task or actor on this process's node, or fails (soft=False)."""
+    if not ray.is_initialized():
+        raise RuntimeError("workers > 1 runs Ray tasks on this node: call ray.init() first, "
+                           "or use workers=1")
+    return NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(),
+                                          soft=False)
+
+
+@ray.remote
+def _apply(fn, *args):
+    return fn(*args)
+
+
+def run_batches(fn, batches: list[tuple], workers: int) -> list:
+    """``[fn(*batch) for batch in batches]``: in this process if ``workers <= 1``; else the
+    batches after the first as Ray tasks pinned to this node, submitted before this process
+    computes the first.  For public computations and their own outputs only; never pass a
+    private key."""
+    check_workers(workers)
+    if workers == 1 or len(batches) <= 1:
+        return [fn(*batch) for batch in batches]
+    remote = batches[1:]
+    uses: dict[int, list] = {}
+    for batch in remote:
+        for arg in batch:
+            uses.setdefault(id(arg), [arg, 0])[1] += 1
+    shared = {key: ray.put(arg) for key, (arg, count) in uses.items() if count > 1}
+    task = _apply.options(scheduling_strategy=pinned_here())
+    refs = [task.remote(fn, *(shared.get(id(arg), arg) for arg in batch)) for batch in remote]
+    return [fn(*batches[0])] + ray.get(refs)
+
+
+@ray.remote
+def _stream(make, source, count: int, chunk: int):
+    """A generator task: ``count`` values of ``make(source, c)``, ``chunk`` at a time."""
+    for start in range(0, count, chunk):
+        yield make(source, min(chunk, count - start))
+
+
+class Streams:
+    """Pinned generator tasks making values in the background, taken as they arrive."""
+
+    def __init__(self):
+        self._tasks: list = []
+
+    def start(self, make, source, count: int, chunk: int) -> None:
+        """A task yielding ``count`` values of ``make(source, c)``, ``chunk`` per message."""
+        task = _stream.options(scheduling_strategy=pinned_here())
+        self._tasks.append(task.remote(make, source, count, chunk))
+
+    def arrived(self) -> list:
+        """The next chunk a task has sent, or [] if none is waiting (finished tasks are dropped
+        on the way)."""
+        while self._tasks:
+            ready, _ = ray.wait(self._tasks, num_returns=1, timeout=0)
+            if not ready:
+                return []
+            try:
+                return ray.get(next(ready[0]))
+            except StopIteration:
+                self._tasks.remove(ready[0])
+        return []
+
+    def __len__(self) -> int:
+        """Tasks that may still send values."""
+        return len(self._tasks)
+
+    def close(self) -> None:
+        """Cancel every task."""
+        for task in self._tasks:
+            ray.cancel(task)
+        self._tasks = []
+
+
+@ray.remote(num_cpus=0)
+class _Holder:
+    """One worker process on this node that holds one object, loaded once."""
+
+    def load(self, obj) -> None:
+        self._obj = obj
+
+    def map(self, method: str, batches: list[tuple]) -> list:
+        return [getattr(self._obj, method)(*batch) for batch in batches]
+
+
+class Resident:
+    """An object used batch after batch: held in this process, and with ``workers > 1`` also
+    loaded once into ``workers - 1`` long-lived Ray actors pinned to this node (``num_cpus=0``:
+    ``workers`` alone bounds the parallelism).  For state too costly to ship with every task: a
+    private key (`Decryptor`), or LinUCB-DS's fixed-base tables (whose pickle carries only their
+    bases; each actor rebuilds them once, while this process goes on: the first `map` waits for
+    the loads).  Make it inside the owner's process; the object reaches each actor once, as the
+    argument of one actor method call, never as a task or actor-creation argument."""
+
+    def __init__(self, obj, workers: int = 1):
+        self.workers = check_workers(workers)
+        self._obj = obj
+        self._actors = []
+        self._loading = []
+        if workers > 1:
+            holder = _Holder.options(scheduling_strategy=pinned_here())
+            self._actors = [holder.remote() for _ in range(workers - 1)]
+            self._loading = [actor.load.remote(obj) for actor in self._actors]
+
+    def map(self, method: str, batches: list[tuple]) -> list:
+        """``[obj.method(*batch) for batch in batches]``, in ``workers`` contiguous shares: the
+        actors' shares submitted first (one call each), the first share computed here
+        meanwhile."""
+        if self._obj is None:
+            raise RuntimeError("this Resident was closed")
+        if self._loading:
+            ray.get(self._loading)
+            self._loading = []
+        shares = split(batches, self.workers)
+        refs = [actor.map.remote(method, share) for actor, share in zip(self._actors, shares[1:])]
+        out = [getattr(self._obj, method)(*batch) for batch in shares[0]]
+        for part in ray.get(refs) if refs else []:        # ray.get would start Ray
+            out.extend(part)
+        return out
+
+    def close(self) -> None:
+        """Drop the object and stop the actors (their copies go with their processes)."""
+        for actor in self._actors:
+            ray.kill(actor)
+        self._actors, self._loading, self._obj = [], [], None
+
+    def __reduce__(self):
+        raise TypeError("a Resident may hold its owner's secrets and cannot be pickled; make one "
+                        "inside the owner's process")

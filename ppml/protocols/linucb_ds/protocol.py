@@ -1,0 +1,360 @@
+"""LinUCB-DS (Ciucanu et al., section 3, Figs. 3-4): P and Comp, and a driver for a whole run.
+
+One protocol class per cloud node, parametrised by the plaintext policy (`ppml.protocols.linucb_ds.reference`:
+LinUCB's constants and penalty, or SpectralUCB's), so SpectralUCB-DS is the same code
+(`spectral.SpectralUCB`).  The messages are those of Fig. 3:
+
+    1     DC -> P  N;   DO -> P  the arms, theta* = E_Comp(theta), the constants (and noise eta)
+    3.ii  P -> Comp   sigma_t(listB*), packed                      (N - 1 times)
+    4.i   Comp -> P   the position of the first maximum            (N - 1 times)
+    5     P -> Comp   E_Comp(rand) s* = E_Comp(rand + s)
+    6     Comp -> P   E_DC(rand + s)
+    7     P -> DC     E_DC(rand + s) E_DC(-rand) = E_DC(s)
+
+Beyond the paper and the authors' code:
+
+* One public scale 2^-s for every encoding (`FixedPoint`): ciphertexts carry nothing
+  data-dependent, and the run is exactly a fixed-point LinUCB (`linucb.run_fixed_point`).
+* sigma_t, the first arm and the key-switch mask come from the CSPRNG (`linucb.Coins`, an
+  AES-CTR stream under an os.urandom key, and ``secrets``); rand is uniform in Z_n, so
+  rand + s mod n is uniform whatever s is (Theorem 8 holds exactly, not statistically).
+* The exploration terms and eta enter as plaintexts, E(m) = 1 + m n: no randomness is needed
+  inside P.  What leaves P is re-randomised with a fresh obfuscator from an offline
+  `ObfuscatorPool` (Comp holds the key and could otherwise strip the structured randomness of
+  B_i* and undo sigma_t): r^n by default, or DJN short exponents (``obfuscator="djn"``), with
+  the extra assumption of docs/paillier.md.  DO's d encryptions and the key switch's few
+  obfuscators are always r^n (a DJN base costs more than it saves there).
+* Step (3).ii computes the permuted scores already packed: Comp decrypts ceil(K / slots)
+  ciphertexts instead of K.  Each packed ciphertext is computed from the fixed theta* with
+  precomputed tables (`ds_scores.PackedScores`): b* = theta*^G E(e) with P's plaintext integers
+  G = sum x x^T and e = sum eta x, so every B_i* is theta* raised to integers P computes in the
+  clear, C_i = x_i^T A^-1 G, times E(x_i^T A^-1 e + exploration) (step (3).i becomes plaintext
+  products).  P rounds C_i and x_i^T A^-1 e so that the scores are at scale k = 2, not the
+  exact product's k = 5 (`FixedPoint.score_terms`), and the public bounds that size the slots
+  come from spectral norms (`coefficient_bound`): 70-bit slots at s = 28, one ciphertext a round
+  at K = 15 on a 2048-bit key.
+* pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
+  EDP(theta*, x_i) per arm once pulled: step (4).ii then costs two multiplications.
+* With ``workers > 1`` each costly step is split into ``workers`` shares, the owner's process
+  computing the first while ``workers - 1`` actors pinned to its node compute the others
+  (`bulk.Resident`): one actor call per extra worker and step a round.  The packed groups of
+  (3).ii go to P's process and actors that each build theta*'s tables once; Comp's
+  decryptions to Comp's process and key-holding actors on Comp's node (`Decryptor`); the
+  obfuscator pool streams from ``workers - 1`` pinned generator tasks while the rounds run,
+  P's process making one itself only when none has arrived (`ObfuscatorPool(stream=True)`).
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import time
+
+import gmpy2
+import numpy as np
+
+from ppml.protocols.linucb_ds.roles import DataClient, DataOwner, Link, Participant, keypair
+from ppml.protocols.linucb_ds.scores import PackedScores
+from ppml.protocols.linucb_ds.reference import Coins, FixedPoint, LinearUCB, first_maximum
+from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
+from ppml.parallel import Resident, check_workers, split
+from ppml.crypto.rng import fresh_key
+from ppml.runtime import roles
+
+def _norms(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> tuple:
+    """(max ||x_i||_2 of the rounded arms, and a bound on ||Â G||_2 over the run).
+
+    Â is A^-1 rounded to k = 1 and G the sum of the rounded arms' x x^T, so ||Â G|| is at most
+    ||A^-1 G_float|| = ||I - A^-1 penalty|| <= 1 + lambda_max / lambda_min (A >= penalty), plus
+    ||A^-1|| ||G - G_float|| and ||Â - A^-1|| ||G||, from roundings of 2^-(s+1) and float64's
+    inverse (relative error cond(A) 1e-16, with cond(A) <= N x^2 / lambda_min, 100x over).
+    `Principal` also checks every round's scores against the bound it derives."""
+    s, d, n = fixed.scale_bits, policy.d, horizon
+    x = float(np.max(np.linalg.norm(policy.arms, axis=1))) + math.sqrt(d) * 2.0**-s  # rounded too
+    low = policy.min_penalty_eigenvalue()
+    arm_error = n * (2 * x + 1) * math.sqrt(d) * 2.0**-s           # ||G - G_float||_2
+    a_error = d * 2.0**-s + n * x * x * 1e-14 / low**2               # rounding, float64 inverse
+    return x, 1 + policy.max_penalty_eigenvalue() / low + arm_error / low + a_error * n * x * x
+
+
+def coefficient_bound(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> int:
+    """A public bound on ||C_i||_2 >= |C_ij| over the run, C_i = round(x_i^T Â G 2^-3s) the
+    exponents of theta* in B_i* (`score_terms`): 2^s ||x_i|| ||Â G|| (`_norms`) plus the
+    roundings of C_i's d entries."""
+    x, spread = _norms(fixed, policy, horizon)
+    return math.ceil(2.0**fixed.scale_bits * x * spread * (1 + 1e-9) + math.sqrt(policy.d)) + 1
+
+
+def theta_bound(fixed: FixedPoint, theta_norm_bound: float, d: int) -> int:
+    """A bound on ||theta||_2 at k = 1 from the public S >= ||theta||: 2^s S plus the roundings
+    of theta's d entries."""
+    return math.ceil(2.0**fixed.scale_bits * theta_norm_bound + math.sqrt(d))
+
+
+def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, noise_max: float,
+                horizon: int) -> int:
+    """A public bound on |B_i| = |C_i . theta + w_i + omega_i| (k = 2) over the whole run, from
+    the public S >= ||theta||_2, the noise bound, the arms, N and the penalty's eigenvalues:
+    |C_i . theta| <= ||C_i|| ||theta||, and |w_i| = |x_i^T Â e| <= ||x_i|| ||Â|| N eta x."""
+    s, d = fixed.scale_bits, policy.d
+    x, _ = _norms(fixed, policy, horizon)
+    theta = theta_bound(fixed, theta_norm_bound, d)                         # ||theta||, k = 1
+    a_norm = 1 / policy.min_penalty_eigenvalue() + d * 2.0**-s            # ||Â||_2
+    eta = noise_max + 2.0**-(2 * s)                                       # |eta| after rounding
+    w = 2.0**(2 * s) * x * a_norm * horizon * eta * x + 1
+    exploration = policy.width(max(horizon - 1, 1)) * x / math.sqrt(
+        policy.min_penalty_eigenvalue())
+    real = coefficient_bound(fixed, policy, horizon) * theta + w + exploration * 2.0**(2 * s)
+    return math.ceil(real * (1 + 1e-9)) + 4
+
+
+def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
+    """Step 5: (E(rand) s* = E(rand + s), rand) with rand uniform in Z_n from ``secrets``, so the
+    value Comp decrypts, rand + s mod n, is uniform in Z_n whatever s is (Theorem 8)."""
+    rand = secrets.randbelow(int(public_key.n))
+    masked = sum_ciphertext * public_key.encrypt_raw([rand], [obfuscator])[0] % public_key.nsquare
+    return masked, rand
+
+
+class Principal(Participant):
+    """P (Fig. 4(a)): pulls, keeps A in plain and s*, b* encrypted, computes theta_hat* and the
+    B_i*, permutes, and runs its side of the key switch.  It never holds a private key."""
+
+    name = "P"
+
+    def __init__(self, policy: LinearUCB, scale_bits: int, workers: int = 1,
+                 obfuscator: str = "full"):
+        super().__init__()
+        self.policy = policy
+        self.fixed = FixedPoint(scale_bits)
+        self.workers = check_workers(workers)
+        self.obfuscator = obfuscator
+        self.arms_pulled: list[int] = []
+
+    def connect(self, do, dc, comp, comp_key, dc_key, coin_key: bytes | None = None) -> None:
+        """Links to the other parties and their public keys (public-key infrastructure), and
+        P's coins: a fresh os.urandom key drawn here, or ``coin_key`` from an evaluation harness
+        that replays them in a reference (a method argument, never an actor-creation argument,
+        which Ray keeps in its control store)."""
+        self.coins = Coins(fresh_key() if coin_key is None else coin_key)
+        self.comp_key, self.dc_key = comp_key, dc_key
+        self.do = Link("P", "DO", do, self.transcript)
+        self.dc = Link("P", "DC", dc, self.transcript)
+        self.comp = Link("P", "Comp", comp, self.transcript)
+
+    def setup(self) -> dict:
+        """Step 1 (N from DC; arms, theta*, constants from DO), the public slot layout, and the
+        offline phase: every obfuscator of the run."""
+        self.horizon = self.dc.fetch("1", "N", "budget")
+        step1 = self.do.fetch("1", "arms, theta*, constants", "outsource", self.comp_key,
+                              self.fixed.encoding)
+        with self.clock("offline"):
+            arms = step1["arms"]
+            if arms.shape != self.policy.arms.shape or not np.array_equal(arms,
+                                                                          self.policy.arms):
+                raise ValueError("DO's arms differ from the policy's arms")
+            self.theta = list(step1["theta"].ciphertexts)
+            self.noise = step1["noise"]
+            self.x = self.fixed.ints(arms)
+            bound = score_bound(self.fixed, self.policy, step1["theta_norm_bound"],
+                                float(np.max(np.abs(self.noise))), self.horizon)
+            self.offset = bound
+            self.theta_bound = theta_bound(self.fixed, step1["theta_norm_bound"], self.policy.d)
+            self.layout = SlotLayout.for_key(self.comp_key, value_max=2 * bound)
+            K = self.policy.K
+            self.groups = -(-K // self.layout.slots)
+            scores = PackedScores(self.comp_key, self.theta, self.layout.slot_bits, -(-K //
+                                  self.groups), coefficient_bound(self.fixed, self.policy,
+                                                                  self.horizon))
+            self.scores = Resident(scores, self.workers)    # actors build tables during the pool
+            needed = (self.horizon - 1) * self.groups + 1
+            self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
+                                       workers=self.workers, obfuscator=self.obfuscator,
+                                       stream=True)
+            self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
+            self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
+            self._pulls: dict = {}
+            d = self.policy.d
+            self.G = np.full((d, d), 0, dtype=object)         # sum x x^T: b* = theta*^G E(e)
+            self.e = np.full(d, 0, dtype=object)              # sum eta x
+        return {"slot_bits": self.layout.slot_bits, "slots": self.layout.slots,
+                "groups": self.groups}
+
+    # --- pull*, s*, b* (steps 2 and 4.ii) ------------------------------------------------------
+    def _pull(self, t: int, arm: int) -> None:
+        """r* = pull*(x_m) = EDP(theta*, x_m) E(eta); s* = s* r*; A += x x^T; b* = b* (r*)^x,
+        kept as what b* encrypts over the fixed theta*: G += x x^T, e += eta x (`ds_scores`)."""
+        pk, nsquare, x = self.comp_key, self.comp_key.nsquare, self.x[arm]
+        if arm not in self._pulls:
+            self._pulls[arm] = ops.dot(pk, self.theta, x)
+        eta = self.fixed.eta(self.noise, t, arm)
+        reward = ops.add_plain(pk, [self._pulls[arm]], [eta % pk.n])[0]
+        self.counts["encryptions"] += 1                  # E(eta), a plaintext: 1 + eta n
+        d = len(x)
+        self.counts["multiplications"] += d
+        self.counts["additions"] += d + (t > 0)
+        self.s = reward if t == 0 else self.s * reward % nsquare
+        self.G = self.G + np.outer(x, x)
+        self.e = self.e + eta * x
+        self.policy.pull(arm)
+        self.arms_pulled.append(arm)
+
+    def run(self) -> list[int]:
+        """Step 2, then steps 3 and 4 for 1 <= t < N; returns the arms pulled."""
+        with self.clock("2"):
+            self._pull(0, self.coins.first_arm(self.policy.K))
+        for t in range(1, self.horizon):
+            message, sigma = self._scores(t)
+            position = self.comp.send("3.ii", "sigma(listB*)", "argmax", message,
+                                      reply=("4.i", "argmax position"))
+            with self.clock("4.ii"):
+                self._pull(t, int(sigma[position]))
+        return self.arms_pulled
+
+    def _scores(self, t: int) -> tuple[dict, np.ndarray]:
+        """Step 3: theta_hat* = A^-1 b* kept as the coefficients of theta* in each B_i*
+        (i: C = X A^-1 G and w = X A^-1 e, plaintext integers rounded to k = 2), then
+        sigma_t(listB*) packed from theta* (`ds_scores`) and re-randomised (ii)."""
+        pk, K, d = self.comp_key, self.policy.K, self.policy.d
+        with self.clock("3.i"):
+            a_inverse, a_float = self.fixed.a_inverse(self.policy)
+            coefficients, w = self.fixed.score_terms(a_inverse, self.x, self.G, self.e)
+        with self.clock("3.ii"):
+            varying = self.fixed.exploration(self.policy, t, a_float) + w
+            self._check_scores(t, coefficients, varying)
+            plain = varying + self.offset
+            sigma = self.coins.permutation(K)
+            groups = split(sigma, self.groups)
+            packed = self.scores.map("__call__", [([coefficients[i] for i in group],
+                                                   [plain[i] for i in group])
+                                                  for group in groups])
+            packed = pk.rerandomize_raw(packed, self.pool.take(len(packed)))
+            self.counts["multiplications"] += d * len(packed)           # theta*_j^(E_j)
+            self.counts["additions"] += (d + 2) * len(packed)   # products, h W, plain, obfuscator
+            self.counts["packed_ciphertexts"] += len(packed)
+        message = {"ciphertexts": packed, "slot_bits": self.layout.slot_bits,
+                   "sizes": [len(group) for group in groups]}
+        return message, sigma
+
+    def _check_scores(self, t: int, coefficients, varying) -> None:
+        """|B_i| <= ||C_i|| ||theta|| + |w_i + omega_i| within the public bound of the slots,
+        from P's own plaintexts: a spill between slots is refused, never sent."""
+        for row, rest in zip(coefficients, varying):
+            norm = math.isqrt(sum(int(c) * int(c) for c in row)) + 1
+            if norm * self.theta_bound + abs(int(rest)) > self.offset:
+                raise RuntimeError(f"round {t}: a score could exceed the public bound "
+                                   f"{self.offset} of the packed slots; refusing to send it")
+
+    # --- key switching (steps 5-7) --------------------------------------------------------------
+    def key_switch(self) -> None:
+        """Step 5: E_Comp(rand) s* with rand uniform in Z_n; step 7: E_DC(rand + s) E_DC(-rand)."""
+        pk = self.comp_key
+        with self.clock("5"):
+            masked, rand = mask_sum(pk, self.s, self.pool.take(1)[0])
+            self.counts["encryptions"] += 1
+            self.counts["additions"] += 1
+        switched = self.comp.send("5", "E_Comp(rand + s)", "switch", masked, self.dc_key,
+                                  reply=("6", "E_DC(rand + s)"))
+        with self.clock("7"):
+            dc = self.dc_key
+            minus = dc.encrypt_raw([(-rand) % dc.n], self.dc_pool.take(1))[0]
+            result = switched * minus % dc.nsquare
+            self.counts["encryptions"] += 1
+            self.counts["additions"] += 1
+        self.dc.send("7", "E_DC(s)", "receive_sum", result, int(pk.n))
+
+    def close(self) -> None:
+        """Stop the actors holding theta*'s tables and the pool's streaming tasks, if any."""
+        for resource in ("scores", "pool"):
+            if hasattr(self, resource):
+                getattr(self, resource).close()
+
+
+class Comp(Participant):
+    """Comp (Fig. 4(b)): the only holder of its private key; decrypts the permuted packed scores
+    and answers the position of the first maximum (step 4.i); re-encrypts rand + s under DC's key
+    (step 6).  ``record_view=True`` keeps what it decrypted, for the tests of its view."""
+
+    name = "Comp"
+
+    def __init__(self, key_bits: int, insecure_key_bits_ok: bool = False,
+                 seed: int | None = None, workers: int = 1, record_view: bool = False):
+        super().__init__()
+        self.public_key, self._private_key = keypair(key_bits, insecure_key_bits_ok, seed,
+                                                     "Comp")
+        self._decryptor = Decryptor(self._private_key, workers)
+        self.view: list | None = [] if record_view else None
+
+    def key(self):
+        return self.public_key
+
+    def argmax(self, message: dict) -> int:
+        """Step 4.i: one decryption per packed ciphertext; the first maximum of the slots."""
+        with self.clock("4.i"):
+            bits = message["slot_bits"]
+            mask = (1 << bits) - 1
+            residues = self._decryptor.decrypt_raw(message["ciphertexts"])
+            values = [m >> (j * bits) & mask for m, size in zip(residues, message["sizes"])
+                      for j in range(size)]
+            self.counts["decryptions"] += len(residues)
+            self.counts["decrypted_values"] += len(values)
+            if self.view is not None:
+                self.view.append(values)
+            return first_maximum(values)
+
+    def switch(self, masked, dc_key) -> gmpy2.mpz:
+        """Step 6: v = rand + s mod n (uniform in Z_n), returned as E_DC(v)."""
+        with self.clock("6"):
+            value = self._private_key.decrypt_raw([masked])[0]
+            out = dc_key.encrypt_raw([value], ObfuscatorPool(dc_key, 1).take(1))[0]
+            self.counts["decryptions"] += 1
+            self.counts["encryptions"] += 1
+            self.counts["fresh_obfuscators"] += 1
+            if self.view is not None:
+                self.view.append(int(value))
+            return out
+
+    def views(self) -> list | None:
+        return self.view
+
+    def close(self) -> None:
+        self._decryptor.close()
+
+
+def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int = 2048,
+                 scale_bits: int = 28, coin_key: bytes | None = None,
+                 theta_norm_bound: float,
+                 runtime: str = "local", workers: int = 1, obfuscator: str = "full",
+                 insecure_key_bits_ok: bool = False, seed: int | None = None,
+                 record_view: bool = False) -> dict:
+    """A whole LinUCB-DS run with the four parties in ``runtime``; returns the arms P pulled,
+    DC's sum (integer at k = 2 and real), wall seconds, each party's stats, and Comp's view if
+    recorded.  ``obfuscator`` is the kind of P's pool for Comp's key (`ObfuscatorPool`: "full"
+    r^n, or "djn" short exponents with their extra assumption).  ``coin_key`` keys P's CSPRNG
+    stream (give the plaintext reference the same key to replay its choices; None: P draws its
+    own); ``seed`` derives the Paillier keys from a public seed (INSECURE)."""
+    if horizon < 1:
+        raise ValueError(f"horizon must be >= 1, got {horizon}")
+    comp = roles.spawn(Comp, runtime, key_bits, insecure_key_bits_ok, seed, workers, record_view)
+    dc = roles.spawn(DataClient, runtime, horizon, key_bits, insecure_key_bits_ok, seed)
+    do = roles.spawn(DataOwner, runtime)
+    p = roles.spawn(Principal, runtime, policy, scale_bits, workers, obfuscator, timeout_s=None)
+    parties = (do, dc, p, comp)
+    try:
+        do.call("load", theta, policy.arms, noise, theta_norm_bound)
+        p.call("connect", do, dc, comp, comp.call("key"), dc.call("key"), coin_key)
+        start = time.perf_counter()
+        layout = p.call("setup")
+        online = time.perf_counter()
+        arms = p.call("run")
+        p.call("key_switch")
+        end = time.perf_counter()
+        fixed = FixedPoint(scale_bits)
+        sum_int = dc.call("result")
+        return {"arms": arms, "sum_int": sum_int, "sum": fixed.reward_real(sum_int),
+                "wall_s": end - start, "online_s": end - online, "offline_s": online - start,
+                "layout": layout, "stats": {s["name"]: s for s in
+                                            (x.call("stats") for x in parties)},
+                "comp_view": comp.call("views")}
+    finally:
+        roles.teardown(parties)

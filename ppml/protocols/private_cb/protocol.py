@@ -1,0 +1,240 @@
+"""Private contextual bandits: Hannun et al.'s Algorithm 1 on secret shares.
+
+Roles (every role is a party of the engine: an index in the local runtime, an actor in Ray):
+
+* feature parties 0..P-1 hold the shares and each owns a contiguous block of the D context
+  features, which it never shows (lines 5-7);
+* p' (rank P, a client of the engine: it holds no shares) learns the arm a_t and pulls it
+  (lines 16-18);
+* p'' (rank P + 1, a client) receives the reward r_t and shares it (line 19).
+
+State per arm a, shared: W_a^-1 (identity at the start, lines 1-3) and b_a (zero).  Every step
+updates all arms, masked by the secret one-hot o_a, so no feature party learns the arm.  Scores
+use s_{t,a} = b_a^T (W_a^-1 x_t), which equals w_a^T x_t with w_a = W_a^-1 b_a (lines 10-11)
+because W_a^-1 is symmetric, and share u_a = W_a^-1 x_t with the Sherman-Morrison update (eq. 1):
+    W_a^-1 <- W_a^-1 - o_a u_a u_a^T / (1 + x_t^T u_a).
+Since W_a >= (1 + delta) I and |x_t| = 1, the denominator lies in [1, 1 + 1 / (1 + delta)]: the
+reciprocal's domain.
+
+The state is kept at scale 2L when the ring allows it (`PrivateCBConfig.wide`): the update of
+lines 20-23 is then added at the full scale of its products, with no truncation, so eq. 1
+loses nothing to rounding and a step saves its largest truncation ([A, D, D]); u_a is still
+computed at L, and the scores s~ and x^T u_a stay at 2L (the argmax compares any scale, and
+the reciprocal's first truncation takes x^T u_a back to L), which saves their truncation round.
+
+Options of the paper's section 7, off by default: a diagonal regulariser delta (W_a starts at
+(1 + delta) I) and an exact refresh of W_a^-1 every k steps (two Newton-Schulz iterations
+X <- X (2I - W X) from the drifted inverse; W_a is then kept as well, one more product a step).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+import ppml.mpc as mpc
+from ppml.mpc.functions import START_VALUES
+from ppml.mpc.protocols.argmax import METHODS
+
+
+@dataclass(frozen=True)
+class PrivateCBConfig:
+    """The public parameters every party knows."""
+
+    parties: int
+    arms: int
+    dims: int
+    horizon: int
+    epsilon: float
+    regularizer: float = 0.0
+    refresh_every: int = 0
+    nr_iterations: int | None = None   # None: enough for L bits on the denominator's domain
+    reciprocal_start: str = "linear"
+    argmax_method: str = "pairwise"
+    reward_bound: float = 1.0          # public: p'' refuses a reward r_t with |r_t| above it
+
+    def __post_init__(self):
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError(f"epsilon must lie in [0, 1], got {self.epsilon}")
+        if self.regularizer < 0:
+            raise ValueError(f"regularizer must be >= 0, got {self.regularizer}")
+        if not self.reward_bound > 0:
+            raise ValueError(f"reward_bound must be > 0, got {self.reward_bound}")
+        if self.refresh_every < 0:
+            raise ValueError(f"refresh_every must be >= 0, got {self.refresh_every}")
+        if self.dims < self.parties:
+            raise ValueError(f"dims must be >= parties ({self.parties}) so that every feature party"
+                             f" owns a feature, got dims={self.dims}")
+        if self.reciprocal_start not in START_VALUES:
+            raise ValueError(f"reciprocal_start must be one of {START_VALUES}, got "
+                             f"{self.reciprocal_start!r}")
+        if self.argmax_method not in METHODS:
+            raise ValueError(f"argmax_method must be one of {METHODS}, got {self.argmax_method!r}")
+
+    @property
+    def puller(self) -> int:
+        return self.parties
+
+    @property
+    def rewarder(self) -> int:
+        return self.parties + 1
+
+    @functools.cached_property
+    def feature_blocks(self) -> list:
+        """The columns each feature party owns: contiguous, as equal as possible."""
+        return np.array_split(np.arange(self.dims), self.parties)
+
+    def denominator_domain(self) -> tuple:
+        return (1.0, 1.0 + 1.0 / (1.0 + self.regularizer))
+
+    def wide(self, precision_bits: int, truncation: str) -> bool:
+        """Whether W_a^-1, b_a and the scores s~ are kept at scale 2L (else L).
+
+        At 2L, u_a = W_a^-1 x is a product at 3L and is truncated by 2L bits, which the bounded
+        and exact truncations do correctly when |u_a| 2^(3L) < 2^62: |u_a| <= 1 because
+        W_a >= I and |x_t| <= 1, so 3L <= 60.  b_a holds at most T rewards times x_t, so
+        T reward_bound 2^(2L) must stay below 2^61.  The argmax compares the keys
+        s~ A + gamma at 2L: the ridge estimate has |w_a| <= sqrt(T) reward_bound / 2 and an
+        explored score is below 1, so |s~| <= max(sqrt(T) reward_bound, 1), and that times
+        A 2^(2L) must stay below 2^60.
+        The probabilistic truncation fails with probability |value| / 2^64 and keeps L.
+        """
+        L, bound = precision_bits, self.reward_bound
+        return (truncation != "probabilistic" and 3 * L <= 60
+                and self.horizon * bound < 2.0 ** (61 - 2 * L)
+                and max(math.sqrt(self.horizon) * bound, 1.0) * self.arms < 2.0 ** (60 - 2 * L))
+
+
+class PrivateLinearBandit:
+    """The shared state of Algorithm 1 and its steps, for the ranks held in a context."""
+
+    def __init__(self, ctx, config: PrivateCBConfig):
+        self.ctx, self.config = ctx, config
+        a, d = config.arms, config.dims
+        eye = np.tile(np.eye(d), (a, 1, 1))
+        self.wide = config.wide(ctx.precision_bits, ctx.truncation)
+        self.w_inv = ctx.constant(eye / (1.0 + config.regularizer)).at_scale(self.state_bits)
+        self.w = ctx.constant(eye * (1.0 + config.regularizer)) if config.refresh_every else None
+        self.b = ctx.constant(np.zeros((a, d))).at_scale(self.state_bits)      # lines 1-3
+        self.steps = 0
+
+    @property
+    def state_bits(self) -> int:
+        """The scale of W_a^-1 and b_a: 2L when `wide`, else L."""
+        return self.ctx.precision_bits * (2 if self.wide else 1)
+
+    def share_context(self, blocks: dict):
+        """Lines 5-7: every feature party shares its own block; the blocks are concatenated.
+
+        ``blocks`` maps the feature parties held here to their block of x_t.
+        """
+        parts = [self.ctx.share(blocks.get(p), owner=p, shape=(len(cols),))
+                 for p, cols in enumerate(self.config.feature_blocks)]
+        return mpc.concatenate(parts)
+
+    def private_scores(self, x) -> tuple:
+        """Lines 8-13: the differentially private scores, and what the update reuses.
+
+        Line 13's y v + (1 - y) s is assembled from products made beside u_a = W_a^-1 x:
+        (1 - y) b_a and y v (bits times reals, no truncation), so that
+        s~ = (1 - y) b_a^T u_a + y v_a needs no round of its own; the next round gives
+        (1 - y) s_{t,a} and x^T u_a together.
+        """
+        c = self.config
+        y = mpc.bernoulli(self.ctx, c.epsilon)                                # line 8
+        v = mpc.uniform(self.ctx, (c.arms,))                                  # line 12
+        u, kept, explored = mpc.products([(self.w_inv, x), (1 - y, self.b), (y, v)],
+                                         kind=["matmul", "mul", "mul"])       # u_a = W_a^-1 x
+        rows = mpc.stack([kept, x.broadcast_to((c.arms, c.dims))], axis=1)   # [A, 2, D]
+        (dots,) = mpc.products([(rows, u.reshape(c.arms, c.dims, 1))], kind="matmul",
+                               keep_scale=self.wide)                          # at 2L if wide
+        dots = dots.reshape(c.arms, 2)
+        return dots[:, 0] + explored, u, dots[:, 1]                           # line 13; x^T u_a
+
+    def update(self, x, u, quad, onehot, reward) -> None:
+        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1:
+
+            W_a^-1 <- W_a^-1 - (u_a / (1 + x^T u_a)) (o_a u_a)^T,    b_a <- b_a + (o_a r_t) x_t.
+
+        u_a / (1 + x^T u_a) comes out of the reciprocal's own rounds (a quotient), o_a u_a and
+        o_a r_t take one round (bits times reals: no truncation), and both updates one more,
+        with the only [A, D, D] product of the step, truncated to L only when the state is
+        kept at L (`PrivateCBConfig.wide`).
+        """
+        c = self.config
+        scaled = (quad.reshape(c.arms, 1) + 1).reciprocal(
+            c.nr_iterations, c.reciprocal_start, c.denominator_domain(), numerator=u)
+        paid, picked = mpc.products([(onehot, reward), (onehot.reshape(c.arms, 1), u)])
+        step_w, step_b = mpc.products([(scaled.reshape(c.arms, c.dims, 1),
+                                        picked.reshape(c.arms, 1, c.dims)),
+                                       (paid.reshape(c.arms, 1), x.reshape(1, c.dims))],
+                                      keep_scale=self.wide)
+        self.w_inv = self.w_inv - step_w                                      # eq. 1, line 21
+        self.b = self.b + step_b                                              # line 22
+        if self.w is not None:
+            outer = x.reshape(c.dims, 1) * x.reshape(1, c.dims)
+            self.w = self.w + onehot.reshape(c.arms, 1, 1) * outer            # line 21 itself
+        self.steps += 1
+        if c.refresh_every and self.steps % c.refresh_every == 0:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Two Newton-Schulz iterations X <- X (2I - W X): the drift of eq. 1 squared away."""
+        eye = np.tile(np.eye(self.config.dims), (self.config.arms, 1, 1))
+        for _ in range(2):
+            self.w_inv = self.w_inv @ (2.0 * eye - self.w @ self.w_inv)
+        self.w_inv = self.w_inv.at_scale(self.state_bits)
+
+
+def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_steps=(),
+            world=None, **features):
+    """Algorithm 1 for T steps, SPMD for every role.
+
+    ``features_<p>`` is feature party p's [T, D_p] block of the contexts; ``world`` (given to p'
+    and p'', a `ppml.runtime.roles.Role`) pulls arms and pays rewards.  Returns, per rank: the arms p' pulled, the rewards p''
+    received, every rank's communication stats, and each feature party's own shares of
+    (W^-1, b) and their scale after each step in ``checkpoint_steps`` (for an audit that holds every party's
+    checkpoint, such as the membership-inference experiment; no party sees another's).
+    """
+    bandit = PrivateLinearBandit(ctx, config)
+    mine = {p: features[f"features_{p}"] for p in range(config.parties)
+            if f"features_{p}" in features}
+    arms, rewards, saved = [], [], []
+    for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
+                  desc="private_cb", unit="step"):
+        x = bandit.share_context({p: block[t] for p, block in mine.items()})
+        private, u, quad = bandit.private_scores(x)
+        pulled = ctx.value_at(mpc.reveal_argmax(private, to=config.puller,    # lines 15-16
+                                                method=config.argmax_method), config.puller)
+        if pulled is not None:
+            arms.append(int(np.argmax(pulled)))                                # line 17
+            world.call("pull", t, arms[-1])
+        o = ctx.share(pulled, owner=config.puller, shape=(config.arms,), frac_bits=0)  # line 18
+        reward = world.call("reward", t) if ctx.holds(config.rewarder) else None
+        if reward is not None:
+            if not abs(reward) <= config.reward_bound:
+                raise ValueError(f"reward at step {t} is {reward}, outside the public "
+                                 f"reward_bound={config.reward_bound}")
+            rewards.append(reward)
+        r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
+        bandit.update(x, u, quad, o, r)                                        # lines 20-23
+        if t + 1 in checkpoint_steps:
+            saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy(),
+                          bandit.state_bits))
+    stats = ctx.stats()
+    per_rank = []
+    for k, rank in enumerate(ctx.comm.held_ranks):
+        out = {"stats": stats[k] if isinstance(stats, list) else stats}
+        if rank in ctx.held:
+            at = ctx.held.index(rank)
+            out["checkpoints"] = [(step, w[at], b[at], frac) for step, w, b, frac in saved]
+        if rank == config.puller:
+            out["arms"] = arms
+        if rank == config.rewarder:
+            out["rewards"] = rewards
+        per_rank.append(out)
+    return ctx.per_party(per_rank)

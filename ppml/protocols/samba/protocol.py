@@ -1,0 +1,194 @@
+"""Samba (Ciucanu et al., Figs. 5-6 and section 4.2): the Controller and a whole run, in one
+process (runtime ``local``) or with the DOs, Comp and DC as Ray actors (runtime ``ray``).
+
+The Controller runs in the calling process.  Per step t in [K + 1, N] and iteration l in
+[1, nb_A] it gathers the DOs' Enc(masked score) (step 2, one batched call per DO group, all
+groups at once), applies a fresh sigma_t from its CSPRNG stream (step 3), has Comp select
+(step 4), un-permutes the encrypted bits and returns them (step 5).  The bits of step 5 travel
+in the same call to a group as the next step 2 (each DO opens its bit, then scores), so an
+iteration costs one call per group and one to Comp.  On epsilon-greedy's explore
+steps (x <= eps_t from seed_eps, which the Controller shares with the DOs) no score is sent: the
+Controller asks Comp to select among equal scores, and sigma_t alone picks the arm (section 5.4,
+"Algorithm-Specific Optimizations").  At the end the DOs send E(s_i) (step 6), the Controller
+multiplies them and DC decrypts the sum (step 7).
+
+Both runtimes run the same objects on the same streams, so they give the same run.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import operator
+import time
+from dataclasses import dataclass, field
+
+from ppml.protocols.samba.policies import AlgorithmSpec
+from ppml.protocols.samba.draws import Permutations, Words
+from ppml.protocols.samba.keys import SambaKeys, streams
+from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup, OwnerSecrets
+from ppml.crypto.rng import Stream
+from ppml.runtime import roles
+
+@dataclass(frozen=True)
+class SambaSetup:
+    """A run: budget N, algorithm, keys, runtime and placement, Paillier key size."""
+
+    horizon: int
+    spec: AlgorithmSpec
+    keys: SambaKeys
+    runtime: str = "local"
+    crypto: bool = True
+    owners_per_actor: int | None = None
+    key_bits: int = 2048
+    insecure_key_bits_ok: bool = False
+    seed: int | None = None
+
+
+@dataclass
+class SambaRun:
+    """What a run produced: arms by step (evaluation only), DC's decrypted total, the seconds
+    of each participant, and the operation counts of Theorem 4."""
+
+    arms: list
+    cumulative_reward: int
+    wall_s: float
+    seconds: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
+
+
+def owner_groups(arms: int, owners_per_actor: int | None, slots: int) -> list[range]:
+    """DO indices per group: ``owners_per_actor`` each, by default spread evenly over ``slots``
+    groups (one DO each when there are at least K slots)."""
+    size = owners_per_actor or math.ceil(arms / max(1, min(slots, arms)))
+    return [range(start, min(start + size, arms)) for start in range(0, arms, size)]
+
+
+class Controller:
+    """The Controller (Fig. 6(b)): permutations and message routing; it holds no key that
+    opens a score, a bit or a share of the reward.  ``seconds`` is its own work only."""
+
+    def __init__(self, setup: SambaSetup, arms: int, groups, layout, comp, customer):
+        self.setup, self.arms = setup, arms
+        self.policy = setup.spec.policy(arms)
+        self.permutations = Permutations(streams(setup.keys.controller_key())[0], arms)
+        self.explore = Words(Stream(setup.keys.explore_key()))
+        self.groups, self.layout, self.comp, self.customer = groups, layout, comp, customer
+        self._deliveries = [None] * len(groups)
+        self.seconds = 0.0
+
+    @staticmethod
+    def gather(handles, calls) -> list:
+        """Issue every (method, args) call, then wait for all (in parallel on Ray)."""
+        return roles.gather([h.submit(method, *args) for h, (method, args) in zip(handles, calls)])
+
+    def _owners(self, method: str, *args) -> list:
+        """One batched call per DO group; the DOs' answers in DO order."""
+        batches = self.gather(self.groups, [(method, args)] * len(self.groups))
+        return [item for batch in batches for item in batch]
+
+    def _exchange(self, asked) -> list | None:
+        """One call per DO group: step 5 of the previous iteration (its un-permuted bits, held
+        since), then step 2 of ``asked`` = (t, l) if not None; the scores in DO order."""
+        batches = self.gather(self.groups, [("exchange", (delivery, asked))
+                                            for delivery in self._deliveries])
+        self._deliveries = [None] * len(self.groups)
+        return None if asked is None else list(itertools.chain.from_iterable(batches))
+
+    def step(self, t: int) -> None:
+        """Steps 2-5 for every iteration l of step t; the bits of step 5 reach the DOs with the
+        next call to them (the next iteration's step 2, or the end of the run)."""
+        start = time.perf_counter()
+        explores = self.policy.explores(t, self.explore)
+        for l in range(1, self.policy.iterations + 1):
+            sigma, inverse = self.permutations.next()
+            self.seconds += time.perf_counter() - start
+            scores = self._exchange(None if explores else (t, l))                   # step 2
+            start = time.perf_counter()
+            permuted = None if explores else list(map(scores.__getitem__, sigma))   # step 3
+            self.seconds += time.perf_counter() - start
+            bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]       # step 4
+            start = time.perf_counter()
+            unpermuted = list(map(bits.__getitem__, inverse))                       # step 5
+            self._deliveries = [(t, l, unpermuted[m.start:m.stop]) for m in self.layout]
+            self.seconds += time.perf_counter() - start
+            start = time.perf_counter()
+
+    def cumulative_reward(self) -> int:
+        """The last bits, then steps 6-7: E(s_1) ... E(s_K) = E(sum s_i) (each DO's obfuscator
+        precomputed at setup), decrypted by DC."""
+        self._exchange(None)
+        shares = self._owners("reward_shares")
+        start = time.perf_counter()
+        total = functools.reduce(operator.add, shares)
+        self.seconds += time.perf_counter() - start
+        return self.gather([self.customer], [("cumulative_reward", (total,))])[0]
+
+    def report(self, total: int, wall: float, phases: dict) -> SambaRun:
+        """Evaluation only: who pulled when, each participant's seconds and operations, and the
+        wall seconds of the ``phases`` (setup with DC's key generation and the DOs' offline
+        obfuscators, steps 2-5, steps 6-7)."""
+        reports = self._owners("report")
+        (comp_s, comp_ops), (dc_s, keygen_s) = self.gather([self.comp, self.customer],
+                                               [("report", ()), ("report", ())])
+        arms = [None] * self.setup.horizon
+        for index, pulled, _, _, _ in reports:
+            for t in pulled:
+                arms[t - 1] = index
+        owner_s = [r[2] for r in reports]
+        crypto = self.setup.crypto
+        counts = {"aes_gcm_ops": comp_ops + sum(r[3] for r in reports),
+                  "paillier_encryptions": self.arms if crypto else 0,
+                  "paillier_additions": self.arms - 1 if crypto else 0,
+                  "paillier_decryptions": 1 if crypto else 0}
+        seconds = {"controller_s": self.seconds, "comp_s": comp_s, "dc_s": dc_s,
+                   "keygen_s": keygen_s, "owner_mean_s": sum(owner_s) / len(owner_s),
+                   "owner_max_s": max(owner_s), "offline_s": sum(r[4] for r in reports),
+                   **phases}
+        return SambaRun(arms, total, wall, seconds, counts)
+
+
+def run_samba(data, setup: SambaSetup) -> SambaRun:
+    """One Samba run on BernoulliArms ``data`` (reward(t, arm)); see the module docstring."""
+    arms, keys = len(data.means), setup.keys
+    if setup.horizon < arms:
+        raise ValueError(f"horizon must be >= arms ({arms}): every arm is pulled once first, "
+                         f"got {setup.horizon}")
+    start = time.perf_counter()
+    def make(cls, *args, **options):
+        return roles.spawn(cls, setup.runtime, *args, **options)
+
+    customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
+                    setup.crypto)
+    comp = make(Comp, arms, setup.spec, keys.aes_key(), keys.comp_key(), keys.run_id,
+                setup.crypto)
+    layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
+    groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
+    try:
+        return _play(data, setup, arms, start, customer, comp, layout, groups)
+    finally:
+        roles.teardown([customer, comp, *groups])
+
+
+def _play(data, setup: SambaSetup, arms: int, start: float, customer, comp, layout,
+          groups) -> SambaRun:
+    """Steps 0-7 with the participants made by `run_samba`."""
+    keys = setup.keys
+    public_key = Controller.gather([customer], [("public", ())])[0]         # step 0
+    Controller.gather(groups, [("setup", ([OwnerSecrets(i, keys.aes_key(), keys.mask_key(),
+                                                        keys.explore_key(), keys.owner_key(i),
+                                                        keys.run_id) for i in members],
+                                          arms, data, setup.horizon, setup.spec, setup.crypto,
+                                          public_key))
+                               for members in layout])
+    controller = Controller(setup, arms, groups, layout, comp, customer)
+    steps = time.perf_counter()
+    for t in range(arms + 1, setup.horizon + 1):
+        controller.step(t)
+    end = time.perf_counter()
+    total = controller.cumulative_reward()
+    finish = time.perf_counter()
+    return controller.report(total, finish - start, {"setup_s": steps - start,
+                                                     "steps_s": end - steps,
+                                                     "end_s": finish - end})

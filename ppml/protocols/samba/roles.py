@@ -1,0 +1,298 @@
+"""Samba's participants other than the Controller (Ciucanu et al., Fig. 6(a), (c), (d)): data
+owners, Comp, the data customer, and the wire format of scores and pull bits.
+
+**Masks.**  Every DO draws the same mask for (t, l) from seed_alpha, which only the DOs hold.
+For an ARGMAX iteration the mask is a random monotone affine map of the score's order key,
+y = a key(x) + b with a in [1, 2^64] and b in [0, 2^64) fresh per (t, l): key is the float's
+bit pattern made order-preserving (an exact, strictly increasing map from float64 to
+[0, 2^64)), and the map is computed on integers, so order and ties are kept exactly and Comp's
+argmax is the plaintext argmax.  For a MATCH iteration (probability matching: Softmax, Pursuit's
+l = 2) the paper's multiplicative mask y = alpha x is kept, alpha = 2^w with w uniform in
+[-32, 32), since matching needs the proportions (section 4.1.2, proof of Theorem 2).  Both are
+sent as 16 bytes (docs/samba.md: what Comp learns under each).
+
+**Data owners** are `DataOwner` objects, each with its own state, streams, keys and AES-GCM
+`Endpoint`, hosted by a `DataOwnerGroup`, one per Ray actor (on a cluster with a CPU per DO,
+one DO per actor; for many DOs on one machine several DOs share an actor, each still its own
+object).  Steps are batched per group, as one tight loop per phase over its DOs.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import struct
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, Arm, select_arm
+from ppml.protocols.samba.draws import BetaDraws, Words, uniform
+from ppml.protocols.samba.keys import streams
+from ppml.crypto.aead import (Channel, Endpoint, Endpoints, MessageRejected, PlainChannel,
+                              ReplayGuard)
+from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
+from ppml.crypto.rng import Stream
+
+SCORE_BYTES = 16
+"""Every score and pull bit travels as 16 plaintext bytes (then 44 bytes sealed)."""
+BIT_ZERO, BIT_ONE = bytes(SCORE_BYTES), b"\x01" + bytes(SCORE_BYTES - 1)
+_BIT_VALUES = {BIT_ZERO: 0, BIT_ONE: 1}
+MASK_EXPONENT = 32
+_SIGN = 1 << 63
+_MASK64 = (1 << 64) - 1
+_DOUBLE = struct.Struct(">d")
+_PADDING = bytes(SCORE_BYTES - 8)
+
+
+@functools.cache
+def _reinterpret(count: int) -> tuple:
+    """(pack ``count`` float64, unpack ``count`` uint64): a float's bits as an integer."""
+    return struct.Struct(f"<{count}d").pack, struct.Struct(f"<{count}Q").unpack
+
+
+def order_keys(xs: list) -> list:
+    """An exact strictly increasing map from float64 (no NaN; -0.0 read as 0.0) to [0, 2^64),
+    applied to each score: its bit pattern, sign-folded."""
+    if any(map(math.isnan, xs)):
+        raise ValueError("a score is NaN; scores must be comparable reals")
+    pack, unpack = _reinterpret(len(xs))
+    bits = unpack(pack(*xs))
+    return [b ^ _MASK64 if b > _SIGN else b | _SIGN for b in bits]     # -0.0 is _SIGN: 0.0's key
+
+
+def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
+    """Each DO's masked score as fixed-width bytes, ``owners[i]`` masking ``xs[i]`` with the mask
+    of (t, l) from its own reader of seed_alpha (its ``mask``, a `Words.word`): a key(x) + b
+    (ARGMAX; a = 1 + one word, then b = one word) or alpha x (MATCH; alpha = 2^w, w = 64 u - 32
+    from one uniform)."""
+    if kind == ARGMAX:                  # (mask() + 1) is evaluated before the second mask()
+        return [((o.mask() + 1) * key + o.mask()).to_bytes(SCORE_BYTES, "big")
+                for o, key in zip(owners, order_keys(xs))]
+    masked = []
+    for o, x in zip(owners, xs):
+        alpha = 2.0 ** (2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT)
+        y = alpha * x
+        if not math.isfinite(y):
+            raise ValueError(f"masked probability-matching score {x!r} * {alpha!r} is not "
+                             "finite")
+        masked.append(_DOUBLE.pack(y) + _PADDING)
+    return masked
+
+
+def unpack_scores(kind: str, plaintexts: list) -> list:
+    """Comp's view of the masked scores: for ARGMAX the 16-byte big-endian integers themselves
+    (fixed-width big-endian bytes compare as their integers do, so no conversion is needed),
+    for MATCH floats."""
+    if kind == ARGMAX:
+        return plaintexts
+    if any(any(p[8:]) for p in plaintexts):
+        raise MessageRejected("a probability-matching score has non-zero padding")
+    return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
+
+
+def unpack_bits(plaintexts: list) -> list:
+    """The DOs' pull bits; anything but the two fixed plaintexts is refused."""
+    try:
+        return [_BIT_VALUES[p] for p in plaintexts]
+    except KeyError:
+        raise MessageRejected("a pull bit is neither 0 nor 1 with zero padding") from None
+
+
+def bit_plaintexts(arms: int, position: int) -> list[bytes]:
+    """Comp's K pull bits in permuted order: 1 at ``position`` only."""
+    bits = [BIT_ZERO] * arms
+    bits[position] = BIT_ONE
+    return bits
+
+
+@dataclass(frozen=True)
+class OwnerSecrets:
+    """What DO_i receives at setup: Enc's key, seed_alpha, seed_eps and its own key."""
+
+    index: int
+    aes_key: bytes
+    mask_key: bytes
+    explore_key: bytes
+    owner_key: bytes
+    run_id: bytes
+
+
+class DataOwner(Arm):
+    """DO_i (Fig. 6(a)), its own object: its arm's state (`Arm`: s_i, n_i, p_i and its Thompson
+    draws from its own stream), the steps it pulled, its readers of seed_alpha (``mask``, a
+    `Words.word`) and seed_eps (``explore``), its own AES-GCM `Endpoint` (context from its own
+    copy of Enc's key, nonce stream from its own key; None without cryptography) and its
+    precomputed Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it)."""
+
+    __slots__ = ("index", "pulled", "mask", "explore", "endpoint", "pool", "offline_s")
+
+    def __init__(self, secrets: OwnerSecrets, crypto: bool):
+        draws, nonces = streams(secrets.owner_key)
+        super().__init__(BetaDraws(draws))
+        self.index, self.pulled = secrets.index, []
+        self.mask = Words(Stream(secrets.mask_key)).word
+        self.explore = Words(Stream(secrets.explore_key))
+        self.endpoint = Endpoint(secrets.aes_key, nonces) if crypto else None
+        self.pool, self.offline_s = None, 0.0
+
+    def pull(self, data, t: int) -> None:
+        """Pull its arm at step t (step 5 of the last iteration with bit 1, or step 1)."""
+        self.record(int(data.reward(t - 1, self.index)))
+        self.pulled.append(t)
+
+    def precompute(self, public_key) -> None:
+        """Offline: its obfuscator r^n for step 6 under DC's public key (step 0)."""
+        begin = time.perf_counter()
+        self.pool = ObfuscatorPool(public_key, 1)
+        self.offline_s = time.perf_counter() - begin
+
+
+class DataOwnerGroup:
+    """The DOs hosted by one process (one Ray actor; Fig. 6(a)); every call is batched over them.
+
+    Each DO is its own `DataOwner` object with its own state and secrets.  A call runs one tight
+    loop per phase over the group's DOs (open the bits, ComputeScore, mask, seal), in which DO
+    i's values come from its own object only (arm score locality), so hosting DOs together shares
+    no secret and no state between them.  The group itself holds only what is not secret: the
+    policy, the reward source, the replay guard and `Endpoints`' associated data and op counts.
+    """
+
+    def setup(self, secrets: list, arms: int, data, horizon: int, spec: AlgorithmSpec,
+              crypto: bool, public_key) -> None:
+        """Step 1 (secrets arrive by method call, never as actor creation arguments), and,
+        offline, each DO's obfuscator r^n for step 6 under DC's public key (step 0)."""
+        start = time.perf_counter()
+        self.data, self.horizon, self.crypto = data, horizon, crypto
+        self.policy = spec.policy(arms)
+        self.owners = [DataOwner(s, crypto) for s in secrets]
+        self.ends = [owner.endpoint for owner in self.owners]
+        self.wire = Endpoints(secrets[0].run_id, SCORE_BYTES) if crypto \
+            else PlainChannel(SCORE_BYTES)
+        self.guard = ReplayGuard(f"DOs {secrets[0].index}-{secrets[-1].index}")
+        for owner in self.owners:
+            owner.pull(data, owner.index + 1)          # step 1: each DO pulls its arm once
+            owner.p = self.policy.initial_p()
+        self._decision = (0, False)
+        self.seconds = time.perf_counter() - start
+        for owner in self.owners if crypto else ():
+            owner.precompute(public_key)
+
+    def _explores(self, t: int) -> bool:
+        """epsilon-greedy's x <= eps_t, each DO from its own reader of seed_eps, once per step
+        (the readers hold the same key, so the DOs agree)."""
+        if self._decision[0] != t:
+            self._decision = (t, any([self.policy.explores(t, o.explore)
+                                      for o in self.owners]))
+        return self._decision[1]
+
+    def exchange(self, delivery, asked) -> list | None:
+        """Step 5 of the last iteration, ``delivery`` = (t, l, bits) unless None, then step 2 of
+        ``asked`` = (t, l) unless None (an explore step, or the end of the run): each DO opens
+        its bit, then sends Enc(mask(ComputeScore(t, l)))."""
+        start = time.perf_counter()
+        owners, ends = self.owners, self.ends
+        if delivery is not None:
+            t, l, messages = delivery
+            if len(messages) != len(owners):                # before the guard accepts (t, l)
+                raise MessageRejected(f"expected {len(owners)} bit messages at t={t}, l={l}, "
+                                      f"got {len(messages)}")
+            self.guard.advance(t, l)
+            if self.policy.exploring:
+                self._explores(t)                # seed_eps's draw of step t, also on explore steps
+            bits = unpack_bits(self.wire.open_each(ends, messages, t, l, "bit"))
+            if l < self.policy.iterations:
+                self.policy.after_iteration(l, owners, bits)
+            elif 1 in bits:
+                for owner, bit in zip(owners, bits):
+                    if bit:
+                        owner.pull(self.data, t)
+        scores = None
+        if asked is not None:
+            t, l = asked
+            if self.policy.exploring and self._explores(t):
+                raise RuntimeError(f"step {t} explores; no score is sent (exploration "
+                                   "shortcut)")
+            kind = self.policy.kind(l)
+            x = self.policy.compute_scores(t, l, owners)
+            scores = self.wire.seal_each(ends, masked_scores(kind, x, owners), t, l, "score")
+        self.seconds += time.perf_counter() - start
+        return scores
+
+    def reward_shares(self) -> list:
+        """Step 6: each DO's E(s_i) under DC's key with its precomputed obfuscator (s_i itself
+        without cryptography)."""
+        start = time.perf_counter()
+        shares = [EncryptedArray.encrypt(np.array([o.s]), o.pool, Encoding(), k=0,
+                                         bounds=(0, self.horizon))
+                  for o in self.owners] if self.crypto else [o.s for o in self.owners]
+        self.seconds += time.perf_counter() - start
+        return shares
+
+    def report(self) -> list:
+        """Evaluation only: (index, steps pulled, seconds, AES-GCM ops, offline seconds) of each
+        DO.  A DO's seconds are its group's online seconds divided evenly among its DOs (they run
+        the same loops) plus its own offline seconds (its obfuscator precomputation)."""
+        share = self.seconds / len(self.owners)
+        ops = self.wire.encryptions + self.wire.decryptions
+        return [(o.index, o.pulled, share + o.offline_s, ops, o.offline_s) for o in self.owners]
+
+
+class Comp:
+    """Comp (Fig. 6(c)): decrypts the permuted masked scores, runs SelectArm, returns permuted
+    encrypted pull bits.  With no scores (epsilon-greedy's exploration shortcut) every arm
+    scores alike, so the first position wins and sigma_t alone picks the arm uniformly."""
+
+    def __init__(self, arms: int, spec: AlgorithmSpec, aes_key: bytes, comp_key: bytes,
+                 run_id: bytes, crypto: bool):
+        self.arms, self.policy = arms, spec.policy(arms)
+        selection, nonces = streams(comp_key)
+        self.selection = Words(selection)
+        self.channel = Channel(aes_key, run_id, SCORE_BYTES, nonces) if crypto \
+            else PlainChannel(SCORE_BYTES)
+        self.guard = ReplayGuard("Comp")
+        self.seconds = 0.0
+
+    def select(self, t: int, l: int, messages) -> list:
+        start = time.perf_counter()
+        self.guard.advance(t, l)
+        position = 0
+        if messages is not None:
+            kind = self.policy.kind(l)
+            plain = self.channel.open_batch(messages, t, l, "score", self.arms)
+            values = unpack_scores(kind, plain)
+            u = self.selection.uniform() if kind == MATCH else None
+            position = select_arm(kind, values, u)
+        bits = self.channel.seal_many(bit_plaintexts(self.arms, position), t, l, "bit")
+        self.seconds += time.perf_counter() - start
+        return bits
+
+    def report(self) -> tuple:
+        return self.seconds, self.channel.encryptions + self.channel.decryptions
+
+
+class DataCustomer:
+    """DC (Fig. 6(d)): owns the Paillier key pair; decrypts the sum of rewards (step 7)."""
+
+    def __init__(self, key_bits: int, insecure_key_bits_ok: bool, seed: int | None,
+                 crypto: bool):
+        start = time.perf_counter()
+        self.public_key, self._private_key = (None, None) if not crypto else \
+            generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok, seed=seed)
+        self.seconds = self.keygen_seconds = time.perf_counter() - start
+
+    def public(self):
+        """Step 0 also hands DC's public key to the DOs (through the Controller)."""
+        return self.public_key
+
+    def report(self) -> tuple:
+        """(all of DC's seconds, those of its Paillier key generation)."""
+        return self.seconds, self.keygen_seconds
+
+    def cumulative_reward(self, total) -> int:
+        start = time.perf_counter()
+        value = total if self._private_key is None else \
+            int(total.decrypt_integers(self._private_key)[0])
+        self.seconds += time.perf_counter() - start
+        return value

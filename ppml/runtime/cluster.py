@@ -1,0 +1,56 @@
+"""The one place where ppml starts or joins Ray.
+
+`ensure_ray` starts a private local instance on first need (a run with ``runtime=ray`` or
+``workers > 1`` and no cluster joined); `connected` joins the cluster a run names
+(``ray_address``) or starts a private one, and leaves it when the run ends; `warm_up` starts
+worker processes before a benchmark's timed part.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import ray
+
+
+def ensure_ray() -> None:
+    """Start a private local Ray instance (every CPU, no dashboard) unless Ray is running."""
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False)
+
+
+@contextmanager
+def connected(address: str | None = None, num_cpus: int | None = None,
+              dashboard: bool = True) -> Iterator[None]:
+    """Join the cluster at ``address`` ('auto' inside ``ray job submit``, or host:port), or
+    with None start a private local instance with ``num_cpus`` (default: every CPU of this
+    machine); leave it afterwards.  If Ray is already running here, use it and leave it on."""
+    if ray.is_initialized():
+        yield
+        return
+    if address is None:
+        ray.init(address="local", num_cpus=num_cpus or os.cpu_count(),
+                 include_dashboard=dashboard)
+    else:
+        ray.init(address=address)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+def warm_up(workers: int) -> None:
+    """Start ``workers`` worker processes now (untimed), by running a trivial task on each."""
+    ray.get([ray.remote(_pid).remote() for _ in range(workers)])
+
+
+def cluster_cpus() -> int:
+    """CPUs of the cluster this process is part of (starting a private instance if none)."""
+    ensure_ray()
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))

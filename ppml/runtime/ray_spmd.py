@@ -1,0 +1,110 @@
+"""``runtime="ray"``: every party a Ray actor, the dealer a Ray actor with Ray tasks.
+
+:func:`run_ray` is what ``ppml.spmd.run(..., runtime="ray")`` calls.  It starts a private local
+Ray instance when Ray is not running (and leaves it running for the next run), creates the
+dealer actor and one :class:`~ppml.runtime.party.Party` actor per party, lets them set up their
+keys and links among themselves, runs the program in every party at once, and kills the actors.
+The driver only ever sees public values: addresses, the program, each party's own inputs going
+in, and each party's return value coming out.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import ray
+
+from ppml.runtime import spmd
+from ppml.runtime import placement as placement_
+from ppml.runtime.cluster import ensure_ray
+from ppml.runtime.dealer_actor import DealerActor
+from ppml.runtime.party import Party
+
+DEFAULT_TIMEOUT_S = 300.0
+OPTIONS = ("timeout_s", "placement")
+
+
+class PartyError(RuntimeError):
+    """A party's (or the dealer's) program or setup failed; ``party`` is its index or None."""
+
+    def __init__(self, party: int | None, message: str):
+        super().__init__(message)
+        self.party = party
+
+
+def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, truncation: str,
+            record_views: bool, clients: int = 0, dealer_secret: bytes | None = None,
+            workers: int = 1, **options) -> list:
+    """Run ``program(ctx, **inputs[i])`` in rank i's actor for every i; return the P + C results.
+
+    Ranks 0..P-1 are compute parties, P..P+C-1 clients (actors that hold no shares).
+
+    Options: ``timeout_s`` (default 300): how long a party waits for a peer's message, and
+    each setup step for the actors; ``placement``: see :mod:`ppml.runtime.placement`.
+    Arguments were checked by :func:`ppml.runtime.spmd.run`.
+    """
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown options for the ray runtime: {unknown} (known: {OPTIONS})")
+    timeout_s = _check_timeout(options.get("timeout_s", DEFAULT_TIMEOUT_S))
+    ensure_ray()
+    resources = placement_.resources(options.get("placement"), parties + clients)
+
+    dealer_resources = resources.get("dealer")
+    dealer = DealerActor.options(resources=dealer_resources or {}).remote(
+        parties, seed, dealer_resources, dealer_secret)
+    members = [Party.options(resources=resources.get(p, {})).remote(p, parties, seed, timeout_s,
+                                                                     clients)
+               for p in range(parties + clients)]
+    ranks = list(range(parties + clients))
+    try:
+        addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
+        _gather([m.send_pair_keys.remote(members) for m in members]
+                + [dealer.hand_out_keys.remote(members[:parties])], ranks + [None], timeout_s)
+        _gather([m.connect.remote(addresses) for m in members], ranks, timeout_s)
+        return _gather([m.run.remote(program, inputs.get(p, {}), precision_bits, truncation,
+                                     record_views, dealer if p == 0 else None, workers)
+                        for p, m in enumerate(members)], ranks)
+    finally:
+        for actor in members + [dealer]:
+            ray.kill(actor)
+
+
+def _check_timeout(timeout_s) -> float:
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) \
+            or not math.isfinite(timeout_s) or timeout_s <= 0:
+        raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
+    return float(timeout_s)
+
+
+def _gather(refs: list, owners: list, timeout_s: float | None = None) -> list:
+    """The results of ``refs`` in order; the first failure raises PartyError naming its actor.
+
+    ``owners[k]`` is the party index whose actor computes ``refs[k]``, or None for the dealer.
+    """
+    names = [_name(owner) for owner in owners]
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    position = {ref: k for k, ref in enumerate(refs)}
+    pending, results = list(refs), [None] * len(refs)
+    while pending:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        ready, pending = ray.wait(pending, num_returns=1, timeout=left)
+        if not ready:
+            late = sorted({names[position[ref]] for ref in pending})
+            raise TimeoutError(f"{', '.join(late)} did not answer within {timeout_s:g} s "
+                               f"(timeout_s; is the placement satisfiable?)")
+        k = position[ready[0]]
+        try:
+            results[k] = ray.get(ready[0])
+        except ray.exceptions.RayTaskError as err:
+            cause = err.cause
+            raise PartyError(owners[k], f"{names[k]} failed: {type(cause).__name__}: "
+                                        f"{cause}") from err
+        except ray.exceptions.RayActorError as err:
+            raise PartyError(owners[k], f"{names[k]} died: {err}") from err
+    return results
+
+
+def _name(owner: int | None) -> str:
+    return "the dealer" if owner is None else f"party {owner}"

@@ -1,0 +1,201 @@
+"""Roles: the participants of a role-based protocol, in this process or as Ray actors.
+
+LinUCB-DS's DO, DC, P and Comp, Samba's Controller, Comp, data owners and customer, and the
+private contextual bandit's world are each a `Role`: an ordinary object, made by `spawn` either
+in this process (``runtime="local"``) or as a Ray actor (``runtime="ray"``) from the same class,
+so the protocol code is the same in both.
+
+* ``role.call(method, *args)`` runs a method and returns its value;
+* ``role.submit(method, *args)`` starts it and returns a `Pending`; `gather` waits for many at
+  once (they run in parallel on Ray), each wait bounded by the role's ``timeout_s``;
+* a method's own error reaches the caller as itself (on Ray, as Ray's error that is also an
+  instance of it), with a note naming the role and the method; a role that dies or does not
+  answer within ``timeout_s`` raises `RoleError`, which names the role and the method;
+* `teardown` closes and stops every role it is given, each independently: one role's failure to
+  close never leaves another alive.
+
+The actors reserve no CPU: roles wait most of the time, and their bulk work runs as Ray tasks
+pinned to their own node (`ppml.parallel`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import ray
+
+from ppml.checks import check_int, check_positive
+from ppml.runtime.cluster import cluster_cpus, ensure_ray
+
+RUNTIMES = ("local", "ray")
+"""Where roles run: ``local`` objects in this process, ``ray`` actors."""
+DEFAULT_TIMEOUT_S = 300.0
+"""How long a call may take before the run fails naming the role."""
+
+log = logging.getLogger(__name__)
+
+
+class RoleError(RuntimeError):
+    """A role's method failed, or did not answer in time; ``role`` names it."""
+
+    def __init__(self, role: str, message: str):
+        super().__init__(message)
+        self.role = role
+
+
+class Pending:
+    """A started call: `gather` (or `result`) gives its value or raises its `RoleError`."""
+
+    __slots__ = ("role", "method", "_value", "_error", "_ref")
+
+    def __init__(self, role: "Role", method: str, value=None, error=None, ref=None):
+        self.role, self.method = role, method
+        self._value, self._error, self._ref = value, error, ref
+
+    def result(self):
+        return gather([self])[0]
+
+
+def gather(pendings: list) -> list:
+    """The values of ``pendings`` in order; the first failure raises a `RoleError` naming its
+    role and method.  Ray calls are waited for together, each role within its ``timeout_s``."""
+    refs = {p._ref: p for p in pendings if p._ref is not None}
+    if not refs and all(p._error is None for p in pendings):
+        return [p._value for p in pendings]             # every role in this process
+    if refs:
+        _wait(refs)
+    out = []
+    for pending in pendings:
+        if pending._error is not None:
+            raise _noted(pending._error, pending)
+        if pending._ref is None:
+            out.append(pending._value)
+            continue
+        try:
+            out.append(ray.get(pending._ref))
+        except ray.exceptions.RayTaskError as err:
+            raise _noted(err, pending)
+        except ray.exceptions.RayActorError as err:
+            raise RoleError(pending.role.name, f"{pending.role.name} died during "
+                                               f"{pending.method}: {err}") from err
+    return out
+
+
+def _wait(refs: dict) -> None:
+    """Wait for every ref, failing at the first role whose deadline has passed."""
+    limits = [p.role.timeout_s for p in refs.values() if p.role.timeout_s is not None]
+    deadline = time.monotonic() + min(limits) if limits else None
+    pending = list(refs)
+    while pending:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        ready, pending = ray.wait(pending, num_returns=len(pending), timeout=left)
+        if pending and deadline is not None and time.monotonic() >= deadline:
+            late = refs[pending[0]]
+            raise RoleError(late.role.name, f"{late.role.name} did not answer {late.method} "
+                                            f"within {late.role.timeout_s:g} s")
+
+
+def _noted(err: BaseException, pending: Pending) -> BaseException:
+    err.add_note(f"(in {pending.role.name}.{pending.method})")
+    return err
+
+
+class Role:
+    """A participant: its ``name`` (for errors), and the object or actor that plays it."""
+
+    def __init__(self, cls, name: str, timeout_s: float | None):
+        self.cls, self.name = cls, name
+        self.timeout_s = None if timeout_s is None else check_positive("timeout_s", timeout_s)
+
+    def call(self, method: str, *args):
+        """``method(*args)`` at the role; its value."""
+        return gather([self.submit(method, *args)])[0]
+
+    def submit(self, method: str, *args) -> Pending:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+
+class LocalRole(Role):
+    """A role played by an object in this process: calls run at once."""
+
+    def __init__(self, obj, name: str, timeout_s: float):
+        super().__init__(type(obj), name, timeout_s)
+        self.obj = obj
+
+    def call(self, method: str, *args):
+        try:
+            return getattr(self.obj, method)(*args)
+        except Exception as err:
+            err.add_note(f"(in {self.name}.{method})")
+            raise
+
+    def submit(self, method: str, *args) -> Pending:
+        try:
+            return Pending(self, method, value=getattr(self.obj, method)(*args))
+        except Exception as err:
+            return Pending(self, method, error=err)
+
+    def stop(self) -> None:
+        pass
+
+
+class ActorRole(Role):
+    """A role played by a Ray actor (no CPU reserved); the handle pickles with the role, so a
+    role can be handed to another role that calls it."""
+
+    def __init__(self, cls, args: tuple, kwargs: dict, name: str, timeout_s: float,
+                 concurrency: int = 1):
+        super().__init__(cls, name, timeout_s)
+        ensure_ray()
+        actor = ray.remote(num_cpus=0, max_concurrency=concurrency)(cls)
+        self.actor = actor.remote(*args, **kwargs)
+
+    def submit(self, method: str, *args) -> Pending:
+        return Pending(self, method, ref=getattr(self.actor, method).remote(*args))
+
+    def stop(self) -> None:
+        ray.kill(self.actor)
+
+
+def spawn(cls, runtime: str, *args, name: str | None = None,
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, concurrency: int = 1, **kwargs) -> Role:
+    """``cls(*args, **kwargs)`` as a role in ``runtime`` (one of `RUNTIMES`), named ``name``
+    (default: the class's ``name`` attribute, else the class name).  ``concurrency`` is how
+    many calls an actor serves at once (a role whose method waits for another call needs 2 or
+    more; in this process calls are the caller's, and a waiting method needs the caller's
+    threads).  ``timeout_s`` bounds each call; None is for a role that drives the protocol,
+    whose own calls to the other roles each have their deadline.  Secrets do not belong in ``args``: Ray keeps actor-creation arguments in its
+    control store; hand them over by a method call."""
+    name = name or getattr(cls, "name", None) or cls.__name__
+    if runtime == "local":
+        return LocalRole(cls(*args, **kwargs), name, timeout_s)
+    if runtime == "ray":
+        return ActorRole(cls, args, kwargs, name, timeout_s, check_int("concurrency", concurrency, 1))
+    raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}; got {runtime!r}")
+
+
+def teardown(roles: list, close: str | None = "close") -> None:
+    """Call ``close`` on every role whose class has it (unless ``close`` is None), then stop
+    every role.  Each step runs for each role whatever happened to the others; failures are
+    logged with the role's name, never raised, so a teardown in a ``finally`` clause neither
+    hides the run's own error nor leaves a role alive."""
+    for role in roles:
+        if close is not None and hasattr(role.cls, close):
+            try:
+                role.call(close)
+            except Exception as err:        # noqa: BLE001 - every role is stopped regardless
+                log.warning("%s did not close: %s", role.name, err)
+    for role in roles:
+        try:
+            role.stop()
+        except Exception as err:            # noqa: BLE001
+            log.warning("%s could not be stopped: %s", role.name, err)
+
+
+def slots(runtime: str) -> int:
+    """How many roles run in parallel: 1 in this process, the cluster's CPUs on Ray."""
+    return 1 if runtime == "local" else cluster_cpus()

@@ -1,0 +1,91 @@
+"""Run one SPMD protocol program for P parties, in one process or with parties as Ray actors."""
+
+from __future__ import annotations
+
+from ppml.checks import check_int
+from ppml.crypto.fixed import check_precision_bits
+from ppml.crypto.rng import warn_insecure
+from ppml.mpc.context import TRUNCATION_MODES, PerParty
+from ppml.mpc.local import check_clients, check_key, check_parties, local_context
+from ppml.runtime.cluster import ensure_ray
+
+RUNTIMES = ("local", "ray")
+
+
+def check_inputs(inputs, ranks: int) -> dict:
+    inputs = dict(inputs or {})
+    for party, kwargs in inputs.items():
+        check_int("an inputs key", party, 0, ranks - 1, what="a party index")
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"inputs[{party}] must be a dict of keyword arguments, got "
+                             f"{type(kwargs).__name__}")
+    return inputs
+
+
+def select_party(value, party: int):
+    """Party ``party``'s part of a program's return value (PerParty entries are per party)."""
+    if isinstance(value, PerParty):
+        return value[party]
+    if isinstance(value, tuple):
+        return tuple(select_party(v, party) for v in value)
+    if isinstance(value, list):
+        return [select_party(v, party) for v in value]
+    if isinstance(value, dict):
+        return {k: select_party(v, party) for k, v in value.items()}
+    return value
+
+
+def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
+        inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
+        clients: int = 0, dealer_secret: bytes | None = None, workers: int = 1,
+        **runtime_options) -> list:
+    """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
+
+    Ranks 0..parties-1 compute on shares; ranks parties..parties+clients-1 are clients that hold
+    no shares but may input secrets and receive revealed values (Hannun et al.'s p' and p'').
+
+    ``dealer_secret`` (32 bytes) keys the dealer's own randomness (private Bernoulli and Uniform
+    samples, permutations) instead of a fresh or seed-derived key.  It is for evaluation
+    harnesses that replay those draws in a plaintext reference
+    (:class:`ppml.protocols.private_cb.exploration.ExplorationTape`); only the dealer and the harness see it.
+
+    ``workers > 1`` splits large party-local products over arms into that many Ray tasks on
+    each party's node (:mod:`ppml.mpc.local_tasks`); a private Ray instance starts if needed.
+
+    ``seed=None`` (default) draws every key from the OS CSPRNG; an integer seed is an INSECURE
+    reproducible mode and says so in the log.  The same seed gives bit-identical results in the
+    ``local`` and the ``ray`` runtime.
+    """
+    parties = check_parties(parties)
+    if runtime not in RUNTIMES:
+        raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
+    check_precision_bits(precision_bits)
+    if truncation not in TRUNCATION_MODES:
+        raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
+    clients = check_clients(clients)
+    inputs = check_inputs(inputs, parties + clients)
+    if dealer_secret is not None:
+        check_key(dealer_secret)
+    check_int("workers", workers, 1, what="an integer")
+    if seed is not None:
+        warn_insecure(seed)
+    if runtime == "ray":
+        from ppml.runtime.ray_spmd import run_ray  # imports the Ray party actors
+        return run_ray(program, parties, precision_bits, seed, inputs, truncation, record_views,
+                       clients=clients, dealer_secret=dealer_secret, workers=workers,
+                       **runtime_options)
+    if runtime_options:
+        raise ValueError(f"unknown options for the local runtime: {sorted(runtime_options)}")
+    merged = {}
+    for party in sorted(inputs):
+        for name, value in inputs[party].items():
+            if name in merged and merged[name] is not value:
+                raise ValueError(f"input {name!r} is given by more than one party with different "
+                                 f"values; the local runtime passes one value per name")
+            merged[name] = value
+    if workers > 1:
+        ensure_ray()
+    ctx = local_context(parties, precision_bits, seed, truncation, record_views, clients,
+                        dealer_secret, workers)
+    result = program(ctx, **merged)
+    return [select_party(result, p) for p in range(parties + clients)]

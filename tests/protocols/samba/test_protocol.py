@@ -1,0 +1,133 @@
+"""Samba in the local runtime: every algorithm pulls the reference's arm at every step and DC
+decrypts the reference's cumulative reward (Theorem 2); op counts of Theorem 4; refusals."""
+
+import numpy as np
+import pytest
+
+from ppml.protocols.samba.reference import run_reference
+from ppml.protocols.samba.policies import ALGORITHMS, MATCH, AlgorithmSpec
+from ppml.protocols.samba.protocol import SambaSetup, owner_groups, run_samba
+from ppml.protocols.samba.keys import SambaKeys
+from ppml.protocols.samba.roles import (SCORE_BYTES, Comp, DataOwner, DataOwnerGroup,
+                                      OwnerSecrets, order_keys, unpack_bits, unpack_scores)
+from ppml.crypto.aead import MessageRejected
+from ppml.crypto.paillier import generate_keypair
+
+
+class ToyArms:
+    """Stand-in of ppml.data.bernoulli_items.BernoulliArms for protocol tests."""
+
+    def __init__(self, means, horizon, seed=0):
+        self.name, self.means = "toy", np.asarray(means, dtype=float)
+        self.item_ids = np.arange(len(means))
+        self._draws = np.random.default_rng(seed).random((horizon, len(means)))
+
+    def reward(self, t, arm):
+        return int(self._draws[t, arm] < self.means[arm])
+
+
+def setup_for(name, seed, horizon, **options):
+    spec = AlgorithmSpec(name, epsilon=0.2, softmax_tau=0.05)
+    return SambaSetup(horizon, spec, SambaKeys.for_seed(seed), key_bits=512,
+                      insecure_key_bits_ok=True, seed=seed, **options)
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_secure_run_matches_the_reference(name, seed):
+    data = ToyArms([0.3, 0.5, 0.5, 0.7, 0.2], 60, seed)
+    setup = setup_for(name, seed, 60, owners_per_actor=2)
+    secure = run_samba(data, setup)
+    reference = run_reference(data, 60, setup.spec, setup.keys)
+    assert secure.arms == reference.arms
+    assert secure.cumulative_reward == reference.cumulative_reward
+
+
+def test_operation_counts_follow_theorem_4():
+    arms, horizon = 4, 30
+    run = run_samba(ToyArms([0.2, 0.4, 0.6, 0.8], horizon), setup_for("pursuit", 3, horizon))
+    steps = (horizon - arms) * 2                      # nb_A = 2
+    assert run.counts["aes_gcm_ops"] == steps * 4 * arms     # 2K enc + 2K dec per iteration
+    assert run.counts["paillier_encryptions"] == arms
+    assert run.counts["paillier_decryptions"] == 1
+    assert set(run.seconds) == {"controller_s", "comp_s", "dc_s", "keygen_s", "owner_mean_s",
+                                "owner_max_s", "offline_s", "setup_s", "steps_s", "end_s"}
+    assert 0 < run.seconds["offline_s"] <= run.seconds["setup_s"]
+    assert run.seconds["setup_s"] + run.seconds["steps_s"] + run.seconds["end_s"] <= run.wall_s
+
+
+def test_exploration_shortcut_sends_no_scores():
+    data = ToyArms([0.2, 0.4, 0.6], 40)
+    spec = AlgorithmSpec("eps_greedy", epsilon=1.0)
+    run = run_samba(data, SambaSetup(40, spec, SambaKeys.for_seed(4), key_bits=512,
+                                     insecure_key_bits_ok=True))
+    assert run.counts["aes_gcm_ops"] == (40 - 3) * 2 * 3      # only the bits
+    assert run.arms == run_reference(data, 40, spec, SambaKeys.for_seed(4)).arms
+
+
+def test_without_crypto_same_run_no_operations():
+    data = ToyArms([0.3, 0.6, 0.5], 40)
+    plain = run_samba(data, setup_for("ucb", 5, 40, crypto=False))
+    assert plain.arms == run_samba(data, setup_for("ucb", 5, 40)).arms
+    assert plain.counts == {"aes_gcm_ops": 0, "paillier_encryptions": 0,
+                            "paillier_additions": 0, "paillier_decryptions": 0}
+
+
+def test_order_key_is_strictly_increasing():
+    values = [-np.inf, -1e300, -1.0, -5e-324, 0.0, -0.0, 5e-324, 0.5, 1.0, 1e300, np.inf]
+    keys = order_keys(values)
+    assert keys == sorted(keys) and keys[4] == keys[5] and len(set(keys)) == len(keys) - 1
+    assert max(keys) < 2**64 and (2**64) * (2**64 - 1) + 2**64 - 1 < 2**(8 * SCORE_BYTES)
+
+
+def test_placement_of_owners():
+    assert [list(g) for g in owner_groups(3, None, 8)] == [[0], [1], [2]]
+    assert [list(g) for g in owner_groups(3, None, 1)] == [[0, 1, 2]]
+    assert [list(g) for g in owner_groups(10, None, 2)] == [list(range(5)), list(range(5, 10))]
+    assert len(owner_groups(100, None, 8)) == 8 and len(owner_groups(100, 50, 8)) == 2
+
+
+def test_short_horizon_and_2048_bit_policy_are_refused():
+    with pytest.raises(ValueError, match="horizon must be >= arms"):
+        run_samba(ToyArms([0.5] * 4, 4), setup_for("ucb", 1, 3))
+    with pytest.raises(ValueError, match="key_bits must be >= 2048"):
+        run_samba(ToyArms([0.5] * 2, 4), SambaSetup(4, AlgorithmSpec("ucb"),
+                                                   SambaKeys.for_seed(1), key_bits=512))
+
+
+def participants(arms=3):
+    keys, spec = SambaKeys.for_seed(6), AlgorithmSpec("ucb")
+    group = DataOwnerGroup()
+    group.setup([OwnerSecrets(i, keys.aes_key(), keys.mask_key(), keys.explore_key(),
+                              keys.owner_key(i), keys.run_id) for i in range(arms)],
+                arms, ToyArms([0.5] * arms, 20), 20, spec, True,
+                generate_keypair(512, insecure_key_bits_ok=True, seed=6)[0])
+    return group, Comp(arms, spec, keys.aes_key(), keys.comp_key(), keys.run_id, True)
+
+
+def test_each_data_owner_is_its_own_object_with_its_own_state_and_secrets():
+    group, _ = participants()
+    owners = group.owners
+    assert all(type(o) is DataOwner and not hasattr(o, "__dict__") for o in owners)
+    for field in ("draws", "mask", "explore", "endpoint", "pool", "pulled"):
+        assert len({id(getattr(o, field)) for o in owners}) == len(owners)
+    assert [o.pulled for o in owners] == [[1], [2], [3]] and [o.n for o in owners] == [1, 1, 1]
+
+
+def test_participants_refuse_replayed_misrouted_and_malformed_messages():
+    group, comp = participants()
+    scores = group.exchange(None, (4, 1))
+    with pytest.raises(MessageRejected, match="replayed within the list"):
+        comp.select(4, 1, [scores[0]] * 3)
+    with pytest.raises(MessageRejected, match="t=5, l=1, kind=score"):
+        comp.select(5, 1, scores)                        # scores of step 4 offered as step 5
+    bits = comp.select(6, 1, group.exchange(None, (6, 1)))
+    with pytest.raises(MessageRejected, match="expected 3 bit messages"):
+        group.exchange((6, 1, bits[:2]), None)
+    group.exchange((6, 1, bits), None)
+    with pytest.raises(MessageRejected, match="already accepted"):
+        group.exchange((6, 1, bits), None)               # the same bits again
+    with pytest.raises(MessageRejected, match="neither 0 nor 1"):
+        unpack_bits([bytes(SCORE_BYTES), b"\x02" + bytes(SCORE_BYTES - 1)])
+    with pytest.raises(MessageRejected, match="non-zero padding"):
+        unpack_scores(MATCH, [bytes(8) + b"\x01" + bytes(SCORE_BYTES - 9)])
