@@ -1,7 +1,7 @@
 """Benchmark: LinUCB-DS against the targets and against the cost of its unavoidable operations.
 
 ``python -m jobs.bench_linucb_ds [sizes=15x3x1000,50x5x200] [key_bits=2048] [workers=1,2]
-[obfuscators=full,djn] [dataset=movielens] [runtime=local] [precision_bits=28]
+[obfuscators=full,djn] [dataset=movielens] [runtime=local] [scale_bits=28]
 [results_dir=results]`` runs the linucb_ds experiment once per size KxdxN, worker count and kind
 of P's obfuscators (`ObfuscatorPool`) and prints, per run:
 
@@ -41,11 +41,12 @@ from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
 from ppml.crypto.paillier.pool import fresh_obfuscators
 from ppml.experiments.config import RunConfig
 from ppml.experiments.linucb_ds import linucb_ds
+from ppml.protocols.linucb_ds.config import LinUCBDSOptions
 from ppml.runtime import cluster
 
 DEFAULTS = {"sizes": "15x3x1000,50x5x200", "key_bits": 2048, "workers": "1,2",
             "obfuscators": "full,djn",
-            "dataset": "movielens", "runtime": "local", "precision_bits": 28,
+            "dataset": "movielens", "runtime": "local", "scale_bits": 28,
             "results_dir": "results"}
 AUTHORS_S = {(15, 3, 1000, 2048): 121.0, (15, 3, 1000, 1024): 21.0, (50, 5, 200, 2048): 47.9}
 """The authors' code (github.com/anatole33/LinUCB-secure) measured on this machine: K = 15 as
@@ -81,10 +82,10 @@ def measure(opts: dict, K: int, d: int, N: int, workers: int, obfuscator: str,
             units: dict) -> dict:
     config = RunConfig(experiment="linucb_ds", arms=K, dims=d, horizon=N,
                        key_bits=opts["key_bits"], insecure_key_bits_ok=True, workers=workers,
-                       obfuscator=obfuscator,
                        dataset=opts["dataset"], runtime=opts["runtime"],
-                       precision_bits=opts["precision_bits"],
-                       data_dir=os.environ.get("PPML_DATA"))
+                       data_dir=os.environ.get("PPML_DATA"),
+                       linucb_ds=LinUCBDSOptions(scale_bits=opts["scale_bits"],
+                                                 obfuscator=obfuscator))
     load_before = os.getloadavg()[0]
     s = linucb_ds(config).summary
     rounds, groups = N - 1, s["packed_groups"]

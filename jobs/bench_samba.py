@@ -30,6 +30,7 @@ from jobs.cli import finish, options, parse_sizes
 from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
+from ppml.protocols.samba.config import SambaOptions
 
 SWEEPS = {
     "targets": [(10, 100_000), (100, 5_000), (100, 100_000)],
@@ -64,12 +65,13 @@ def target(algorithm: str, arms: int, horizon: int) -> float | None:
 
 def measure(opts: dict, algorithm: str, arms: int, horizon: int) -> dict:
     load_before = os.getloadavg()[0]
-    out = samba(RunConfig(experiment="samba", algorithm=algorithm, dataset=opts["dataset"],
+    out = samba(RunConfig(experiment="samba", samba=SambaOptions(algorithm=algorithm),
+                          dataset=opts["dataset"],
                           arms=arms, horizon=horizon, runtime=opts["runtime"],
                           key_bits=opts["key_bits"], insecure_key_bits_ok=True, progress=False))
     s = out.summary
     limit = target(algorithm, arms, horizon)
-    return {"algorithm": algorithm, "arms": arms, "horizon": horizon,
+    return {"samba.algorithm": algorithm, "arms": arms, "horizon": horizon,
             "dataset": opts["dataset"], "runtime": opts["runtime"], "key_bits": opts["key_bits"],
             "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
             "secure_s": s["wall_s"], "target_s": limit,

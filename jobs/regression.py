@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -50,24 +51,24 @@ SAMBA_ALGORITHMS = ("ucb", "thompson", "eps_greedy", "eps_greedy_decreasing", "s
 
 CASES = (
     Case("bench_ops", ("experiment=bench_ops", "runtime=local", "parties=2", "arms=4", "dims=3",
-                       "repeats=1", "seed=11")),
+                       "bench.repeats=1", "seed=11")),
     Case("bench_ops_p3", ("experiment=bench_ops", "runtime=local", "parties=3", "arms=3",
-                          "dims=2", "repeats=1", "seed=12")),
-    *(Case(f"truncation_study_{mode}", ("experiment=truncation_study", f"truncation={mode}",
-                                        "samples=4000", "precision_bits=16", "parties=3",
+                          "dims=2", "bench.repeats=1", "seed=12")),
+    *(Case(f"truncation_study_{mode}", ("experiment=truncation_study", f"mpc.truncation={mode}",
+                                        "bench.samples=4000", "precision_bits=16", "parties=3",
                                         "seed=13"))
       for mode in ("exact", "bounded", "probabilistic")),
     Case("private_cb", ("experiment=private_cb", "horizon=80", "dims=8", "seed=21",
                         "progress=false")),
     Case("private_cb_p3_tournament", ("experiment=private_cb", "horizon=40", "dims=6",
-                                      "parties=3", "argmax_method=tournament",
-                                      "truncation=exact", "seed=22", "progress=false")),
+                                      "parties=3", "private_cb.argmax_method=tournament",
+                                      "mpc.truncation=exact", "seed=22", "progress=false")),
     Case("private_cb_paper_start", ("experiment=private_cb", "horizon=40", "dims=6",
-                                    "reciprocal_start=paper", "regularizer=0.5",
-                                    "refresh_every=10", "epsilon=0.3", "seed=23",
-                                    "progress=false")),
+                                    "private_cb.reciprocal_start=paper",
+                                    "private_cb.regularizer=0.5", "private_cb.refresh_every=10",
+                                    "private_cb.epsilon=0.3", "seed=23", "progress=false")),
     Case("private_cb_checkpoints", ("experiment=private_cb", "horizon=60", "dims=6",
-                                    "checkpoints=2", "seed=24", "progress=false")),
+                                    "private_cb.checkpoints=2", "seed=24", "progress=false")),
     Case("private_cb_kmeans", ("experiment=private_cb", "dataset=kmeans", "arms=4",
                                "horizon=40", "dims=6", "seed=25", "progress=false")),
     Case("private_cb_mnist", ("experiment=private_cb", "dataset=mnist", "horizon=40",
@@ -75,32 +76,32 @@ CASES = (
     Case("linucb_ds_synthetic", ("experiment=linucb_ds", "dataset=synthetic", "arms=5",
                                  "dims=3", "horizon=30", "seed=31", *SMALL_KEYS)),
     Case("linucb_ds_djn", ("experiment=linucb_ds", "dataset=synthetic", "arms=4", "dims=2",
-                           "horizon=20", "obfuscator=djn", "precision_bits=20", "seed=32",
-                           *SMALL_KEYS)),
+                           "horizon=20", "linucb_ds.obfuscator=djn",
+                           "linucb_ds.scale_bits=20", "seed=32", *SMALL_KEYS)),
     Case("linucb_ds_movielens", ("experiment=linucb_ds", "arms=6", "dims=3", "horizon=30",
-                                 "arm_choice=random", "user=3", "seed=33", *SMALL_KEYS),
-         needs=("ml-100k",)),
+                                 "linucb_ds.arm_choice=random", "linucb_ds.user=3", "seed=33",
+                                 *SMALL_KEYS), needs=("ml-100k",)),
     Case("spectral_ucb_ds", ("experiment=spectral_ucb_ds", "arms=12", "dims=5", "horizon=12",
                              "seed=34", *SMALL_KEYS), needs=("ml-100k",)),
-    *(Case(f"samba_{algorithm}", ("experiment=samba", "dataset=synthetic", f"algorithm={algorithm}",
-                                  "arms=5", "horizon=60", "seed=41", *SMALL_KEYS))
+    *(Case(f"samba_{algorithm}", ("experiment=samba", "dataset=synthetic",
+                                  f"samba.algorithm={algorithm}", "arms=5", "horizon=60",
+                                  "seed=41", *SMALL_KEYS))
       for algorithm in SAMBA_ALGORITHMS),
-    Case("samba_movielens", ("experiment=samba", "algorithm=ucb", "arms=6", "horizon=40",
+    Case("samba_movielens", ("experiment=samba", "samba.algorithm=ucb", "arms=6", "horizon=40",
                              "seed=42", *SMALL_KEYS), needs=("ml-100k",)),
     Case("private_cb_ray", ("experiment=private_cb", "runtime=ray", "horizon=20", "dims=6",
                             "seed=27", "progress=false")),
     Case("linucb_ds_ray", ("experiment=linucb_ds", "runtime=ray", "dataset=synthetic", "arms=4",
                            "dims=2", "horizon=12", "seed=35", *SMALL_KEYS)),
     Case("samba_ray", ("experiment=samba", "runtime=ray", "dataset=synthetic",
-                       "algorithm=thompson", "arms=4", "horizon=30", "seed=44", *SMALL_KEYS)),
-    Case("samba_jester", ("experiment=samba", "dataset=jester", "algorithm=eps_greedy",
+                       "samba.algorithm=thompson", "arms=4", "horizon=30", "seed=44", *SMALL_KEYS)),
+    Case("samba_jester", ("experiment=samba", "dataset=jester", "samba.algorithm=eps_greedy",
                           "arms=6", "horizon=40", "seed=43", *SMALL_KEYS), needs=("jester",)),
 )
 
 
 def data_available(case: Case) -> bool:
     """Whether the datasets the case reads are in PPML_DATA."""
-    import os
     folder = os.environ.get("PPML_DATA")
     return all(folder and (Path(folder) / name).is_dir() for name in case.needs)
 

@@ -6,9 +6,9 @@ experiment runs, and its rows go to one Parquet file in ``results_dir``. The sum
 the path written are printed at the end.
 """
 
-import dataclasses
 import datetime as dt
 import logging
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +18,7 @@ import hydra
 from omegaconf import DictConfig
 
 from ppml.experiments import registry  # importing the package registers every experiment
-from ppml.experiments.config import RunConfig, load_config
+from ppml.experiments.config import RunConfig, load_config, refuse_renamed
 from ppml.experiments.results import RunOutput, write_run
 from ppml.runtime import cluster
 
@@ -41,7 +41,7 @@ def run(cfg: DictConfig) -> Path:
     started_at = dt.datetime.now(dt.timezone.utc)
     with ray_runtime(config):
         output = experiment(config)
-    path = write_run(config.results_dir, dataclasses.asdict(config), output, started_at=started_at)
+    path = write_run(config.results_dir, config.columns(), output, started_at=started_at)
     print(summary_text(output))
     print(f"results: {path}")
     return path
@@ -79,4 +79,8 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    try:
+        refuse_renamed(sys.argv[1:])
+    except ValueError as err:
+        raise SystemExit(f"error: {err}") from None
     main()

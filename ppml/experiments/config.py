@@ -1,32 +1,68 @@
-"""The run configuration: one flat schema shared by every experiment.
+"""The run configuration: the keys every experiment shares, and one config group per family.
 
 `RunConfig` is registered in Hydra's ConfigStore as ``base_config`` and sits first in
 ``conf/config.yaml``'s defaults list, so OmegaConf refuses a misspelt key (``arsm=3``) or a value of
-the wrong type (``parties=two``) while Hydra composes the config, before anything runs. The bounds
-that a type cannot express are checked when a `RunConfig` is constructed (`__post_init__`), which
-`load_config` triggers; every error names the parameter and its bound.
+the wrong type (``parties=two``) while Hydra composes the config, before anything runs.
 
-Top-level keys mean the same in every experiment; an experiment's YAML file sets its own defaults
-and ignores the keys it does not use.
+* Top-level keys mean the same in every experiment (arms, parties, runtime, seed, ...).
+* Each protocol family's own keys live in its group, declared beside the family's code:
+  ``private_cb.*`` (`PrivateCBOptions`), ``linucb_ds.*`` (`LinUCBDSOptions`), ``samba.*``
+  (`SambaOptions`); the engine's ``mpc.*`` and the benchmarks' ``bench.*`` are declared here.
+* Every value is checked once, when `load_config` makes the objects (each ``__post_init__``);
+  every error names the parameter and its bound.  The layers below trust these objects.
+* A key of the old flat namespace (``algorithm=ucb``) is refused with its new spelling
+  (`refuse_renamed`); results keep one column per key, groups under dotted names
+  (`columns`: ``samba.algorithm``).
 """
 
+from __future__ import annotations
+
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from ppml.protocols.samba.policies import AlgorithmSpec
+from ppml.checks import check_int
+from ppml.crypto.fixed import check_precision_bits
 from ppml.crypto.paillier.keys import check_key_bits
-from ppml.crypto.paillier.pool import OBFUSCATORS
-# The engine's own lists, so a mode the engine gains is accepted here too.
+from ppml.data.checksums import DATA_DIR_ENV
 from ppml.mpc.context import TRUNCATION_MODES
-from ppml.runtime.spmd import RUNTIMES
+from ppml.protocols.linucb_ds.config import LinUCBDSOptions
+from ppml.protocols.private_cb.config import PrivateCBOptions
+from ppml.protocols.samba.config import SambaOptions
+from ppml.runtime.roles import RUNTIMES
 
-PRECISION_BITS_RANGE = (8, 32)
-ARM_CHOICES = ("first", "random")
-DATA_DIR_ENV = "PPML_DATA"
+
+@dataclass
+class MPCOptions:
+    """The ``mpc`` group: the secret-sharing engine's choices (docs/mpc.md)."""
+
+    truncation: str = "bounded"
+    """Fixed-point truncation protocol, one of `ppml.mpc.context.TRUNCATION_MODES`."""
+
+    def __post_init__(self) -> None:
+        _one_of("mpc.truncation", self.truncation, TRUNCATION_MODES)
+
+
+@dataclass
+class BenchOptions:
+    """The ``bench`` group: how much the benchmarks and statistical studies measure."""
+
+    repeats: int = 3
+    """Timed repetitions per benchmark point."""
+    samples: int = 1_000_000
+    """Random trials of a statistical study (truncation_study: truncations per cell)."""
+
+    def __post_init__(self) -> None:
+        check_int("bench.repeats", self.repeats, 1)
+        check_int("bench.samples", self.samples, 1)
+
+
+GROUPS = {"mpc": MPCOptions, "bench": BenchOptions, "private_cb": PrivateCBOptions,
+          "linucb_ds": LinUCBDSOptions, "samba": SambaOptions}
+"""Config group name -> its schema."""
 
 
 @dataclass
@@ -52,114 +88,75 @@ class RunConfig:
     results_dir: str = "results"
     """Folder that receives one Parquet file per run."""
     precision_bits: int = 20
-    """Fractional bits of the fixed-point encoding."""
+    """Fractional bits of the secret-sharing engine's fixed-point encoding."""
     ray_address: Optional[str] = None
     """None: start a private local Ray instance; else the address to join ('auto', host:port)."""
     data_dir: Optional[str] = None
     """Folder of downloaded datasets; None falls back to the PPML_DATA environment variable."""
     progress: bool = True
     """Show progress bars."""
-    placement: bool = False
-    """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
     workers: int = 1
     """Ray tasks per party for large party-local work (per-arm updates, bulk Paillier work)."""
-
-    # Experiment-specific keys (one flat namespace, so sweeps and result columns stay uniform).
-    truncation: str = "bounded"
-    """Fixed-point truncation protocol, one of ppml.mpc.context.TRUNCATION_MODES."""
-    samples: int = 1_000_000
-    """Random trials of a statistical study (truncation_study: truncations per cell)."""
-    repeats: int = 3
-    """Timed repetitions per benchmark point."""
-    data_seed: int = 0
-    """Seed of the data stream (order, reward draws): public, so secure runs stay comparable."""
-    epsilon: float = 0.1
-    """Exploration probability of epsilon-greedy bandits."""
-    nr_iterations: Optional[int] = None
-    """Newton-Raphson iterations of the secure reciprocal (None: enough for precision_bits)."""
-    reciprocal_start: str = "linear"
-    """Start value of the reciprocal: 'linear' (minimax on the domain) or 'paper'."""
-    argmax_method: str = "pairwise"
-    """Secure argmax: 'pairwise' (Hannun et al. Algorithm 2) or 'tournament'."""
-    regularizer: float = 0.0
-    """Diagonal regulariser delta of linear bandits: W starts at (1 + delta) I."""
-    refresh_every: int = 0
-    """Recompute the exact inverse every k steps (0: never, as in the paper)."""
-    checkpoints: int = 0
-    """Model checkpoints saved during training for the membership-inference audit (0: none)."""
     key_bits: int = 2048
-    """Paillier modulus bits (LinUCB-DS); below 2048 refused unless insecure_key_bits_ok."""
+    """Paillier modulus bits; below 2048 refused unless insecure_key_bits_ok."""
     insecure_key_bits_ok: bool = False
     """Accept Paillier keys below 2048 bits (tests; benchmarks against 1024-bit figures)."""
-    obfuscator: str = "full"
-    """LinUCB-DS P's Paillier obfuscators: 'full' r^n, or 'djn' short exponents (faster; an extra
-    assumption, and only ~80-bit hiding against Comp at 2048 bits: docs/paillier.md)."""
-    user: int = 0
-    """User whose embedding is theta (MovieLens linear bandits)."""
-    arm_choice: str = "first"
-    """Which movies are the arms: 'first' K (as the paper) or 'random' K (drawn with data_seed)."""
-    algorithm: str = "ucb"
-    """Samba's bandit algorithm (ppml.protocols.samba.policies.ALGORITHMS)."""
-    threshold: Optional[float] = None
-    """Samba datasets: a rating above it is a reward of 1 (None: the dataset's default)."""
-    denominator: str = "ratings"
-    """Samba datasets: an item's mean is liked / 'ratings' of the item or / 'users'."""
-    min_ratings: int = 20
-    """Samba datasets: items with fewer ratings are not arms (1 keeps all: then MovieLens's top
-    43 items are movies with 1-8 ratings, all liked, at mean 1.0)."""
-    eps_decay: float = 1.0
-    """eps_greedy_decreasing: eps_t = min(1, eps_decay K / t)."""
-    ucb_c: float = 2.0
-    """UCB: mu_i + sqrt(ucb_c ln t / n_i)."""
-    softmax_tau: float = 0.1
-    """Softmax temperature tau."""
-    pursuit_beta: float = 0.1
-    """Pursuit learning rate beta."""
-    owners_per_actor: Optional[int] = None
-    """Samba on Ray: DOs per actor (None: one each up to 8 DOs, else 8 actors)."""
+    data_seed: int = 0
+    """Seed of the data stream (order, reward draws): public, so secure runs stay comparable."""
+    placement: bool = False
+    """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
+
+    mpc: MPCOptions = field(default_factory=MPCOptions)
+    bench: BenchOptions = field(default_factory=BenchOptions)
+    private_cb: PrivateCBOptions = field(default_factory=PrivateCBOptions)
+    linucb_ds: LinUCBDSOptions = field(default_factory=LinUCBDSOptions)
+    samba: SambaOptions = field(default_factory=SambaOptions)
 
     def __post_init__(self) -> None:
-        _at_least("arms", self.arms, 1)
-        _at_least("parties", self.parties, 2)
-        _at_least("dims", self.dims, 1)
-        _at_least("horizon", self.horizon, 1)
-        _at_least("repeats", self.repeats, 1)
-        _at_least("samples", self.samples, 1)
-        _at_least("min_ratings", self.min_ratings, 1)
-        _at_least("workers", self.workers, 1)
-        _at_least("data_seed", self.data_seed, 0)
-        _at_least("refresh_every", self.refresh_every, 0)
-        _at_least("checkpoints", self.checkpoints, 0)
-        if self.nr_iterations is not None:
-            _at_least("nr_iterations", self.nr_iterations, 0)
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
-        if self.regularizer < 0:
-            raise ValueError(f"regularizer must be >= 0, got {self.regularizer}")
+        check_int("arms", self.arms, 1)
+        check_int("parties", self.parties, 2)
+        check_int("dims", self.dims, 1)
+        check_int("horizon", self.horizon, 1)
+        check_int("workers", self.workers, 1)
+        check_int("data_seed", self.data_seed, 0)
         if self.seed is not None:
-            _at_least("seed", self.seed, 0)
+            check_int("seed", self.seed, 0)
         _one_of("runtime", self.runtime, RUNTIMES)
-        _one_of("arm_choice", self.arm_choice, ARM_CHOICES)
-        _at_least("user", self.user, 0)
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
-        _one_of("obfuscator", self.obfuscator, OBFUSCATORS)
-        algorithm_spec(self)  # Samba's algorithm and parameters, each checked with its bound
-        _one_of("denominator", self.denominator, ("ratings", "users"))
-        if self.owners_per_actor is not None:
-            _at_least("owners_per_actor", self.owners_per_actor, 1)
-        _one_of("truncation", self.truncation, TRUNCATION_MODES)
-        low, high = PRECISION_BITS_RANGE
-        if not low <= self.precision_bits <= high:
-            bits = self.precision_bits
-            raise ValueError(f"precision_bits must be in [{low}, {high}], got {bits}")
+        check_precision_bits(self.precision_bits)
         for name in ("experiment", "dataset", "results_dir"):
             if not getattr(self, name):
                 raise ValueError(f"{name} must be a non-empty string")
+        for name, schema in GROUPS.items():
+            if not isinstance(getattr(self, name), schema):
+                raise TypeError(f"{name} must be a {schema.__name__}, got "
+                                f"{type(getattr(self, name)).__name__}")
 
+    @classmethod
+    def from_columns(cls, values: dict) -> "RunConfig":
+        """A config from keys spelt as on the command line and in the results columns
+        (``{"arms": 4, "samba.algorithm": "ucb"}``); unknown names are refused."""
+        top, groups = {}, {name: {} for name in GROUPS}
+        for key, value in values.items():
+            group, dot, name = key.partition(".")
+            if dot and group in groups and name in {f.name for f in fields(GROUPS[group])}:
+                groups[group][name] = value
+            elif not dot and key in {f.name for f in fields(cls)} and key not in GROUPS:
+                top[key] = value
+            else:
+                raise ValueError(f"unknown config key {key!r}" + (
+                    f"; it is now {' or '.join(RENAMED[key])}" if key in RENAMED else ""))
+        return cls(**top, **{name: GROUPS[name](**keys) for name, keys in groups.items()})
 
-def _at_least(name: str, value: int, bound: int) -> None:
-    if value < bound:
-        raise ValueError(f"{name} must be >= {bound}, got {value}")
+    def columns(self) -> dict:
+        """Every key as one results column: top-level keys by name, group keys dotted."""
+        flat = {}
+        for key, value in asdict(self).items():
+            if key in GROUPS:
+                flat.update({f"{key}.{name}": item for name, item in value.items()})
+            else:
+                flat[key] = value
+        return flat
 
 
 def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
@@ -167,18 +164,29 @@ def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
-def algorithm_spec(config: RunConfig) -> AlgorithmSpec:
-    """What Samba's DC sends at step 0 besides N: the algorithm and its parameters."""
-    return AlgorithmSpec(config.algorithm, epsilon=config.epsilon, eps_decay=config.eps_decay,
-                         ucb_c=config.ucb_c, softmax_tau=config.softmax_tau,
-                         pursuit_beta=config.pursuit_beta)
+RENAMED = {name: tuple(f"{group}.{name}" for group, schema in GROUPS.items()
+                       if name in {f.name for f in fields(schema)})
+           for schema in GROUPS.values() for name in (f.name for f in fields(schema))}
+"""An old flat key -> its spellings in the groups (epsilon is in private_cb and samba)."""
+
+
+def refuse_renamed(overrides: list[str]) -> None:
+    """Refuse a command-line override of a key that moved into a group, naming where it went:
+    ``algorithm=ucb`` -> "algorithm is now samba.algorithm"."""
+    for override in overrides:
+        key = override.lstrip("+~").partition("=")[0]
+        if key in RENAMED:
+            spellings = " or ".join(RENAMED[key])
+            raise ValueError(f"{key} is now {spellings} (config keys of one family or of the "
+                             f"engine live in its group): write {RENAMED[key][0]}="
+                             f"{override.partition('=')[2]}")
 
 
 def engine_options(config: RunConfig) -> dict:
-    """The keyword arguments of ``ppml.mpc.run`` that a run's config sets."""
+    """The keyword arguments of ``ppml.runtime.spmd.run`` that a run's config sets."""
     options = {"parties": config.parties, "runtime": config.runtime,
                "precision_bits": config.precision_bits, "seed": config.seed,
-               "truncation": config.truncation, "workers": config.workers}
+               "truncation": config.mpc.truncation, "workers": config.workers}
     if config.runtime == "ray" and config.placement:
         options["placement"] = True
     return options
@@ -193,8 +201,13 @@ def load_config(cfg: DictConfig) -> RunConfig:
     """
     known = [f.name for f in fields(RunConfig)]
     unknown = sorted(set(cfg.keys()) - set(known))
+    for group in GROUPS:
+        if group in cfg and isinstance(cfg[group], DictConfig):
+            names = {f.name for f in fields(GROUPS[group])}
+            unknown += sorted(f"{group}.{k}" for k in set(cfg[group].keys()) - names)
     if unknown:
-        raise ValueError(f"unknown config keys {unknown}; known keys: {', '.join(known)}")
+        raise ValueError(f"unknown config keys {unknown}; known keys: {', '.join(known)} "
+                         f"and those of the groups {', '.join(GROUPS)}")
     config = OmegaConf.to_object(cfg)
     if not isinstance(config, RunConfig):
         raise TypeError(

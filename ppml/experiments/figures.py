@@ -35,7 +35,7 @@ def truncation_failures(rows: list, folder: Path) -> Path:
     """Failure rate of each truncation mode against precision bits, one line per (mode, P)."""
     lines = defaultdict(dict)
     for r in rows:
-        lines[(r["truncation"], r["parties"])][r["precision_bits"]] = r["failure_rate"]
+        lines[(r["mpc.truncation"], r["parties"])][r["precision_bits"]] = r["failure_rate"]
     fig, ax = plt.subplots(figsize=(6.5, 4))
     floor = min((v for pts in lines.values() for v in pts.values() if v > 0), default=1e-7) / 10
     for (mode, parties), points in sorted(lines.items()):

@@ -28,6 +28,7 @@ import numpy as np
 
 from ppml.protocols.linucb_ds.reference import (Coins, LinUCB, run_fixed_point, run_float, score_error)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
+from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.protocol import run_protocol
 from ppml.crypto.rng import fresh_key, seeded_key
 from ppml.experiments.config import RunConfig
@@ -49,8 +50,8 @@ def instance(config: RunConfig, spectral: bool) -> dict:
     from ppml.data.linear_arms import load_linear_arms
     load = load_spectral_arms if spectral else load_linear_arms
     options = {"k_neighbours": K_NEIGHBOURS} if spectral else {}
-    data = load(config.dataset, arms=config.arms, dims=config.dims, user=config.user,
-                arm_choice=config.arm_choice, seed=config.data_seed, data_dir=config.data_dir,
+    data = load(config.dataset, arms=config.arms, dims=config.dims, user=config.linucb_ds.user,
+                arm_choice=config.linucb_ds.arm_choice, seed=config.data_seed, data_dir=config.data_dir,
                 **options)
     noise = np.array([[data.reward(t, i) - data.means[i] for i in range(data.K)]
                       for t in range(config.horizon)])
@@ -112,14 +113,15 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
     data = instance(config, spectral)
     N = config.horizon
     coin_key = fresh_key() if config.seed is None else seeded_key(config.seed, "linucb-ds-coins")
-    secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], N,
-                          key_bits=config.key_bits, scale_bits=config.precision_bits,
-                          coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]),
-                          runtime=config.runtime, workers=config.workers,
-                          obfuscator=config.obfuscator,
-                          insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed)
+    options = config.linucb_ds
+    protocol = LinUCBDSConfig(
+        horizon=N, scale_bits=options.scale_bits, key_bits=config.key_bits,
+        insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
+        runtime=config.runtime, workers=config.workers, seed=config.seed)
+    secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], protocol,
+                          coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]))
     fixed = run_fixed_point(make_policy(data, N), data["theta"], data["noise"], N,
-                            Coins(coin_key), config.precision_bits)
+                            Coins(coin_key), options.scale_bits)
     start = time.perf_counter()
     floats = run_float(make_policy(data, N), data["reward"], N, Coins(coin_key))
     floats["wall_s"] = time.perf_counter() - start

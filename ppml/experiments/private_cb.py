@@ -19,7 +19,8 @@ from ppml.runtime import spmd
 import ppml.mpc as mpc
 from ppml.protocols.private_cb.exploration import ExplorationTape
 from ppml.protocols.private_cb.reference import EpsilonGreedyLinear
-from ppml.protocols.private_cb.protocol import PrivateCBConfig, program
+from ppml.protocols.private_cb.config import PrivateCBConfig
+from ppml.protocols.private_cb.protocol import program
 from ppml.protocols.private_cb.world import World
 from ppml.runtime import roles
 from ppml.checks import check_int
@@ -35,11 +36,8 @@ from ppml.privacy.membership import squared_loss, weights_of, yeom_advantage
 
 
 def bandit_config(config: RunConfig) -> PrivateCBConfig:
-    return PrivateCBConfig(
-        parties=config.parties, arms=config.arms, dims=config.dims, horizon=config.horizon,
-        epsilon=config.epsilon, regularizer=config.regularizer,
-        refresh_every=config.refresh_every, nr_iterations=config.nr_iterations,
-        reciprocal_start=config.reciprocal_start, argmax_method=config.argmax_method)
+    return PrivateCBConfig.of(config.private_cb, parties=config.parties, arms=config.arms,
+                              dims=config.dims, horizon=config.horizon)
 
 
 def privacy_level(arms: int, epsilon: float) -> float:
@@ -98,7 +96,7 @@ def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: 
     inputs[bandit.puller] = {"world": world}
     inputs[bandit.rewarder] = {"world": world}
     body = functools.partial(program, config=bandit, progress=config.progress,
-                             checkpoint_steps=checkpoint_steps(bandit.horizon, config.checkpoints))
+                             checkpoint_steps=checkpoint_steps(bandit.horizon, bandit.checkpoints))
     start = time.perf_counter()
     try:
         outs = spmd.run(body, clients=2, inputs=inputs, dealer_secret=dealer_secret,
@@ -158,7 +156,7 @@ def private_cb(config: RunConfig) -> RunOutput:
              "average_reward": float(secure_avg[t]),
              "plaintext_average_reward": float(plain_avg[t])} for t in range(bandit.horizon)]
     for step, attack in membership_audit(config, data, secure["checkpoints"]).items() \
-            if config.checkpoints else ():
+            if config.private_cb.checkpoints else ():
         rows[step - 1].update({"mi_advantage": attack["advantage"], "mi_tpr": attack["tpr"],
                                "mi_fpr": attack["fpr"]})
     offline = float(np.mean([s["offline_seconds"] for s in secure["stats"]]))
@@ -178,6 +176,6 @@ def private_cb(config: RunConfig) -> RunOutput:
         "eta": privacy_level(bandit.arms, bandit.epsilon),
     }
     shown = {"dataset": data.name, "parties": config.parties, "arms": config.arms,
-             "epsilon": config.epsilon, "steps": config.horizon, **summary}
+             "epsilon": config.private_cb.epsilon, "steps": config.horizon, **summary}
     table = format_table([shown], list(shown))
     return RunOutput(rows=rows, summary=summary, table=table)

@@ -20,9 +20,10 @@ from ppml.experiments.figures import (controlled, figure, line_figure, mean_line
                                       runs_of, save)
 
 #: settings that change a run's reward or time; seeds are averaged over, not held fixed
-SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "epsilon", "precision_bits",
-            "truncation", "nr_iterations", "reciprocal_start", "argmax_method", "regularizer",
-            "refresh_every", "runtime", "workers")
+SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "private_cb.epsilon", "precision_bits",
+            "mpc.truncation", "private_cb.nr_iterations", "private_cb.reciprocal_start",
+            "private_cb.argmax_method", "private_cb.regularizer", "private_cb.refresh_every",
+            "runtime", "workers")
 
 
 def _average_reward(run) -> float:
@@ -33,11 +34,11 @@ def _average_reward(run) -> float:
 @figure("private_cb")
 def reward_over_training(rows: list, folder: Path) -> Path:
     """Fig. 1: running average reward against steps, one line per epsilon."""
-    kept = {r["run_id"] for r in controlled(runs_of(rows), ("epsilon",), SETTINGS)}
+    kept = {r["run_id"] for r in controlled(runs_of(rows), ("private_cb.epsilon",), SETTINGS)}
     curves = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if r["run_id"] in kept:
-            curves[r["epsilon"]][r["step"]].append(r["average_reward"])
+            curves[r["private_cb.epsilon"]][r["step"]].append(r["average_reward"])
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for eps in sorted(curves):
         steps = sorted(curves[eps])
@@ -68,7 +69,7 @@ def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: s
 @figure("private_cb")
 def reward_against_eta_per_horizon(rows: list, folder: Path) -> Path:
     """Fig. 2: average reward against eta, one line per T."""
-    runs = controlled(runs_of(rows), ("epsilon", "horizon"), SETTINGS)
+    runs = controlled(runs_of(rows), ("private_cb.epsilon", "horizon"), SETTINGS)
     return _reward_against_eta(runs, "horizon", folder, "private_cb_fig2_reward_vs_eta",
                                "Reward against privacy, per T (Fig. 2)")
 
@@ -78,7 +79,7 @@ def reward_against_eta_per_arms(rows: list, folder: Path) -> Path:
     """Fig. 5: average reward against eta, one line per |A|."""
     runs = runs_of(rows)
     kmeans = [r for r in runs if str(r["dataset"]).startswith("kmeans")]
-    runs = controlled(kmeans or runs, ("epsilon", "arms"), SETTINGS)
+    runs = controlled(kmeans or runs, ("private_cb.epsilon", "arms"), SETTINGS)
     return _reward_against_eta(runs, "arms", folder, "private_cb_fig5_reward_vs_eta_per_arms",
                                "Reward against privacy, per |A| (Fig. 5)")
 
@@ -107,7 +108,7 @@ def time_against_parties(rows: list, folder: Path) -> Path:
 @figure("private_cb")
 def reward_against_precision(rows: list, folder: Path) -> Path:
     """Fig. 7: average reward against precision bits, one line per truncation mode."""
-    return line_figure(runs_of(rows), folder, "precision_bits", "truncation", _average_reward,
+    return line_figure(runs_of(rows), folder, "precision_bits", "mpc.truncation", _average_reward,
                        ("truncation", "private_cb_fig7_reward_vs_precision", "precision bits L",
                         "average reward", "Reward against fixed-point precision (Fig. 7)"),
                        settings=SETTINGS)
@@ -116,9 +117,9 @@ def reward_against_precision(rows: list, folder: Path) -> Path:
 @figure("private_cb")
 def reward_against_iterations(rows: list, folder: Path) -> Path:
     """Fig. 8: average reward against Newton-Raphson iterations, one line per start value."""
-    runs = [r for r in runs_of(rows) if r.get("nr_iterations") is not None]
-    return line_figure(runs, folder, "nr_iterations", "reciprocal_start", _average_reward,
-                       ("start", "private_cb_fig8_reward_vs_iterations",
+    runs = [r for r in runs_of(rows) if r.get("private_cb.nr_iterations") is not None]
+    return line_figure(runs, folder, "private_cb.nr_iterations", "private_cb.reciprocal_start",
+                       _average_reward, ("start", "private_cb_fig8_reward_vs_iterations",
                         "Newton-Raphson iterations", "average reward",
                         "Reward against reciprocal iterations (Fig. 8)"), settings=SETTINGS)
 
@@ -127,12 +128,12 @@ def reward_against_iterations(rows: list, folder: Path) -> Path:
 def membership_advantage(rows: list, folder: Path) -> Path:
     """Fig. 6: the membership-inference adversary's advantage over training, per epsilon."""
     kept = {r["run_id"] for r in controlled(
-        [r for r in runs_of(rows) if r.get("checkpoints")], ("epsilon",), SETTINGS)}
+        [r for r in runs_of(rows) if r.get("private_cb.checkpoints")], ("private_cb.epsilon",), SETTINGS)}
     audited = [r for r in rows if r.get("mi_advantage") is not None and r["run_id"] in kept]
     if not audited:
         return None
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "epsilon"), "eps")
+    plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "private_cb.epsilon"), "eps")
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("step (checkpoint)")
     ax.set_ylabel("advantage TPR - FPR (Yeom et al.)")

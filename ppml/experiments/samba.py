@@ -21,10 +21,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ppml.protocols.samba.reference import run_reference
-from ppml.protocols.samba.protocol import SambaSetup, run_samba
+from ppml.protocols.samba.config import SambaConfig
+from ppml.protocols.samba.protocol import run_samba
 from ppml.protocols.samba.keys import SambaKeys
 from ppml.data.bernoulli_items import load_bernoulli_arms
-from ppml.experiments.config import RunConfig, algorithm_spec
+from ppml.experiments.config import RunConfig
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
@@ -32,14 +33,15 @@ from ppml.experiments.table import format_table
 
 @register("samba")
 def samba(config: RunConfig) -> RunOutput:
-    data = load_bernoulli_arms(config.dataset, arms=config.arms, threshold=config.threshold,
-                               denominator=config.denominator, min_ratings=config.min_ratings,
+    options = config.samba
+    data = load_bernoulli_arms(config.dataset, arms=config.arms, threshold=options.threshold,
+                               denominator=options.denominator, min_ratings=options.min_ratings,
                                seed=config.data_seed, data_dir=config.data_dir)
-    spec = algorithm_spec(config)
-    setup = SambaSetup(config.horizon, spec, SambaKeys.for_seed(config.seed),
-                       runtime=config.runtime, owners_per_actor=config.owners_per_actor,
-                       key_bits=config.key_bits,
-                       insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed)
+    spec = options.spec()
+    setup = SambaConfig(config.horizon, spec, SambaKeys.for_seed(config.seed),
+                        runtime=config.runtime, owners_per_actor=options.owners_per_actor,
+                        key_bits=config.key_bits,
+                        insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed)
     plain = run_reference(data, config.horizon, spec, setup.keys)
     distributed = run_samba(data, replace(setup, crypto=False))
     secure = run_samba(data, setup)

@@ -28,10 +28,11 @@ import numpy as np
 from ppml.protocols.samba.policies import ALGORITHMS
 from ppml.experiments.figures import controlled, figure, grouped_bars, line_figure, runs_of, save
 
-TIME_SETTINGS = ("runtime", "key_bits", "owners_per_actor")
+TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor")
 """Settings that change a run's time; the others (dataset, algorithm parameters) barely do."""
-REWARD_SETTINGS = ("arms", "horizon", "threshold", "denominator", "min_ratings", "data_seed",
-                   "epsilon", "eps_decay", "ucb_c", "softmax_tau", "pursuit_beta")
+REWARD_SETTINGS = ("arms", "horizon", "samba.threshold", "samba.denominator", "samba.min_ratings",
+                   "data_seed", "samba.epsilon", "samba.eps_decay", "samba.ucb_c",
+                   "samba.softmax_tau", "samba.pursuit_beta")
 """Settings that change a run's reward besides the algorithm and the dataset."""
 TIMES = {"samba": ("wall_s", "plaintext_wall_s", "distributed_wall_s"),
          "bench_samba": ("secure_s", "plaintext_s", "distributed_s")}
@@ -61,7 +62,7 @@ def _time_against(rows: list, x: str, held: str, folder: Path, labels: tuple) ->
         return None
     name, xlabel, held_label, number = labels
     at = max(swept)
-    return line_figure([r for r in runs if r[held] == at], folder, x, "algorithm",
+    return line_figure([r for r in runs if r[held] == at], folder, x, "samba.algorithm",
                        lambda r: r["wall_s"],
                        ("algorithm", name, xlabel, "seconds",
                         f"Samba: time against {xlabel} at {held_label} = {at} ({number})"),
@@ -86,12 +87,12 @@ def time_against_arms(rows: list, folder: Path) -> Path | None:
 
 def _algorithms(runs: list) -> list:
     """The algorithms of ``runs`` in Fig. 4's order."""
-    return [a for a in ALGORITHMS if any(r["algorithm"] == a for r in runs)]
+    return [a for a in ALGORITHMS if any(r["samba.algorithm"] == a for r in runs)]
 
 
 def _per_algorithm(runs: list, value) -> tuple[dict, dict]:
     """algorithm -> mean, and algorithm -> standard deviation, of ``value(run)``."""
-    groups = {a: [value(r) for r in runs if r["algorithm"] == a] for a in _algorithms(runs)}
+    groups = {a: [value(r) for r in runs if r["samba.algorithm"] == a] for a in _algorithms(runs)}
     return ({a: float(np.mean(v)) for a, v in groups.items()},
             {a: float(np.std(v)) for a, v in groups.items()})
 
@@ -99,7 +100,7 @@ def _per_algorithm(runs: list, value) -> tuple[dict, dict]:
 @figure("samba")
 def reward_per_algorithm(rows: list, folder: Path) -> Path | None:
     """Fig. 8(c): cumulative reward per algorithm and dataset, secure bars, plaintext ticks."""
-    runs = controlled(runs_of(rows), ("algorithm", "dataset"), REWARD_SETTINGS)
+    runs = controlled(runs_of(rows), ("samba.algorithm", "dataset"), REWARD_SETTINGS)
     if not runs:
         return None
     by_dataset = {d: [r for r in runs if r["dataset"] == d]
@@ -124,7 +125,7 @@ def reward_per_algorithm(rows: list, folder: Path) -> Path | None:
 @figure("samba")
 def time_per_participant(rows: list, folder: Path) -> Path | None:
     """Fig. 8(d): each participant's own seconds per algorithm."""
-    runs = controlled(runs_of(rows), ("algorithm",), TIME_SETTINGS + ("arms", "horizon"))
+    runs = controlled(runs_of(rows), ("samba.algorithm",), TIME_SETTINGS + ("arms", "horizon"))
     if not runs:
         return None
     seconds = {label: _per_algorithm(runs, lambda r, c=column: r[c])

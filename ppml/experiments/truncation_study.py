@@ -52,9 +52,9 @@ def failures(parties: int, precision_bits: int, mode: str, samples: int, seed,
 
 @register("truncation_study")
 def truncation_study(config: RunConfig) -> RunOutput:
-    row = failures(config.parties, config.precision_bits, config.truncation, config.samples,
-                   config.seed, config.progress)
+    row = failures(config.parties, config.precision_bits, config.mpc.truncation,
+                   config.bench.samples, config.seed, config.progress)
     summary = {"wall_s": row.pop("wall_s")}
-    shown = {"truncation": config.truncation, "precision_bits": config.precision_bits,
-             "parties": config.parties, "samples": config.samples, **row}
+    shown = {"truncation": config.mpc.truncation, "precision_bits": config.precision_bits,
+             "parties": config.parties, "samples": config.bench.samples, **row}
     return RunOutput(rows=[row], summary=summary, table=format_table([shown], list(shown)))

@@ -1,12 +1,13 @@
 import numpy as np
 
 from ppml.experiments.bench_ops import OPS, bench_ops, time_plaintext
-from ppml.experiments.config import RunConfig
+from ppml.experiments.config import BenchOptions, RunConfig
 from ppml.experiments.results import validate_rows
 
 
 def test_bench_ops_reports_every_operation_with_a_plaintext_baseline():
-    out = bench_ops(RunConfig(parties=3, arms=4, dims=3, repeats=1, seed=1))
+    out = bench_ops(RunConfig(parties=3, arms=4, dims=3, seed=1,
+                              bench=BenchOptions(repeats=1)))
     validate_rows(out.rows)
     assert [r["op"] for r in out.rows] == list(OPS)
     by_op = {r["op"]: r for r in out.rows}

@@ -9,7 +9,8 @@ import pytest
 import yaml
 from hydra.errors import ConfigCompositionException
 
-from ppml.experiments.config import RunConfig, load_config
+from ppml.experiments.config import MPCOptions, RunConfig, load_config, refuse_renamed
+from ppml.protocols.samba.config import SambaOptions
 
 REPO = Path(__file__).resolve().parents[2]
 CONF = REPO / "conf"
@@ -21,12 +22,12 @@ def test_default_config_is_bench_ops_with_its_defaults(compose_run_config):
     assert isinstance(config, RunConfig)
     assert config.experiment == "bench_ops"
     assert (config.parties, config.arms, config.dims, config.runtime) == (2, 10, 5, "ray")
-    assert (config.samples, config.repeats, config.seed) == (1_000_000, 3, None)
+    assert (config.bench.samples, config.bench.repeats, config.seed) == (1_000_000, 3, None)
 
 
 def test_command_line_overrides_win_over_the_experiment_file(compose_run_config):
-    config = load_config(compose_run_config("parties=3", "seed=7", "samples=5"))
-    assert (config.parties, config.seed, config.samples) == (3, 7, 5)
+    config = load_config(compose_run_config("parties=3", "seed=7", "bench.samples=5"))
+    assert (config.parties, config.seed, config.bench.samples) == (3, 7, 5)
 
 
 @pytest.mark.parametrize(
@@ -51,19 +52,22 @@ def test_an_appended_unknown_key_is_refused(compose_run_config):
         ("arms", 0, "arms must be >= 1"),
         ("dims", 0, "dims must be >= 1"),
         ("horizon", 0, "horizon must be >= 1"),
-        ("repeats", 0, "repeats must be >= 1"),
+        ("bench.repeats", 0, "bench.repeats must be >= 1"),
         ("seed", -1, "seed must be >= 0"),
         ("runtime", "cloud", "runtime must be one of local, ray"),
-        ("truncation", "round", "truncation must be one of .*exact.*; got 'round'"),
-        ("precision_bits", 7, r"precision_bits must be in \[8, 32\], got 7"),
-        ("precision_bits", 33, r"precision_bits must be in \[8, 32\], got 33"),
-        ("samples", 0, "samples must be >= 1"),
+        ("mpc.truncation", "round", "mpc.truncation must be one of .*exact.*; got 'round'"),
+        ("precision_bits", 7, r"precision_bits must be an integer in \[8, 32\], got 7"),
+        ("precision_bits", 33, r"precision_bits must be an integer in \[8, 32\], got 33"),
+        ("bench.samples", 0, "bench.samples must be >= 1"),
+        ("private_cb.epsilon", 1.5, r"epsilon must lie in \[0, 1\]"),
+        ("linucb_ds.scale_bits", 0, "linucb_ds.scale_bits must be >= 1"),
+        ("samba.min_ratings", 0, "samba.min_ratings must be >= 1"),
         ("results_dir", "", "results_dir must be a non-empty string"),
     ],
 )
 def test_out_of_bound_values_name_the_parameter_and_bound(key, value, message):
     with pytest.raises(ValueError, match=message):
-        RunConfig(**{key: value})
+        RunConfig.from_columns({key: value})
 
 
 def test_bounds_are_checked_on_the_composed_config_too(compose_run_config):
@@ -104,15 +108,49 @@ def test_the_command_line_refuses_bad_config_before_running(tmp_path, override, 
     assert not list(tmp_path.glob("*.parquet"))
 
 
+@pytest.mark.parametrize("override, spelling", [
+    ("algorithm=ucb", "samba.algorithm"), ("truncation=exact", "mpc.truncation"),
+    ("repeats=2", "bench.repeats"), ("obfuscator=djn", "linucb_ds.obfuscator"),
+    ("epsilon=0.2", "private_cb.epsilon or samba.epsilon"), ("+checkpoints=3", "private_cb")])
+def test_an_old_flat_key_is_refused_with_its_new_spelling(override, spelling):
+    with pytest.raises(ValueError, match=f"is now {spelling}"):
+        refuse_renamed(["experiment=samba", override])
+    refuse_renamed(["experiment=samba", "samba.algorithm=ucb", "arms=3"])
+
+
+def test_the_command_line_names_the_new_spelling(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "jobs.run", "algorithm=ucb",
+                           f"results_dir={tmp_path}"], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode != 0 and "algorithm is now samba.algorithm" in done.stderr
+
+
+def test_group_keys_compose_and_land_in_dotted_columns(compose_run_config):
+    config = load_config(compose_run_config("experiment=samba", "samba.ucb_c=3.0",
+                                            "mpc.truncation=exact"))
+    columns = config.columns()
+    assert columns["samba.ucb_c"] == 3.0 and columns["mpc.truncation"] == "exact"
+    assert "samba" not in columns and RunConfig.from_columns(columns) == config
+
+
+def test_a_misspelt_group_key_is_refused(compose_run_config):
+    with pytest.raises(ConfigCompositionException):
+        compose_run_config("samba.algorithmm=ucb")
+    with pytest.raises(ValueError, match="unknown config key 'samba.algorithmm'"):
+        RunConfig.from_columns({"samba.algorithmm": "ucb"})
+
+
 def test_engine_options_follow_the_config():
     from ppml.experiments.config import engine_options
     local = engine_options(RunConfig(parties=3, seed=4, placement=True))
     assert local == {"parties": 3, "runtime": "local", "precision_bits": 20, "seed": 4,
                      "truncation": "bounded", "workers": 1}
+    exact = RunConfig(mpc=MPCOptions(truncation="exact"))
+    assert engine_options(exact)["truncation"] == "exact"
     assert engine_options(RunConfig(runtime="ray", placement=True))["placement"] is True
 
 
 def test_min_ratings_is_checked():
-    assert RunConfig().min_ratings == 20
+    assert RunConfig().samba.min_ratings == 20
     with pytest.raises(ValueError, match="min_ratings must be >= 1"):
-        RunConfig(min_ratings=0)
+        SambaOptions(min_ratings=0)

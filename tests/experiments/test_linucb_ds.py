@@ -10,7 +10,7 @@ SMALL = ["dataset=synthetic", "key_bits=512", "insecure_key_bits_ok=true", "prog
 
 @pytest.mark.parametrize("experiment, sizes", [
     ("linucb_ds", ["arms=6", "dims=3", "horizon=12"]),
-    ("linucb_ds", ["arms=6", "dims=3", "horizon=12", "obfuscator=djn"]),
+    ("linucb_ds", ["arms=6", "dims=3", "horizon=12", "linucb_ds.obfuscator=djn"]),
     ("spectral_ucb_ds", ["arms=12", "dims=3", "horizon=6"]),
 ])
 def test_run_writes_secure_and_reference_columns(compose_run_config, tmp_path, experiment, sizes):
@@ -39,7 +39,7 @@ def test_small_keys_are_refused_without_the_flag(compose_run_config, tmp_path):
 
 
 def test_an_unknown_obfuscator_is_refused(compose_run_config, tmp_path):
-    cfg = compose_run_config("experiment=linucb_ds", *SMALL, "obfuscator=short",
+    cfg = compose_run_config("experiment=linucb_ds", *SMALL, "linucb_ds.obfuscator=short",
                              f"results_dir={tmp_path}")
     with pytest.raises(ValueError, match="obfuscator must be one of full, djn; got 'short'"):
         run(cfg)

@@ -1,6 +1,5 @@
 """The Parquet results sink: one atomic file per run, one schema, read back as one table."""
 
-import dataclasses
 import datetime as dt
 import re
 
@@ -24,7 +23,7 @@ STARTED = dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
 
 
 def config(**overrides) -> dict:
-    return dataclasses.asdict(RunConfig(experiment="toy", **overrides))
+    return RunConfig(experiment="toy", **overrides).columns()
 
 
 def step_output(steps: int = 3) -> RunOutput:
@@ -50,8 +49,8 @@ def test_every_row_carries_metadata_config_and_summary(tmp_path):
     assert first["experiment"] == "toy"
     assert first["code_version"].startswith(ppml.__version__)
     assert first["started_at"] == STARTED
-    assert (first["parties"], first["seed"], first["samples"]) == (3, 9, 1_000_000)
-    assert set(RunConfig.__dataclass_fields__) <= set(table.column_names)
+    assert (first["parties"], first["seed"], first["bench.samples"]) == (3, 9, 1_000_000)
+    assert set(RunConfig().columns()) <= set(table.column_names)
     assert table.column("wall_s").to_pylist() == [0.5] * 3
     assert table.column("step").to_pylist() == [0, 1, 2]
 

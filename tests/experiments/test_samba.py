@@ -4,18 +4,20 @@ import pytest
 
 from ppml.experiments.config import RunConfig, load_config
 from ppml.experiments.samba import samba
+from ppml.protocols.samba.config import SambaOptions
 
 
 def test_composes_with_algorithm_overrides(compose_run_config):
-    config = load_config(compose_run_config("experiment=samba", "algorithm=softmax",
-                                            "softmax_tau=0.2", "dataset=synthetic"))
-    assert (config.algorithm, config.softmax_tau, config.key_bits) == ("softmax", 0.2, 2048)
+    config = load_config(compose_run_config("experiment=samba", "samba.algorithm=softmax",
+                                            "samba.softmax_tau=0.2", "dataset=synthetic"))
+    assert (config.samba.algorithm, config.samba.softmax_tau, config.key_bits) == (
+        "softmax", 0.2, 2048)
 
 
 def test_run_reports_both_rewards_times_and_counts():
-    out = samba(RunConfig(experiment="samba", dataset="synthetic", algorithm="pursuit", arms=4,
-                          horizon=40, seed=2, key_bits=512, insecure_key_bits_ok=True,
-                          progress=False))
+    out = samba(RunConfig(experiment="samba", dataset="synthetic", arms=4, horizon=40, seed=2,
+                          key_bits=512, insecure_key_bits_ok=True, progress=False,
+                          samba=SambaOptions(algorithm="pursuit")))
     s = out.summary
     assert s["secure_cumulative_reward"] == s["plaintext_cumulative_reward"]
     assert s["arm_agreement"] == 1.0
@@ -30,9 +32,9 @@ def test_run_reports_both_rewards_times_and_counts():
 
 @pytest.mark.parametrize("overrides, message", [
     ({"key_bits": 1024}, "key_bits must be >= 2048"),
-    ({"algorithm": "greedy"}, "algorithm must be one of"),
-    ({"pursuit_beta": 2.0}, "pursuit_beta must be in"),
-    ({"denominator": "items"}, "denominator must be one of")])
+    ({"samba.algorithm": "greedy"}, "algorithm must be one of"),
+    ({"samba.pursuit_beta": 2.0}, "pursuit_beta must be in"),
+    ({"samba.denominator": "items"}, "denominator must be one of")])
 def test_bad_keys_are_refused(overrides, message):
     with pytest.raises(ValueError, match=message):
-        RunConfig(experiment="samba", **overrides)
+        RunConfig.from_columns({"experiment": "samba", **overrides})

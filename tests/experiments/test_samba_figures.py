@@ -1,6 +1,5 @@
 """Samba's Fig. 8 (a)-(d) from samba runs and bench_samba rows; a figure without data is skipped."""
 
-import dataclasses
 import datetime as dt
 
 from jobs.report import main as report
@@ -8,6 +7,7 @@ from ppml.experiments import samba_figures as figs
 from ppml.experiments.config import RunConfig
 from ppml.experiments.results import RunOutput, write_run
 from ppml.experiments.samba import samba
+from ppml.protocols.samba.config import SambaOptions
 
 NOW = dt.datetime.now(dt.timezone.utc)
 FIG8 = ["samba_fig8a_time_vs_budget.png", "samba_fig8b_time_vs_arms.png",
@@ -15,14 +15,14 @@ FIG8 = ["samba_fig8a_time_vs_budget.png", "samba_fig8b_time_vs_arms.png",
 
 
 def bench_row(algorithm, arms, horizon):
-    return {"algorithm": algorithm, "arms": arms, "horizon": horizon, "dataset": "synthetic",
+    return {"samba.algorithm": algorithm, "arms": arms, "horizon": horizon, "dataset": "synthetic",
             "runtime": "local", "key_bits": 512, "plaintext_s": 0.01 * arms,
             "distributed_s": 0.05 * arms, "secure_s": 1e-4 * arms * horizon}
 
 
 def samba_run(algorithm, arms, horizon, dataset="synthetic"):
     return {"run_id": f"samba-{algorithm}-{arms}-{horizon}-{dataset}", "experiment": "samba",
-            "step": horizon, "algorithm": algorithm, "arms": arms, "horizon": horizon,
+            "step": horizon, "samba.algorithm": algorithm, "arms": arms, "horizon": horizon,
             "dataset": dataset, "runtime": "local", "key_bits": 512, "wall_s": 1e-4 * horizon,
             "plaintext_wall_s": 1e-5 * horizon, "distributed_wall_s": 5e-5 * horizon,
             "secure_cumulative_reward": horizon / 2, "plaintext_cumulative_reward": horizon / 2,
@@ -32,10 +32,10 @@ def samba_run(algorithm, arms, horizon, dataset="synthetic"):
 def test_report_draws_fig8_from_tiny_real_runs(tmp_path, capsys):
     for algorithm in ("ucb", "pursuit"):
         for arms, horizon in ((3, 30), (3, 50), (4, 50)):
-            config = RunConfig(experiment="samba", dataset="synthetic", algorithm=algorithm,
-                               arms=arms, horizon=horizon, seed=1, key_bits=512,
-                               insecure_key_bits_ok=True, progress=False)
-            write_run(tmp_path, dataclasses.asdict(config), samba(config), started_at=NOW)
+            config = RunConfig(experiment="samba", dataset="synthetic", arms=arms,
+                               horizon=horizon, seed=1, key_bits=512, insecure_key_bits_ok=True,
+                               progress=False, samba=SambaOptions(algorithm=algorithm))
+            write_run(tmp_path, config.columns(), samba(config), started_at=NOW)
     paths = report([f"results_dir={tmp_path}"])
     assert sorted(p.name for p in paths) == FIG8
     assert all(p.stat().st_size > 10_000 for p in paths)

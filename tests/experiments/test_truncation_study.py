@@ -1,4 +1,4 @@
-from ppml.experiments.config import RunConfig
+from ppml.experiments.config import BenchOptions, RunConfig
 from ppml.experiments.truncation_study import failures, truncation_study
 
 
@@ -10,5 +10,6 @@ def test_exact_modes_never_fail_and_probabilistic_does_at_high_precision():
 
 
 def test_experiment_row_and_table():
-    out = truncation_study(RunConfig(experiment="truncation_study", samples=1000, seed=2))
+    out = truncation_study(RunConfig(experiment="truncation_study", seed=2,
+                                     bench=BenchOptions(samples=1000)))
     assert out.rows[0]["failures"] == 0 and "failure_rate" in out.table

@@ -10,7 +10,7 @@ def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
     bench_samba.main(["sizes=3x30,4x20", "algorithms=ucb,pursuit", "dataset=synthetic",
                       "key_bits=512", f"results_dir={tmp_path}"])
     rows = read_results(tmp_path).to_pylist()
-    assert sorted((r["algorithm"], r["arms"]) for r in rows) == [
+    assert sorted((r["samba.algorithm"], r["arms"]) for r in rows) == [
         ("pursuit", 3), ("pursuit", 4), ("ucb", 3), ("ucb", 4)]
     for r in rows:
         assert r["agree"] and r["target_s"] is None and r["step_us"] > 0

@@ -53,6 +53,7 @@ import time
 import gmpy2
 import numpy as np
 
+from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.roles import DataClient, DataOwner, Link, Participant, keypair
 from ppml.protocols.linucb_ds.scores import PackedScores
 from ppml.protocols.linucb_ds.reference import Coins, FixedPoint, LinearUCB, first_maximum
@@ -321,24 +322,20 @@ class Comp(Participant):
         self._decryptor.close()
 
 
-def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int = 2048,
-                 scale_bits: int = 28, coin_key: bytes | None = None,
-                 theta_norm_bound: float,
-                 runtime: str = "local", workers: int = 1, obfuscator: str = "full",
-                 insecure_key_bits_ok: bool = False, seed: int | None = None,
-                 record_view: bool = False) -> dict:
-    """A whole LinUCB-DS run with the four parties in ``runtime``; returns the arms P pulled,
-    DC's sum (integer at k = 2 and real), wall seconds, each party's stats, and Comp's view if
-    recorded.  ``obfuscator`` is the kind of P's pool for Comp's key (`ObfuscatorPool`: "full"
-    r^n, or "djn" short exponents with their extra assumption).  ``coin_key`` keys P's CSPRNG
-    stream (give the plaintext reference the same key to replay its choices; None: P draws its
-    own); ``seed`` derives the Paillier keys from a public seed (INSECURE)."""
-    if horizon < 1:
-        raise ValueError(f"horizon must be >= 1, got {horizon}")
-    comp = roles.spawn(Comp, runtime, key_bits, insecure_key_bits_ok, seed, workers, record_view)
-    dc = roles.spawn(DataClient, runtime, horizon, key_bits, insecure_key_bits_ok, seed)
-    do = roles.spawn(DataOwner, runtime)
-    p = roles.spawn(Principal, runtime, policy, scale_bits, workers, obfuscator, timeout_s=None)
+def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
+                 theta_norm_bound: float, coin_key: bytes | None = None) -> dict:
+    """A whole LinUCB-DS run with the four parties in ``config.runtime``; returns the arms P
+    pulled, DC's sum (integer at k = 2 and real), wall seconds, each party's stats, and Comp's
+    view if recorded.  DO holds ``theta`` and the environment's ``noise``, with the public bound
+    ``theta_norm_bound`` >= ||theta||_2.  ``coin_key`` keys P's CSPRNG stream (give the
+    plaintext reference the same key to replay its choices; None: P draws its own)."""
+    c = config
+    comp = roles.spawn(Comp, c.runtime, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers,
+                       c.record_view)
+    dc = roles.spawn(DataClient, c.runtime, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
+    do = roles.spawn(DataOwner, c.runtime)
+    p = roles.spawn(Principal, c.runtime, policy, c.scale_bits, c.workers, c.obfuscator,
+                    timeout_s=None)
     parties = (do, dc, p, comp)
     try:
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
@@ -349,7 +346,7 @@ def run_protocol(policy: LinearUCB, theta, noise, horizon: int, *, key_bits: int
         arms = p.call("run")
         p.call("key_switch")
         end = time.perf_counter()
-        fixed = FixedPoint(scale_bits)
+        fixed = FixedPoint(c.scale_bits)
         sum_int = dc.call("result")
         return {"arms": arms, "sum_int": sum_int, "sum": fixed.reward_real(sum_int),
                 "wall_s": end - start, "online_s": end - online, "offline_s": online - start,

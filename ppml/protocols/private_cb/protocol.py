@@ -30,83 +30,12 @@ X <- X (2I - W X) from the drifted inverse; W_a is then kept as well, one more p
 from __future__ import annotations
 
 import functools
-import math
-from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
 
 import ppml.mpc as mpc
-from ppml.mpc.functions import START_VALUES
-from ppml.mpc.protocols.argmax import METHODS
-
-
-@dataclass(frozen=True)
-class PrivateCBConfig:
-    """The public parameters every party knows."""
-
-    parties: int
-    arms: int
-    dims: int
-    horizon: int
-    epsilon: float
-    regularizer: float = 0.0
-    refresh_every: int = 0
-    nr_iterations: int | None = None   # None: enough for L bits on the denominator's domain
-    reciprocal_start: str = "linear"
-    argmax_method: str = "pairwise"
-    reward_bound: float = 1.0          # public: p'' refuses a reward r_t with |r_t| above it
-
-    def __post_init__(self):
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError(f"epsilon must lie in [0, 1], got {self.epsilon}")
-        if self.regularizer < 0:
-            raise ValueError(f"regularizer must be >= 0, got {self.regularizer}")
-        if not self.reward_bound > 0:
-            raise ValueError(f"reward_bound must be > 0, got {self.reward_bound}")
-        if self.refresh_every < 0:
-            raise ValueError(f"refresh_every must be >= 0, got {self.refresh_every}")
-        if self.dims < self.parties:
-            raise ValueError(f"dims must be >= parties ({self.parties}) so that every feature party"
-                             f" owns a feature, got dims={self.dims}")
-        if self.reciprocal_start not in START_VALUES:
-            raise ValueError(f"reciprocal_start must be one of {START_VALUES}, got "
-                             f"{self.reciprocal_start!r}")
-        if self.argmax_method not in METHODS:
-            raise ValueError(f"argmax_method must be one of {METHODS}, got {self.argmax_method!r}")
-
-    @property
-    def puller(self) -> int:
-        return self.parties
-
-    @property
-    def rewarder(self) -> int:
-        return self.parties + 1
-
-    @functools.cached_property
-    def feature_blocks(self) -> list:
-        """The columns each feature party owns: contiguous, as equal as possible."""
-        return np.array_split(np.arange(self.dims), self.parties)
-
-    def denominator_domain(self) -> tuple:
-        return (1.0, 1.0 + 1.0 / (1.0 + self.regularizer))
-
-    def wide(self, precision_bits: int, truncation: str) -> bool:
-        """Whether W_a^-1, b_a and the scores s~ are kept at scale 2L (else L).
-
-        At 2L, u_a = W_a^-1 x is a product at 3L and is truncated by 2L bits, which the bounded
-        and exact truncations do correctly when |u_a| 2^(3L) < 2^62: |u_a| <= 1 because
-        W_a >= I and |x_t| <= 1, so 3L <= 60.  b_a holds at most T rewards times x_t, so
-        T reward_bound 2^(2L) must stay below 2^61.  The argmax compares the keys
-        s~ A + gamma at 2L: the ridge estimate has |w_a| <= sqrt(T) reward_bound / 2 and an
-        explored score is below 1, so |s~| <= max(sqrt(T) reward_bound, 1), and that times
-        A 2^(2L) must stay below 2^60.
-        The probabilistic truncation fails with probability |value| / 2^64 and keeps L.
-        """
-        L, bound = precision_bits, self.reward_bound
-        return (truncation != "probabilistic" and 3 * L <= 60
-                and self.horizon * bound < 2.0 ** (61 - 2 * L)
-                and max(math.sqrt(self.horizon) * bound, 1.0) * self.arms < 2.0 ** (60 - 2 * L))
+from ppml.protocols.private_cb.config import PrivateCBConfig
 
 
 class PrivateLinearBandit:

@@ -24,27 +24,12 @@ import operator
 import time
 from dataclasses import dataclass, field
 
-from ppml.protocols.samba.policies import AlgorithmSpec
+from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.draws import Permutations, Words
 from ppml.protocols.samba.keys import SambaKeys, streams
 from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup, OwnerSecrets
 from ppml.crypto.rng import Stream
 from ppml.runtime import roles
-
-@dataclass(frozen=True)
-class SambaSetup:
-    """A run: budget N, algorithm, keys, runtime and placement, Paillier key size."""
-
-    horizon: int
-    spec: AlgorithmSpec
-    keys: SambaKeys
-    runtime: str = "local"
-    crypto: bool = True
-    owners_per_actor: int | None = None
-    key_bits: int = 2048
-    insecure_key_bits_ok: bool = False
-    seed: int | None = None
-
 
 @dataclass
 class SambaRun:
@@ -69,7 +54,7 @@ class Controller:
     """The Controller (Fig. 6(b)): permutations and message routing; it holds no key that
     opens a score, a bit or a share of the reward.  ``seconds`` is its own work only."""
 
-    def __init__(self, setup: SambaSetup, arms: int, groups, layout, comp, customer):
+    def __init__(self, setup: SambaConfig, arms: int, groups, layout, comp, customer):
         self.setup, self.arms = setup, arms
         self.policy = setup.spec.policy(arms)
         self.permutations = Permutations(streams(setup.keys.controller_key())[0], arms)
@@ -149,7 +134,7 @@ class Controller:
         return SambaRun(arms, total, wall, seconds, counts)
 
 
-def run_samba(data, setup: SambaSetup) -> SambaRun:
+def run_samba(data, setup: SambaConfig) -> SambaRun:
     """One Samba run on BernoulliArms ``data`` (reward(t, arm)); see the module docstring."""
     arms, keys = len(data.means), setup.keys
     if setup.horizon < arms:
@@ -171,7 +156,7 @@ def run_samba(data, setup: SambaSetup) -> SambaRun:
         roles.teardown([customer, comp, *groups])
 
 
-def _play(data, setup: SambaSetup, arms: int, start: float, customer, comp, layout,
+def _play(data, setup: SambaConfig, arms: int, start: float, customer, comp, layout,
           groups) -> SambaRun:
     """Steps 0-7 with the participants made by `run_samba`."""
     keys = setup.keys

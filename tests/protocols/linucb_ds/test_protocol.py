@@ -7,6 +7,7 @@ import pytest
 
 from ppml.protocols.linucb_ds.reference import (Coins, FixedPoint, LinUCB, run_fixed_point)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
+from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.protocol import coefficient_bound, mask_sum, run_protocol, score_bound
 from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 
@@ -19,10 +20,11 @@ def instance(K=10, d=3, N=40, seed=1):
     return arms, theta, rng.choice([-0.01, 0.01], (N, K))
 
 
-def secure(arms, theta, noise, N, **options):
-    options = {"key_bits": 512, "insecure_key_bits_ok": True, "seed": 3, "coin_key": KEY,
-               "theta_norm_bound": 4.0, **options}
-    return run_protocol(LinUCB(arms), theta, noise, N, **options)
+def secure(arms, theta, noise, N, theta_norm_bound=4.0, **options):
+    config = LinUCBDSConfig(**{"horizon": N, "key_bits": 512, "insecure_key_bits_ok": True,
+                               "seed": 3, **options})
+    return run_protocol(LinUCB(arms), theta, noise, config, coin_key=KEY,
+                        theta_norm_bound=theta_norm_bound)
 
 
 def fig3(N: int) -> list:
@@ -154,7 +156,8 @@ def test_theta_norm_bound_is_checked():
 
 def test_2048_bit_keys_from_the_csprng():
     arms, theta, noise = instance(K=4, d=2, N=3)
-    out = run_protocol(LinUCB(arms), theta, noise, 3, coin_key=KEY, theta_norm_bound=4.0)
+    out = run_protocol(LinUCB(arms), theta, noise, LinUCBDSConfig(horizon=3), coin_key=KEY,
+                       theta_norm_bound=4.0)
     ref = run_fixed_point(LinUCB(arms), theta, noise, 3, Coins(KEY), scale_bits=28)
     assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
     assert out["layout"]["slots"] >= 4 and out["layout"]["groups"] == 1

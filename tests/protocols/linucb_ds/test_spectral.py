@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.protocol import run_protocol
 from ppml.protocols.linucb_ds.reference import Coins, run_fixed_point
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
@@ -24,9 +25,9 @@ def test_secure_spectral_run_equals_fixed_point_exactly():
     f = np.sin(np.arange(K) / 3.0)                       # smooth on the path
     theta = Q.T @ f                                      # f = Q theta
     noise = np.random.default_rng(0).choice([-0.01, 0.01], (N, K))
-    out = run_protocol(SpectralUCB(Q, eigenvalues, N), theta, noise, N, key_bits=512,
-                              insecure_key_bits_ok=True, seed=1, coin_key=KEY,
-                              theta_norm_bound=4.0)
+    config = LinUCBDSConfig(horizon=N, key_bits=512, insecure_key_bits_ok=True, seed=1)
+    out = run_protocol(SpectralUCB(Q, eigenvalues, N), theta, noise, config, coin_key=KEY,
+                       theta_norm_bound=4.0)
     ref = run_fixed_point(SpectralUCB(Q, eigenvalues, N), theta, noise, N, Coins(KEY), 28)
     assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
     groups = out["layout"]["groups"]                     # d = K: one EDP a pull, d products

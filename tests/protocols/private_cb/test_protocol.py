@@ -8,15 +8,16 @@ import pytest
 
 from ppml.runtime import roles, spmd
 import ppml.mpc as mpc
-from ppml.protocols.private_cb.protocol import PrivateCBConfig
+from ppml.protocols.private_cb.config import PrivateCBConfig
 from ppml.experiments.config import RunConfig
 from ppml.experiments.private_cb import privacy_level, private_cb
 
 
 def run(**overrides):
-    base = dict(experiment="private_cb", dataset="digits", arms=10, dims=20, horizon=300,
-                epsilon=0.1, seed=3, progress=False)
-    return private_cb(RunConfig(**{**base, **overrides}))
+    """The experiment on digits; ``overrides`` as on the command line (``mpc.truncation``...)."""
+    base = {"experiment": "private_cb", "dataset": "digits", "arms": 10, "dims": 20,
+            "horizon": 300, "private_cb.epsilon": 0.1, "seed": 3, "progress": False}
+    return private_cb(RunConfig.from_columns({**base, **overrides}))
 
 
 @pytest.mark.parametrize("parties", [2, 3])
@@ -93,7 +94,8 @@ def test_state_is_kept_at_2l_only_where_the_ring_has_room():
                                                ("bounded", "paper")])
 def test_both_state_scales_take_the_reference_decisions(truncation, start):
     # the paper's start squares its argument, so x^T u_a (at 2L when wide) goes to L first
-    out = run(parties=2, horizon=150, truncation=truncation, reciprocal_start=start)
+    out = run(parties=2, horizon=150, **{"mpc.truncation": truncation,
+                                          "private_cb.reciprocal_start": start})
     assert out.summary["arm_agreement"] == 1.0
 
 
@@ -122,7 +124,7 @@ def test_a_reward_outside_the_public_bound_is_refused():
 
 
 def test_membership_audit_on_checkpoints():
-    out = run(parties=2, horizon=200, checkpoints=4)
+    out = run(parties=2, horizon=200, **{"private_cb.checkpoints": 4})
     audited = [r for r in out.rows if r.get("mi_advantage") is not None]
     assert [r["step"] + 1 for r in audited] == [50, 100, 150, 200]
     assert all(-1 <= r["mi_advantage"] <= 1 and 0 <= r["mi_tpr"] <= 1 for r in audited)

@@ -8,7 +8,8 @@ import pytest
 
 from ppml.protocols.samba.reference import run_reference
 from ppml.protocols.samba.policies import ALGORITHMS, AlgorithmSpec
-from ppml.protocols.samba.protocol import SambaSetup, run_samba
+from ppml.protocols.samba.config import SambaConfig
+from ppml.protocols.samba.protocol import run_samba
 from ppml.protocols.samba.keys import SambaKeys
 from ppml.data.bernoulli_items import load_bernoulli_arms
 
@@ -25,7 +26,7 @@ def test_secure_equals_reference(dataset, name):
     data = arms_of(dataset)
     spec = AlgorithmSpec(name, epsilon=0.2, softmax_tau=0.05)
     for seed in (11, 12):
-        setup = SambaSetup(50, spec, SambaKeys.for_seed(seed), key_bits=512,
+        setup = SambaConfig(50, spec, SambaKeys.for_seed(seed), key_bits=512,
                            insecure_key_bits_ok=True, seed=seed, owners_per_actor=4)
         secure, reference = run_samba(data, setup), run_reference(data, 50, spec, setup.keys)
         assert secure.arms == reference.arms

@@ -6,7 +6,8 @@ import pytest
 
 from ppml.protocols.samba.reference import run_reference
 from ppml.protocols.samba.policies import ALGORITHMS, MATCH, AlgorithmSpec
-from ppml.protocols.samba.protocol import SambaSetup, owner_groups, run_samba
+from ppml.protocols.samba.config import SambaConfig
+from ppml.protocols.samba.protocol import owner_groups, run_samba
 from ppml.protocols.samba.keys import SambaKeys
 from ppml.protocols.samba.roles import (SCORE_BYTES, Comp, DataOwner, DataOwnerGroup,
                                       OwnerSecrets, order_keys, unpack_bits, unpack_scores)
@@ -28,7 +29,7 @@ class ToyArms:
 
 def setup_for(name, seed, horizon, **options):
     spec = AlgorithmSpec(name, epsilon=0.2, softmax_tau=0.05)
-    return SambaSetup(horizon, spec, SambaKeys.for_seed(seed), key_bits=512,
+    return SambaConfig(horizon, spec, SambaKeys.for_seed(seed), key_bits=512,
                       insecure_key_bits_ok=True, seed=seed, **options)
 
 
@@ -59,7 +60,7 @@ def test_operation_counts_follow_theorem_4():
 def test_exploration_shortcut_sends_no_scores():
     data = ToyArms([0.2, 0.4, 0.6], 40)
     spec = AlgorithmSpec("eps_greedy", epsilon=1.0)
-    run = run_samba(data, SambaSetup(40, spec, SambaKeys.for_seed(4), key_bits=512,
+    run = run_samba(data, SambaConfig(40, spec, SambaKeys.for_seed(4), key_bits=512,
                                      insecure_key_bits_ok=True))
     assert run.counts["aes_gcm_ops"] == (40 - 3) * 2 * 3      # only the bits
     assert run.arms == run_reference(data, 40, spec, SambaKeys.for_seed(4)).arms
@@ -91,7 +92,7 @@ def test_short_horizon_and_2048_bit_policy_are_refused():
     with pytest.raises(ValueError, match="horizon must be >= arms"):
         run_samba(ToyArms([0.5] * 4, 4), setup_for("ucb", 1, 3))
     with pytest.raises(ValueError, match="key_bits must be >= 2048"):
-        run_samba(ToyArms([0.5] * 2, 4), SambaSetup(4, AlgorithmSpec("ucb"),
+        run_samba(ToyArms([0.5] * 2, 4), SambaConfig(4, AlgorithmSpec("ucb"),
                                                    SambaKeys.for_seed(1), key_bits=512))
 
 

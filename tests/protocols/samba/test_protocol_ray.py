@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from ppml.protocols.samba.policies import AlgorithmSpec
-from ppml.protocols.samba.protocol import SambaSetup, run_samba
+from ppml.protocols.samba.config import SambaConfig
+from ppml.protocols.samba.protocol import run_samba
 from ppml.protocols.samba.keys import SambaKeys
 
 pytestmark = pytest.mark.ray
@@ -17,7 +18,7 @@ def test_ray_and_local_give_the_same_run(ray_cluster, name, owners_per_actor):
     means = np.array([0.2, 0.6, 0.4])
     draws = np.random.default_rng(7).random((30, 3))
     data = SimpleNamespace(means=means, reward=lambda t, arm: int(draws[t, arm] < means[arm]))
-    runs = [run_samba(data, SambaSetup(30, AlgorithmSpec(name), SambaKeys.for_seed(9),
+    runs = [run_samba(data, SambaConfig(30, AlgorithmSpec(name), SambaKeys.for_seed(9),
                                        runtime=runtime, owners_per_actor=owners_per_actor,
                                        key_bits=512, insecure_key_bits_ok=True, seed=9))
             for runtime in ("local", "ray")]

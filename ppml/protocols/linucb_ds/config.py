@@ -1,0 +1,76 @@
+"""LinUCB-DS's parameters (Ciucanu et al., sections 3 and 5): the `linucb_ds` config group and
+the validated object a run of the protocol takes.
+
+`LinUCBDSOptions` is what a user sets (``linucb_ds.scale_bits=28``...); `LinUCBDSConfig` is
+one run of the protocol: those options with the run's budget N, key size, runtime and workers.
+Each value is checked once, when the object is made; the protocol trusts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ppml.checks import check_int
+from ppml.crypto.paillier.encoding import MAX_SCALE_BITS, MIN_SCALE_BITS
+from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
+from ppml.crypto.paillier.pool import OBFUSCATORS
+from ppml.data.linear_arms import ARM_CHOICES
+from ppml.runtime.roles import RUNTIMES
+
+
+def _one_of(name: str, value, allowed: tuple) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+@dataclass
+class LinUCBDSOptions:
+    """The ``linucb_ds`` config group (LinUCB-DS and SpectralUCB-DS runs)."""
+
+    scale_bits: int = 28
+    """The one public scale 2^-s of every Paillier encoding (section 5 uses 10^-k; s = 28 keeps
+    the arms' and theta's roundings below 4e-9)."""
+    obfuscator: str = "full"
+    """P's obfuscators for Comp's key: 'full' r^n, or 'djn' short exponents (faster; an extra
+    assumption, and only ~80-bit hiding against Comp at 2048 bits: docs/paillier.md)."""
+    user: int = 0
+    """MovieLens: the user whose embedding is theta."""
+    arm_choice: str = "first"
+    """MovieLens: which movies are the arms, one of `ARM_CHOICES`."""
+
+    def __post_init__(self) -> None:
+        check_int("linucb_ds.scale_bits", self.scale_bits, MIN_SCALE_BITS, MAX_SCALE_BITS)
+        _one_of("linucb_ds.obfuscator", self.obfuscator, OBFUSCATORS)
+        check_int("linucb_ds.user", self.user, 0)
+        _one_of("linucb_ds.arm_choice", self.arm_choice, ARM_CHOICES)
+
+
+@dataclass(frozen=True)
+class LinUCBDSConfig:
+    """One run of the protocol: the budget N and everything the four parties are set up with."""
+
+    horizon: int
+    """The budget N that DC sends at step 1."""
+    scale_bits: int = 28
+    key_bits: int = DEFAULT_KEY_BITS
+    """Comp's modulus (DC's has 2 more bits)."""
+    insecure_key_bits_ok: bool = False
+    obfuscator: str = "full"
+    runtime: str = "local"
+    workers: int = 1
+    """Processes each of P and Comp spreads its bulk work over (`ppml.parallel`)."""
+    seed: Optional[int] = None
+    """An integer derives the Paillier keys from a public seed: INSECURE, experiments only."""
+    record_view: bool = False
+    """Comp keeps what it decrypts (the tests of its view)."""
+
+    def __post_init__(self) -> None:
+        check_int("horizon", self.horizon, 1)
+        check_int("scale_bits", self.scale_bits, MIN_SCALE_BITS, MAX_SCALE_BITS)
+        check_key_bits(self.key_bits, self.insecure_key_bits_ok)
+        _one_of("obfuscator", self.obfuscator, OBFUSCATORS)
+        _one_of("runtime", self.runtime, RUNTIMES)
+        check_int("workers", self.workers, 1)
+        if self.seed is not None:
+            check_int("seed", self.seed, 0)

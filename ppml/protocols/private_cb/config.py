@@ -1,0 +1,119 @@
+"""The private contextual bandit's parameters (Hannun et al., sections 3 and 7): the
+`private_cb` config group and the public parameters every party of a run knows.
+
+`PrivateCBOptions` is what a user sets (``private_cb.epsilon=0.1``...); `PrivateCBConfig` adds
+the run's sizes (parties, arms, dims, horizon).  Each value is checked once, when the object is
+made; the protocol trusts it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ppml.checks import check_int
+from ppml.mpc.functions import START_VALUES
+from ppml.mpc.protocols.argmax import METHODS
+
+
+@dataclass
+class PrivateCBOptions:
+    """The ``private_cb`` config group: Algorithm 1's own keys."""
+
+    epsilon: float = 0.1
+    """Exploration probability of epsilon-greedy (Theorem 1: eta = log(|A| / epsilon))."""
+    regularizer: float = 0.0
+    """Diagonal regulariser delta: W_a starts at (1 + delta) I (section 7)."""
+    refresh_every: int = 0
+    """Recompute the exact inverse every k steps (0: never, as in the paper; section 7)."""
+    nr_iterations: Optional[int] = None
+    """Newton-Raphson iterations of the reciprocal (None: enough for precision_bits)."""
+    reciprocal_start: str = "linear"
+    """Start value of the reciprocal: 'linear' (minimax on the domain) or 'paper'."""
+    argmax_method: str = "pairwise"
+    """Secure argmax: 'pairwise' (Algorithm 2) or 'tournament'."""
+    reward_bound: float = 1.0
+    """Public: p'' refuses a reward r_t with |r_t| above it."""
+    checkpoints: int = 0
+    """Shares of (W^-1, b) each feature party keeps during the run for the membership-inference
+    audit of the experiment (0: none)."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError(f"epsilon must lie in [0, 1], got {self.epsilon}")
+        if not self.regularizer >= 0:
+            raise ValueError(f"regularizer must be >= 0, got {self.regularizer}")
+        if not self.reward_bound > 0:
+            raise ValueError(f"reward_bound must be > 0, got {self.reward_bound}")
+        check_int("refresh_every", self.refresh_every, 0)
+        if self.nr_iterations is not None:
+            check_int("nr_iterations", self.nr_iterations, 0)
+        if self.reciprocal_start not in START_VALUES:
+            raise ValueError(f"reciprocal_start must be one of {START_VALUES}, got "
+                             f"{self.reciprocal_start!r}")
+        if self.argmax_method not in METHODS:
+            raise ValueError(f"argmax_method must be one of {METHODS}, got {self.argmax_method!r}")
+        check_int("checkpoints", self.checkpoints, 0)
+
+
+@dataclass(kw_only=True)
+class PrivateCBConfig(PrivateCBOptions):
+    """The public parameters every party knows: the options and the run's sizes."""
+
+    parties: int
+    arms: int
+    dims: int
+    horizon: int
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("parties", self.parties, 2)
+        check_int("arms", self.arms, 1)
+        check_int("horizon", self.horizon, 1)
+        if self.dims < self.parties:
+            raise ValueError(f"dims must be >= parties ({self.parties}) so that every feature party"
+                             f" owns a feature, got dims={self.dims}")
+
+    @classmethod
+    def of(cls, options: PrivateCBOptions, *, parties: int, arms: int, dims: int,
+           horizon: int) -> "PrivateCBConfig":
+        """The config of a run with these options and sizes."""
+        fields = {name: getattr(options, name) for name in PrivateCBOptions.__dataclass_fields__}
+        return cls(**fields, parties=parties, arms=arms, dims=dims, horizon=horizon)
+
+    @property
+    def puller(self) -> int:
+        return self.parties
+
+    @property
+    def rewarder(self) -> int:
+        return self.parties + 1
+
+    @functools.cached_property
+    def feature_blocks(self) -> list:
+        """The columns each feature party owns: contiguous, as equal as possible."""
+        return np.array_split(np.arange(self.dims), self.parties)
+
+    def denominator_domain(self) -> tuple:
+        return (1.0, 1.0 + 1.0 / (1.0 + self.regularizer))
+
+    def wide(self, precision_bits: int, truncation: str) -> bool:
+        """Whether W_a^-1, b_a and the scores s~ are kept at scale 2L (else L).
+
+        At 2L, u_a = W_a^-1 x is a product at 3L and is truncated by 2L bits, which the bounded
+        and exact truncations do correctly when |u_a| 2^(3L) < 2^62: |u_a| <= 1 because
+        W_a >= I and |x_t| <= 1, so 3L <= 60.  b_a holds at most T rewards times x_t, so
+        T reward_bound 2^(2L) must stay below 2^61.  The argmax compares the keys
+        s~ A + gamma at 2L: the ridge estimate has |w_a| <= sqrt(T) reward_bound / 2 and an
+        explored score is below 1, so |s~| <= max(sqrt(T) reward_bound, 1), and that times
+        A 2^(2L) must stay below 2^60.
+        The probabilistic truncation fails with probability |value| / 2^64 and keeps L.
+        """
+        L, bound = precision_bits, self.reward_bound
+        return (truncation != "probabilistic" and 3 * L <= 60
+                and self.horizon * bound < 2.0 ** (61 - 2 * L)
+                and max(math.sqrt(self.horizon) * bound, 1.0) * self.arms < 2.0 ** (60 - 2 * L))

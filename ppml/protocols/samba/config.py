@@ -1,0 +1,91 @@
+"""Samba's parameters (Ciucanu et al., sections 4 and 6): the `samba` config group and the
+validated object a run of the protocol takes.
+
+`SambaOptions` is what a user sets (``samba.algorithm=ucb``...): the algorithm of Fig. 4 and
+its parameters, the datasets' reward threshold, and how DOs share actors.  `SambaConfig` is one
+run: the budget N, the algorithm as DC sends it at step 0 (`AlgorithmSpec`), the run's keys,
+runtime and Paillier key size.  Each value is checked once, when the object is made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ppml.checks import check_int
+from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
+from ppml.data.bernoulli_items import DENOMINATORS
+from ppml.protocols.samba.keys import SambaKeys
+from ppml.protocols.samba.policies import AlgorithmSpec
+from ppml.runtime.roles import RUNTIMES
+
+
+@dataclass
+class SambaOptions:
+    """The ``samba`` config group."""
+
+    algorithm: str = "ucb"
+    """One of `policies.ALGORITHMS`."""
+    epsilon: float = 0.1
+    """eps_greedy: the exploration probability."""
+    eps_decay: float = 1.0
+    """eps_greedy_decreasing: eps_t = min(1, eps_decay K / t)."""
+    ucb_c: float = 2.0
+    """UCB: mu_i + sqrt(ucb_c ln t / n_i)."""
+    softmax_tau: float = 0.1
+    """Softmax temperature tau."""
+    pursuit_beta: float = 0.1
+    """Pursuit learning rate beta."""
+    threshold: Optional[float] = None
+    """Datasets: a rating above it is a reward of 1 (None: the dataset's default)."""
+    denominator: str = "ratings"
+    """Datasets: an item's mean is liked / 'ratings' of the item or / 'users'."""
+    min_ratings: int = 20
+    """Datasets: items with fewer ratings are not arms (1 keeps all: then MovieLens's top 43
+    items are movies with 1-8 ratings, all liked, at mean 1.0)."""
+    owners_per_actor: Optional[int] = None
+    """On Ray: DOs per actor (None: one each while there is a CPU per DO)."""
+
+    def __post_init__(self) -> None:
+        self.spec()                         # the algorithm and its parameters, with their bounds
+        if self.denominator not in DENOMINATORS:
+            raise ValueError(f"samba.denominator must be one of {', '.join(DENOMINATORS)}; "
+                             f"got {self.denominator!r}")
+        check_int("samba.min_ratings", self.min_ratings, 1)
+        if self.owners_per_actor is not None:
+            check_int("samba.owners_per_actor", self.owners_per_actor, 1)
+
+    def spec(self) -> AlgorithmSpec:
+        """What DC sends at step 0 besides N: the algorithm and its parameters."""
+        return AlgorithmSpec(self.algorithm, epsilon=self.epsilon, eps_decay=self.eps_decay,
+                             ucb_c=self.ucb_c, softmax_tau=self.softmax_tau,
+                             pursuit_beta=self.pursuit_beta)
+
+
+@dataclass(frozen=True)
+class SambaConfig:
+    """One run: budget N, algorithm, keys, runtime and placement, Paillier key size."""
+
+    horizon: int
+    spec: AlgorithmSpec
+    keys: SambaKeys
+    runtime: str = "local"
+    crypto: bool = True
+    """False: the same participants and messages with every Enc and E removed (A_no-enc in the
+    proof of Theorem 2), to measure what the cryptography costs."""
+    owners_per_actor: Optional[int] = None
+    key_bits: int = DEFAULT_KEY_BITS
+    insecure_key_bits_ok: bool = False
+    seed: Optional[int] = None
+    """An integer derives DC's Paillier key from a public seed: INSECURE, experiments only."""
+
+    def __post_init__(self) -> None:
+        check_int("horizon", self.horizon, 1)
+        if self.runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}; got "
+                             f"{self.runtime!r}")
+        check_key_bits(self.key_bits, self.insecure_key_bits_ok)
+        if self.owners_per_actor is not None:
+            check_int("owners_per_actor", self.owners_per_actor, 1)
+        if self.seed is not None:
+            check_int("seed", self.seed, 0)
