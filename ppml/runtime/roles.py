@@ -83,15 +83,20 @@ def gather(pendings: list) -> list:
 
 
 def _wait(refs: dict) -> None:
-    """Wait for every ref, failing at the first role whose deadline has passed."""
-    limits = [p.role.timeout_s for p in refs.values() if p.role.timeout_s is not None]
-    deadline = time.monotonic() + min(limits) if limits else None
+    """Wait for every ref, each within its own role's ``timeout_s``; failing at the first role
+    whose deadline has passed (naming that role, not another still at work)."""
+    start = time.monotonic()
+    deadlines = {ref: start + p.role.timeout_s for ref, p in refs.items()
+                 if p.role.timeout_s is not None}
     pending = list(refs)
     while pending:
-        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-        ready, pending = ray.wait(pending, num_returns=len(pending), timeout=left)
-        if pending and deadline is not None and time.monotonic() >= deadline:
-            late = refs[pending[0]]
+        due = [deadlines[ref] for ref in pending if ref in deadlines]
+        left = max(min(due) - time.monotonic(), 0.0) if due else None
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=left)
+        now = time.monotonic()
+        late = [ref for ref in pending if ref in deadlines and deadlines[ref] <= now]
+        if late:
+            late = refs[min(late, key=deadlines.__getitem__)]
             raise RoleError(late.role.name, f"{late.role.name} did not answer {late.method} "
                                             f"within {late.role.timeout_s:g} s")
 

@@ -1,0 +1,247 @@
+"""ppml/runtime/roles.py: roles as objects in this process and as Ray actors.
+
+The local tests start no Ray.  The Ray tests (marked ``ray``) share the session's `ray_cluster`
+and spawn four small actors in all.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pytest
+
+from ppml.runtime import roles
+from ppml.runtime.roles import RoleError, gather, slots, spawn, teardown
+
+TIMEOUT_S = 0.5
+"""The small deadline of the role whose method sleeps past it."""
+
+
+class Boom(ValueError):
+    """A role method's own error."""
+
+
+class Adder:
+    """A role: adds its base; fails or sleeps on request."""
+
+    def __init__(self, base, *, scale=1):
+        self.base, self.scale = base, scale
+
+    def add(self, x):
+        return (self.base + x) * self.scale
+
+    def fail(self, message):
+        raise Boom(message)
+
+    def sleep(self, seconds):
+        time.sleep(seconds)
+        return seconds
+
+    def ask(self, other, x):
+        """Call another role (as LinUCB-DS's P calls Comp) and return its answer."""
+        return other.call("add", x)
+
+
+class Named(Adder):
+    name = "Comp"
+
+
+class Closable:
+    """A role with ``close``: records (or writes) that it closed, or fails to close."""
+
+    def __init__(self, log: list | None = None, marker: str | None = None, fail: bool = False):
+        self.log, self.marker, self.fail = log, marker, fail
+
+    def ping(self):
+        return "pong"
+
+    def close(self):
+        if self.fail:
+            raise Boom("cannot close")
+        if self.log is not None:
+            self.log.append("closed")
+        if self.marker is not None:
+            Path(self.marker).write_text("closed")
+
+
+def _stopped_into(role, stopped: list, fail: bool = False):
+    """Make ``role.stop`` record its name in ``stopped`` (and raise if ``fail``)."""
+    original = role.stop
+
+    def stop():
+        stopped.append(role.name)
+        original()
+        if fail:
+            raise RuntimeError(f"{role.name} will not stop")
+
+    role.stop = stop
+
+
+def _note(err: BaseException, role: str, method: str) -> bool:
+    return f"(in {role}.{method})" in getattr(err, "__notes__", [])
+
+
+# --- local roles ---------------------------------------------------------------------------------
+
+def test_local_call_returns_the_value():
+    role = spawn(Adder, "local", 3, scale=2, name="A")
+    assert isinstance(role, roles.LocalRole)
+    assert role.call("add", 4) == 14
+    assert role.call("add", -3) == 0
+
+
+def test_default_names():
+    assert spawn(Adder, "local", 0).name == "Adder"
+    assert spawn(Named, "local", 0).name == "Comp"
+    assert spawn(Named, "local", 0, name="P").name == "P"
+
+
+def test_local_error_is_its_own_type_with_the_role_noted():
+    role = spawn(Adder, "local", 0, name="DO")
+    with pytest.raises(Boom, match="bad input") as info:
+        role.call("fail", "bad input")
+    assert type(info.value) is Boom
+    assert _note(info.value, "DO", "fail"), info.value.__notes__
+
+
+def test_local_error_through_submit_and_gather():
+    role = spawn(Adder, "local", 0, name="DC")
+    pending = role.submit("fail", "late")           # nothing raised yet
+    with pytest.raises(Boom) as info:
+        gather([role.submit("add", 1), pending])
+    assert _note(info.value, "DC", "fail")
+    with pytest.raises(Boom):
+        role.submit("fail", "again").result()
+
+
+def test_local_submit_and_gather_in_order():
+    a, b = spawn(Adder, "local", 10, name="a"), spawn(Adder, "local", 100, name="b")
+    pendings = [a.submit("add", 1), b.submit("add", 2), a.submit("add", 3)]
+    assert gather(pendings) == [11, 102, 13]
+    assert gather([]) == []
+    assert b.submit("add", 0).result() == 100
+
+
+def test_local_role_calls_another_role():
+    comp, p = spawn(Named, "local", 5), spawn(Adder, "local", 0, name="P")
+    assert p.call("ask", comp, 2) == 7
+    with pytest.raises(TypeError) as info:                      # 5 + None inside Comp
+        p.call("ask", comp, None)
+    assert _note(info.value, "Comp", "add") and _note(info.value, "P", "ask")
+
+
+def test_teardown_closes_roles_that_have_close_and_stops_all():
+    log, stopped = [], []
+    a = spawn(Closable, "local", log, name="a")
+    plain = spawn(Adder, "local", 0, name="plain")               # no close: not called
+    b = spawn(Closable, "local", log, name="b")
+    for role in (a, plain, b):
+        _stopped_into(role, stopped)
+    teardown([a, plain, b])
+    assert log == ["closed", "closed"]
+    assert stopped == ["a", "plain", "b"]
+
+
+def test_teardown_goes_on_when_a_close_or_a_stop_fails(caplog):
+    log, stopped = [], []
+    first = spawn(Closable, "local", log, name="first")
+    broken = spawn(Closable, "local", None, None, True, name="broken")
+    last = spawn(Closable, "local", log, name="last")
+    _stopped_into(first, stopped, fail=True)
+    _stopped_into(broken, stopped)
+    _stopped_into(last, stopped)
+    with caplog.at_level(logging.WARNING, logger=roles.__name__):
+        teardown([first, broken, last])                         # raises nothing
+    assert log == ["closed", "closed"]                          # the others still closed
+    assert stopped == ["first", "broken", "last"]               # and every role stopped
+    assert "broken did not close" in caplog.text
+    assert "first could not be stopped" in caplog.text
+
+
+def test_teardown_without_close_only_stops():
+    log, stopped = [], []
+    role = spawn(Closable, "local", log, name="c")
+    _stopped_into(role, stopped)
+    teardown([role], close=None)
+    assert log == [] and stopped == ["c"]
+
+
+def test_spawn_refuses_unknown_runtime_and_bad_timeout():
+    with pytest.raises(ValueError, match="runtime"):
+        spawn(Adder, "threads", 0)
+    with pytest.raises(ValueError):
+        spawn(Adder, "local", 0, timeout_s=0)
+    assert spawn(Adder, "local", 0, timeout_s=None).timeout_s is None
+
+
+def test_slots_local_is_one():
+    assert slots("local") == 1
+
+
+# --- Ray roles -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def comp(ray_cluster):
+    """One actor shared by the Ray tests that leave it alive."""
+    role = spawn(Named, "ray", 5)
+    yield role
+    teardown([role])
+
+
+@pytest.mark.ray
+def test_ray_call_and_gather(comp):
+    assert isinstance(comp, roles.ActorRole) and comp.name == "Comp"
+    assert comp.call("add", 2) == 7
+    assert gather([comp.submit("add", i) for i in range(3)]) == [5, 6, 7]
+
+
+@pytest.mark.ray
+def test_ray_error_is_its_own_type_with_the_role_noted(comp):
+    with pytest.raises(Boom, match="inside the actor") as info:
+        comp.call("fail", "inside the actor")
+    assert _note(info.value, "Comp", "fail"), info.value.__notes__
+    assert comp.call("add", 0) == 5                             # the actor lives on
+
+
+@pytest.mark.ray
+def test_ray_role_handed_to_another_role(comp):
+    p = spawn(Adder, "ray", 0, name="P")
+    try:
+        assert p.call("ask", comp, 10) == 15
+        with pytest.raises(TypeError) as info:                  # Comp's error, through P
+            p.call("ask", comp, None)
+        assert _note(info.value, "P", "ask")
+    finally:
+        teardown([p])
+
+
+@pytest.mark.ray
+def test_ray_timeout_then_teardown_kills(comp, tmp_path):
+    slow = spawn(Adder, "ray", 0, name="Slow", timeout_s=TIMEOUT_S)
+    marker = tmp_path / "closed"
+    closing = spawn(Closable, "ray", None, str(marker), name="Closing", timeout_s=5.0)
+    try:
+        assert closing.call("ping") == "pong"
+        start = time.monotonic()        # Slow's first call: its start counts in its deadline
+        with pytest.raises(RoleError, match="Slow") as info:
+            slow.call("sleep", 5.0)
+        elapsed = time.monotonic() - start
+        assert info.value.role == "Slow" and "sleep" in str(info.value)
+        assert TIMEOUT_S * 0.9 <= elapsed < TIMEOUT_S + 1.0, elapsed
+
+        # gathered together, each role keeps its own deadline, and the late one is named:
+        # Comp (300 s) is still sleeping when Slow's 0.5 s have passed
+        with pytest.raises(RoleError, match="Slow") as info:
+            gather([comp.submit("sleep", 0.8), slow.submit("sleep", 5.0)])
+        assert info.value.role == "Slow"
+        # ... and a short deadline met does not cut a longer one short
+        closing.timeout_s = TIMEOUT_S           # now started: its calls answer at once
+        assert gather([closing.submit("ping"), comp.submit("sleep", 0.5)]) == ["pong", 0.5]
+    finally:
+        teardown([slow, closing])       # Slow's close is absent; Slow is still asleep: killed
+    assert marker.read_text() == "closed"
+    with pytest.raises(RoleError, match="Closing") as info:
+        closing.call("ping")
+    assert info.value.role == "Closing" and "died" in str(info.value)
