@@ -8,13 +8,13 @@ of P's obfuscators (`ObfuscatorPool`) and prints, per run:
 * total, online and offline (obfuscator pool) seconds, and the seconds of steps 3.i, 3.ii, 4.i
   and the rest;
 * ``target_s``: the authors' code measured on this machine divided by 6 (d = 3, K = 15,
-  N = 1000 at 2048 bits: 121 s in the issue, so 20 s on one core; 12 s is the two-worker
+  N = 1000 at 2048 bits: 121 s measured here earlier, so 20 s on one core; 12 s is the two-worker
   target; K = 50, d = 5, N = 200: 47.9 s measured side by side on 2026-11-26, when K = 15 took
   63.5 s), blank where the authors' code was not measured;
 * ``floor_s``: what no implementation of this protocol avoids, at this machine's unit costs
   measured first: per round and per packed ciphertext one fresh obfuscator of the run's kind
   (the re-randomisation before Comp sees it) and one CRT decryption; ``tables_s``: the
-  fixed-base table multiplications of step 3.ii (d K slot_bits / `ds_scores.WINDOW` a round,
+  fixed-base table multiplications of step 3.ii (d K slot_bits / `scores.WINDOW` a round,
   an upper bound: zero digits are skipped);
 * the unit costs in seconds (``unit_*``): a fresh r^n, a DJN obfuscator from its tables,
   making a DJN base (its complement of fresh r^n and its tables, once per pool), a CRT
@@ -50,7 +50,7 @@ DEFAULTS = {"sizes": "15x3x1000,50x5x200", "key_bits": 2048, "workers": "1,2",
             "results_dir": "results"}
 AUTHORS_S = {(15, 3, 1000, 2048): 121.0, (15, 3, 1000, 1024): 21.0, (50, 5, 200, 2048): 47.9}
 """The authors' code (github.com/anatole33/LinUCB-secure) measured on this machine: K = 15 as
-the issue gives it; K = 50 on 2026-11-26, one pinned core, when K = 15 took 63.5 s (the
+first measured here; K = 50 on 2026-11-26, one pinned core, when K = 15 took 63.5 s (the
 machine's speed drifts; docs/linucb-ds.md)."""
 TWO_WORKER_TARGET_S = {(15, 3, 1000, 2048): 12.0}
 

@@ -1,4 +1,4 @@
-"""Benchmark: Samba's running time against issue 5's targets and Fig. 8(a)/(b) (Ciucanu et al.).
+"""Benchmark: Samba's running time against its targets and Fig. 8(a)/(b) (Ciucanu et al.).
 
 ``python -m jobs.bench_samba [sweep=targets] [sizes=] [algorithms=ucb,thompson]
 [dataset=movielens] [runtime=local] [key_bits=2048] [results_dir=results]`` runs the samba
@@ -12,9 +12,9 @@ per algorithm and size KxN.  ``sweep`` names the sizes unless ``sizes`` lists th
 
 Each row has the run's dataset, runtime and key size, the three wall times, the secure run's
 phases (setup with DC's key generation and the DOs' offline obfuscators ``offline_s``, steps 2-5,
-steps 6-7 with the K Paillier encryptions, each one multiplication online),
-the time per step, whether secure and plaintext agree (arms and reward), ``target_s`` where issue 5 sets one (a third of the authors'
-time at K = 10, N = 10^5 and K = 100, N = 5,000: UCB's figure for the algorithms whose only
+steps 6-7 with the K Paillier encryptions, each one multiplication online), the time per
+step, whether secure and plaintext agree (arms and reward), ``target_s`` where docs/samba.md
+sets one (a third of the authors' time at K = 10, N = 10^5 and K = 100, N = 5,000: UCB's figure for the algorithms whose only
 iteration is argmax, Thompson's for the others; 180 s at K = 100, N = 10^5 for single-iteration
 algorithms) and the load average before and after (the machine may be shared).  Prints the
 table and writes one Parquet file (``jobs.report`` draws Fig. 8(a)/(b) from it); the numbers
@@ -27,10 +27,10 @@ import datetime as dt
 import os
 
 from jobs.cli import finish, options, parse_sizes
-from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
 from ppml.protocols.samba.config import SambaOptions
+from ppml.protocols.samba.policies import AlgorithmSpec
 
 SWEEPS = {
     "targets": [(10, 100_000), (100, 5_000), (100, 100_000)],
@@ -39,7 +39,7 @@ SWEEPS = {
 }
 AUTHORS_S = {(10, 100_000): {"argmax": 29.0, "other": 33.0},
              (100, 5_000): {"argmax": 14.0, "other": 21.0}}
-"""The authors' code on this machine, one core, 2048-bit Paillier (issue 5): UCB, Thompson."""
+"""The authors' code on this machine, one core, 2048-bit Paillier: UCB, Thompson."""
 ARGMAX_ONLY = ("ucb", "eps_greedy", "eps_greedy_decreasing")
 """Algorithms whose single iteration is an argmax of deterministic scores (UCB's figure)."""
 SINGLE_ITERATION_LIMIT_S = 180.0

@@ -29,9 +29,8 @@ PPML = ROOT / "ppml"
 JOBS = ROOT / "jobs"
 PROTOCOLS = PPML / "protocols"
 
-REQUIRED_FAMILY_FILES = ("protocol.py", "reference.py")
-"""Files every family folder under ppml/protocols must have.  TODO: add "config.py" once every
-family has one (it is being added)."""
+REQUIRED_FAMILY_FILES = ("protocol.py", "reference.py", "config.py")
+"""Files every family folder under ppml/protocols must have."""
 
 KNOWN_FAMILIES = {"private_cb", "linucb_ds", "samba"}
 """Families that must exist (more may be added)."""
@@ -105,7 +104,7 @@ def sources() -> tuple[Source, ...]:
 def _is_module(dotted: str) -> bool:
     """Whether ``dotted`` names a module or package of this repository."""
     path = ROOT.joinpath(*dotted.split("."))
-    # a folder of modules counts without __init__.py (ppml/runtime/ is a namespace package)
+    # a folder of modules counts with or without __init__.py
     return path.with_suffix(".py").is_file() or (path.is_dir() and any(path.glob("*.py")))
 
 

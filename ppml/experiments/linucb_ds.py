@@ -8,9 +8,9 @@ Laplacian of their 10-nearest-neighbour graph, theta = Q^T f for the user's expe
 
 Every run also plays, with P's coin key (so the same first arm and permutations):
 
-* the fixed-point reference (`linucb.run_fixed_point`): the secure run must pull the same arms
+* the fixed-point reference (`reference.run_fixed_point`): the secure run must pull the same arms
   and DC's decrypted sum must equal its sum exactly (``sum_exact``);
-* float64 LinUCB / SpectralUCB (`linucb.run_float`): the same arms until the first round whose
+* float64 LinUCB / SpectralUCB (`reference.run_float`): the same arms until the first round whose
   two largest float scores are within twice the fixed-point error ``score_error`` (the tie
   tolerance; ``first_tie_step``, -1 if none), reported as ``float_arm_agreement``.
 

@@ -12,8 +12,9 @@ See docs/mpc.md for the protocols, their rounds and their accuracy.
 
 from ppml.mpc.context import Context, PerParty
 from ppml.mpc.local import local_context
+from ppml.mpc.products import products
 from ppml.mpc.tensor import (ArithmeticShared, BinaryShared, argmax, bernoulli, concatenate,
-                              products, reveal_argmax, stack, uniform)
+                              reveal_argmax, stack, uniform)
 
 __all__ = ["argmax", "reveal_argmax", "bernoulli", "uniform", "concatenate", "products",
            "stack", "local_context", "Context", "PerParty", "ArithmeticShared", "BinaryShared"]

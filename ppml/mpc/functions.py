@@ -1,7 +1,7 @@
 """Functions of shared tensors by iteration: reciprocal and exponential (Hannun et al., section 3).
 
 They work on `ArithmeticShared` tensors (their methods ``reciprocal`` and ``exp`` call them)
-and are built from the tensor's operators and `products`, one level above the array protocols
+and are built from the tensor's operators and `products`, above the array protocols
 of ppml.mpc.protocols.
 
 Reciprocal: Newton-Raphson iterates y <- y (2 - x y) (the paper's [2y - x y^2]), evaluated in
@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ppml.checks import check_int
-from ppml.mpc.tensor import products
+from ppml.mpc.products import products
 
 START_VALUES = ("linear", "paper")
 PAPER_ITERATIONS = 7   # the paper's experiments (section 5)

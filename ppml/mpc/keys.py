@@ -1,4 +1,4 @@
-"""The keys a party holds: its own, one per pair of parties (PRSS), and its dealer key.
+"""The keys a party holds: one per pair of parties (PRSS), and its dealer key.
 
 In the secure default every key comes from ``os.urandom``; with ``seed`` set every key is derived
 from the public seed (INSECURE, reproducible), identically in every runtime, which is what makes
@@ -24,23 +24,14 @@ def _key(seed, *label) -> bytes:
 class PartyKeys:
     """Keys of the parties held in one process, and the streams they key."""
 
-    own: dict = field(default_factory=dict)      # party -> key
     pairs: dict = field(default_factory=dict)    # (i, j) with i < j -> key
     dealer: dict = field(default_factory=dict)   # party -> key shared with the dealer
 
     def __post_init__(self):
-        self._own_streams = {p: Stream(k) for p, k in self.own.items()}
         self._pair_streams = {ij: Stream(k) for ij, k in self.pairs.items()}
-
-    def own_stream(self, party: int) -> Stream:
-        return self._own_streams[party]
 
     def pair_stream(self, i: int, j: int) -> Stream:
         return self._pair_streams[pair(i, j)]
-
-
-def own_key(seed, party: int) -> bytes:
-    return _key(seed, "party", party)
 
 
 def pair_key(seed, i: int, j: int) -> bytes:
@@ -62,7 +53,6 @@ def local_keys(parties: int, seed, clients: int = 0) -> tuple:
     """
     ranks = parties + clients
     keys = PartyKeys(
-        own={p: own_key(seed, p) for p in range(ranks)},
         pairs={(i, j): pair_key(seed, i, j) for i in range(ranks) for j in range(i + 1, ranks)},
         dealer={p: dealer_party_key(seed, p) for p in range(parties)})
     return keys, dealer_secret_key(seed)

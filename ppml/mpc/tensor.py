@@ -16,10 +16,11 @@ import functools
 import numpy as np
 
 from ppml.crypto.fixed import decode, encode, encode_at_scale, encode_integers, to_signed
-from ppml.mpc import dealer
+from ppml.mpc import dealer, functions
+from ppml.mpc.products import check_product_scales, products, rescaled_together
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, multiply
-from ppml.mpc.protocols.truncate import truncate, truncate_each
+from ppml.mpc.protocols.truncate import truncate
 from ppml.mpc.ring import ARITHMETIC, BINARY, matmul, pad
 
 
@@ -118,8 +119,8 @@ class ArithmeticShared:
 
     def _rescaled(self, data: np.ndarray, frac_bits: int) -> "ArithmeticShared":
         """Truncate a product back to the context precision when its scale exceeds it."""
-        _check_product_scales([frac_bits])
-        return _rescaled_together(self.ctx, [data], [frac_bits])[0]
+        check_product_scales([frac_bits])
+        return rescaled_together(self, [data], [frac_bits])[0]
 
     def at_precision(self) -> "ArithmeticShared":
         """The value at the context precision L: truncated (one round) when its scale is above
@@ -191,10 +192,10 @@ class ArithmeticShared:
         return encode(value, self.ctx.precision_bits, "public operand"), self.ctx.precision_bits
 
     def square(self) -> "ArithmeticShared":
-        _check_product_scales([2 * self.frac_bits])
+        check_product_scales([2 * self.frac_bits])
         with self.ctx.comm.operation("square"):
-            return _rescaled_together(self.ctx, [multiply.square(self.ctx, self.data)],
-                                      [2 * self.frac_bits])[0]
+            return rescaled_together(self, [multiply.square(self.ctx, self.data)],
+                                     [2 * self.frac_bits])[0]
 
     # -- comparisons (results are shared bits at scale 1) --------------------------------------
     def _difference(self, other) -> np.ndarray:
@@ -240,14 +241,12 @@ class ArithmeticShared:
                    domain: tuple = (1.0, 10.0), numerator=None) -> "ArithmeticShared":
         """1 / self, or numerator / self in the same rounds, for self in ``domain``
         (`ppml.mpc.functions.reciprocal`)."""
-        from ppml.mpc import functions  # built on this module, so imported when first used
         with self.ctx.comm.operation("reciprocal"):
             return functions.reciprocal(self, iterations, start, domain, numerator)
 
     def exp(self, squarings: int | None = None) -> "ArithmeticShared":
         """e^self with k = ``squarings`` squarings (`ppml.mpc.functions.exp`; the paper's k = 8
         by default)."""
-        from ppml.mpc import functions  # built on this module, so imported when first used
         with self.ctx.comm.operation("exp"):
             return functions.exp(self, squarings)
 
@@ -326,49 +325,6 @@ class BinaryShared:
 
     def __repr__(self) -> str:
         return f"BinaryShared(shape={self.shape})"
-
-
-MAX_PRODUCT_SCALE = 61
-"""The largest scale a product may have: a value of magnitude 1 at 2^-62 already reaches the
-bound |x| < 2^62 of the bounded truncation, and at 2^-64 it wraps the ring."""
-
-
-def _check_product_scales(fracs: list) -> None:
-    """A ValueError when a product's scale leaves no room for its value in the ring."""
-    for frac in fracs:
-        if frac > MAX_PRODUCT_SCALE:
-            raise ValueError(f"a product at scale 2^-{frac} does not fit the 64-bit ring (at most "
-                             f"2^-{MAX_PRODUCT_SCALE}): bring an operand to the context precision "
-                             f"first (at_precision)")
-
-
-def _rescaled_together(ctx, datas: list, fracs: list) -> list:
-    """Shared tensors from product shares at scales ``fracs``: those above the context precision
-    are truncated back to it together (one round in the bounded mode).  The callers have
-    checked the scales (`_check_product_scales`)."""
-    precision = ctx.precision_bits
-    items = [(data, max(frac - precision, 0)) for data, frac in zip(datas, fracs)]
-    return [ArithmeticShared(ctx, data, min(frac, precision))
-            for data, frac in zip(truncate_each(ctx, items), fracs)]
-
-
-def products(pairs: list, kind="mul", keep_scale: bool = False) -> list:
-    """x * y (``kind="mul"``, with broadcasting) or x @ y (``"matmul"``) for every (x, y) in
-    ``pairs``, shared operands only (``kind`` may also list one kind per pair): every product in
-    one Beaver round, and those that need it truncated together in one more (Hannun et al.,
-    section 3, "Multiplication").
-
-    ``keep_scale=True`` skips the truncation: each product comes back at its full scale
-    frac_x + frac_y, for a caller that accumulates into a state kept at that scale and knows
-    the values fit the ring there."""
-    ctx = pairs[0][0].ctx
-    fracs = [x.frac_bits + y.frac_bits for x, y in pairs]
-    _check_product_scales(fracs)                   # before the round, not after it
-    with ctx.comm.operation(kind if isinstance(kind, str) else "products"):
-        zs = multiply.beaver(ctx, [(x.data, y.data) for x, y in pairs], kind=kind)
-        if keep_scale:
-            return [ArithmeticShared(ctx, z, frac) for z, frac in zip(zs, fracs)]
-        return _rescaled_together(ctx, zs, fracs)
 
 
 def _common_scale(tensors: list) -> tuple:

@@ -42,7 +42,7 @@ class DealerActor:
             else corrections_task
 
     def hand_out_keys(self, members: list) -> None:
-        """Give party p (``members[p]``, a Party actor) its own dealer key, and only that one.
+        """Give party p (``members[p]``, a PartyActor) its own dealer key, and only that one.
 
         Once: party 0 later holds this actor's handle, and must not get the keys handed out
         again to actors of its choosing.

@@ -1,10 +1,9 @@
-"""The Party actor: one computing party, holding only its own secrets.
+"""The party actor: one computing party, holding only its own secrets.
 
-A party holds its own key, the keys it shares with each peer (PRSS), its dealer key and its
-inputs; they never leave the actor except as protocol messages.  Keys are made where they
-belong, never by the driver:
+A party holds the keys it shares with each peer (PRSS), its dealer key and its inputs; they
+never leave the actor except as protocol messages.  Keys are made where they belong, never by
+the driver:
 
-* its own key: drawn (or, seeded, derived) by the party itself;
 * the key of a pair (i, j), i < j: drawn by party i and sent to party j alone;
 * its dealer key: drawn by the dealer actor and sent to this party alone.
 
@@ -21,7 +20,7 @@ import ray
 
 from ppml.mpc.context import Context
 from ppml.mpc.dealer import DealerStore
-from ppml.mpc.keys import PartyKeys, own_key, pair, pair_key
+from ppml.mpc.keys import PartyKeys, pair, pair_key
 from ppml.runtime.dealer_actor import DealerProxy
 from ppml.runtime.links import Links
 from ppml.runtime.mailbox import Mailbox
@@ -29,14 +28,13 @@ from ppml.runtime.ray_comm import RayComm
 
 
 @ray.remote
-class Party:
+class PartyActor:
     def __init__(self, rank: int, parties: int, seed, timeout_s: float, clients: int = 0):
         self.rank = rank
         self.parties = parties
         self.clients = clients
         self.ranks = parties + clients   # compute parties, then clients (no shares, no dealer key)
         self.timeout_s = timeout_s
-        self._own_key = own_key(seed, rank)
         self._pair_keys = {pair(rank, j): pair_key(seed, rank, j)
                            for j in range(rank + 1, self.ranks)}
         self._dealer_key = None
@@ -86,8 +84,7 @@ class Party:
             raise RuntimeError(f"party {self.rank} has already run a program")
         self._ran = True
         dealer_keys = {self.rank: self._dealer_key} if self.rank < self.parties else {}
-        keys = PartyKeys(own={self.rank: self._own_key}, pairs=dict(self._pair_keys),
-                         dealer=dealer_keys)
+        keys = PartyKeys(pairs=dict(self._pair_keys), dealer=dealer_keys)
         comm = RayComm(self.rank, self.parties, self._links.send, self._mailbox, self.timeout_s,
                        record_views, self.clients)
         source = None if dealer is None else DealerProxy(dealer, self.timeout_s)

@@ -2,7 +2,7 @@
 
 :func:`run_ray` is what ``ppml.spmd.run(..., runtime="ray")`` calls.  It starts a private local
 Ray instance when Ray is not running (and leaves it running for the next run), creates the
-dealer actor and one :class:`~ppml.runtime.party.Party` actor per party, lets them set up their
+dealer actor and one :class:`~ppml.runtime.party.PartyActor` per party, lets them set up their
 keys and links among themselves, runs the program in every party at once, and kills the actors.
 The driver only ever sees public values: addresses, the program, each party's own inputs going
 in, and each party's return value coming out.
@@ -19,7 +19,7 @@ from ppml.runtime import spmd
 from ppml.runtime import placement as placement_
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
-from ppml.runtime.party import Party
+from ppml.runtime.party import PartyActor
 
 DEFAULT_TIMEOUT_S = 300.0
 OPTIONS = ("timeout_s", "placement")
@@ -54,9 +54,8 @@ def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, trun
     dealer_resources = resources.get("dealer")
     dealer = DealerActor.options(resources=dealer_resources or {}).remote(
         parties, seed, dealer_resources, dealer_secret)
-    members = [Party.options(resources=resources.get(p, {})).remote(p, parties, seed, timeout_s,
-                                                                     clients)
-               for p in range(parties + clients)]
+    members = [PartyActor.options(resources=resources.get(p, {})).remote(
+        p, parties, seed, timeout_s, clients) for p in range(parties + clients)]
     ranks = list(range(parties + clients))
     try:
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)

@@ -14,8 +14,8 @@ LinUCB's constants and penalty, or SpectralUCB's), so SpectralUCB-DS is the same
 Beyond the paper and the authors' code:
 
 * One public scale 2^-s for every encoding (`FixedPoint`): ciphertexts carry nothing
-  data-dependent, and the run is exactly a fixed-point LinUCB (`linucb.run_fixed_point`).
-* sigma_t, the first arm and the key-switch mask come from the CSPRNG (`linucb.Coins`, an
+  data-dependent, and the run is exactly a fixed-point LinUCB (`reference.run_fixed_point`).
+* sigma_t, the first arm and the key-switch mask come from the CSPRNG (`reference.Coins`, an
   AES-CTR stream under an os.urandom key, and ``secrets``); rand is uniform in Z_n, so
   rand + s mod n is uniform whatever s is (Theorem 8 holds exactly, not statistically).
 * The exploration terms and eta enter as plaintexts, E(m) = 1 + m n: no randomness is needed
@@ -26,7 +26,7 @@ Beyond the paper and the authors' code:
   obfuscators are always r^n (a DJN base costs more than it saves there).
 * Step (3).ii computes the permuted scores already packed: Comp decrypts ceil(K / slots)
   ciphertexts instead of K.  Each packed ciphertext is computed from the fixed theta* with
-  precomputed tables (`ds_scores.PackedScores`): b* = theta*^G E(e) with P's plaintext integers
+  precomputed tables (`scores.PackedScores`): b* = theta*^G E(e) with P's plaintext integers
   G = sum x x^T and e = sum eta x, so every B_i* is theta* raised to integers P computes in the
   clear, C_i = x_i^T A^-1 G, times E(x_i^T A^-1 e + exploration) (step (3).i becomes plaintext
   products).  P rounds C_i and x_i^T A^-1 e so that the scores are at scale k = 2, not the
@@ -184,7 +184,7 @@ class Principal(Participant):
     # --- pull*, s*, b* (steps 2 and 4.ii) ------------------------------------------------------
     def _pull(self, t: int, arm: int) -> None:
         """r* = pull*(x_m) = EDP(theta*, x_m) E(eta); s* = s* r*; A += x x^T; b* = b* (r*)^x,
-        kept as what b* encrypts over the fixed theta*: G += x x^T, e += eta x (`ds_scores`)."""
+        kept as what b* encrypts over the fixed theta*: G += x x^T, e += eta x (`scores`)."""
         pk, nsquare, x = self.comp_key, self.comp_key.nsquare, self.x[arm]
         if arm not in self._pulls:
             self._pulls[arm] = ops.dot(pk, self.theta, x)
@@ -215,7 +215,7 @@ class Principal(Participant):
     def _scores(self, t: int) -> tuple[dict, np.ndarray]:
         """Step 3: theta_hat* = A^-1 b* kept as the coefficients of theta* in each B_i*
         (i: C = X A^-1 G and w = X A^-1 e, plaintext integers rounded to k = 2), then
-        sigma_t(listB*) packed from theta* (`ds_scores`) and re-randomised (ii)."""
+        sigma_t(listB*) packed from theta* (`scores`) and re-randomised (ii)."""
         pk, K, d = self.comp_key, self.policy.K, self.policy.d
         with self.clock("3.i"):
             a_inverse, a_float = self.fixed.a_inverse(self.policy)

@@ -9,7 +9,7 @@ pull* gives r* = EDP(theta*, x) E(eta) with E(eta) = 1 + eta n (P knows eta), so
     B_i*   = theta*^(C_i) E(w_i + plain_i)               with C_i = x_i^T A^-1 G, w_i = x_i^T A^-1 e,
 
 C_i and w_i being P's plaintext integers, rounded to the scores' scale k = 2
-(`linucb.FixedPoint.score_terms`).  A packed ciphertext prod_i B_i*^(2^(i b)) is then
+(`reference.FixedPoint.score_terms`).  A packed ciphertext prod_i B_i*^(2^(i b)) is then
 prod_j theta*_j^(E_j) E(P) with E_j = sum_i C_ij 2^(i b) and a plaintext P (exponent arithmetic
 in Z).  theta* is fixed for the whole run, so a `FixedBaseProducts` table over theta* (built
 once, at step 1) replaces the b squarings per arm of Horner's rule by about d b / window
