@@ -10,17 +10,17 @@ import sys
 
 from jobs.run import main
 
-TABLE1 = {"experiment": "bench_ops", "parties": "2", "arms": "100", "dims": "10", "repeats": "5",
-          "runtime": "local,ray"}
+TABLE1 = {"experiment": "bench_ops", "parties": "2", "arms": "100", "dims": "10",
+          "bench.repeats": "5", "runtime": "local,ray"}
 MULTIRUN = ("-m", "--multirun")
 
 
 def with_defaults(argv: list) -> list:
-    """``argv`` with the Table 1 defaults for the keys it does not set, as a Hydra multirun."""
+    """``argv`` with the Table 1 defaults for the keys it does not set, as a Hydra multirun
+    (the flag first, however the user placed it)."""
     given = {arg.split("=", 1)[0].lstrip("+~") for arg in argv if "=" in arg}
     defaults = [f"{key}={value}" for key, value in TABLE1.items() if key not in given]
-    flags = [] if any(arg in MULTIRUN for arg in argv) else ["--multirun"]
-    return flags + defaults + list(argv)
+    return ["--multirun"] + defaults + [arg for arg in argv if arg not in MULTIRUN]
 
 
 if __name__ == "__main__":
