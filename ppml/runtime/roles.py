@@ -7,7 +7,8 @@ so the protocol code is the same in both.
 
 * ``role.call(method, *args)`` runs a method and returns its value;
 * ``role.submit(method, *args)`` starts it and returns a `Pending`; `gather` waits for many at
-  once (they run in parallel on Ray), each wait bounded by the role's ``timeout_s``;
+  once (they run in parallel on Ray), each wait bounded by the role's ``timeout_s``; `call_all`
+  does both for a list of calls;
 * a method's own error reaches the caller as itself (on Ray, as Ray's error that is also an
   instance of it), with a note naming the role and the method; a role that dies or does not
   answer within ``timeout_s`` raises `RoleError`, which names the role and the method;
@@ -80,6 +81,15 @@ def gather(pendings: list) -> list:
             raise RoleError(pending.role.name, f"{pending.role.name} died during "
                                                f"{pending.method}: {err}") from err
     return out
+
+
+def call_all(calls: list) -> list:
+    """``[role.call(method, *args) for role, method, args in calls]``, the Ray calls started
+    together and waited for together (`gather`); roles in this process are called one after
+    the other, at the cost of a method call (a protocol's inner loop may call them per step)."""
+    if all(type(role) is LocalRole for role, _, _ in calls):
+        return [role.call(method, *args) for role, method, args in calls]
+    return gather([role.submit(method, *args) for role, method, args in calls])
 
 
 def _wait(refs: dict) -> None:

@@ -66,7 +66,7 @@ class Controller:
     @staticmethod
     def gather(handles, calls) -> list:
         """Issue every (method, args) call, then wait for all (in parallel on Ray)."""
-        return roles.gather([h.submit(method, *args) for h, (method, args) in zip(handles, calls)])
+        return roles.call_all([(h, method, args) for h, (method, args) in zip(handles, calls)])
 
     def _owners(self, method: str, *args) -> list:
         """One batched call per DO group; the DOs' answers in DO order."""
