@@ -10,12 +10,12 @@ in, and each party's return value coming out.
 
 from __future__ import annotations
 
-import math
 import time
 
 import ray
 
 from ppml.runtime import spmd
+from ppml.checks import check_positive
 from ppml.runtime import placement as placement_
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
@@ -47,7 +47,7 @@ def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, trun
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"unknown options for the ray runtime: {unknown} (known: {OPTIONS})")
-    timeout_s = _check_timeout(options.get("timeout_s", DEFAULT_TIMEOUT_S))
+    timeout_s = check_positive("timeout_s", options.get("timeout_s", DEFAULT_TIMEOUT_S))
     ensure_ray()
     resources = placement_.resources(options.get("placement"), parties + clients)
 
@@ -68,13 +68,6 @@ def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, trun
     finally:
         for actor in members + [dealer]:
             ray.kill(actor)
-
-
-def _check_timeout(timeout_s) -> float:
-    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) \
-            or not math.isfinite(timeout_s) or timeout_s <= 0:
-        raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
-    return float(timeout_s)
 
 
 def _gather(refs: list, owners: list, timeout_s: float | None = None) -> list:

@@ -25,6 +25,7 @@ import os
 import gmpy2
 from gmpy2 import mpz
 
+from ppml.checks import check_int
 from ppml.crypto.rng import Stream, seeded_key, warn_insecure
 
 DEFAULT_KEY_BITS = 2048
@@ -40,8 +41,7 @@ PRIME_GAP_BITS = 100
 def check_key_bits(bits: int, insecure_key_bits_ok: bool = False) -> int:
     """Return ``bits`` if it is an acceptable modulus size, else raise a ValueError naming the
     bound."""
-    if isinstance(bits, bool) or not isinstance(bits, int):
-        raise ValueError(f"key_bits must be an integer, got {bits!r}")
+    bits = check_int("key_bits", bits, 0)
     if bits < MIN_INSECURE_KEY_BITS:
         raise ValueError(f"key_bits must be >= {MIN_INSECURE_KEY_BITS} even with "
                          f"insecure_key_bits_ok=True, got {bits}")
