@@ -10,11 +10,11 @@ nothing of where parties run.  `local_context` holds every party in this process
 See docs/mpc.md for the protocols, their rounds and their accuracy.
 """
 
-from ppml.mpc.context import Context, PerParty
+from ppml.mpc.context import Context, EngineConfig, PerParty
 from ppml.mpc.local import local_context
 from ppml.mpc.products import products
 from ppml.mpc.tensor import (ArithmeticShared, BinaryShared, argmax, bernoulli, concatenate,
                               reveal_argmax, stack, uniform)
 
 __all__ = ["argmax", "reveal_argmax", "bernoulli", "uniform", "concatenate", "products",
-           "stack", "local_context", "Context", "PerParty", "ArithmeticShared", "BinaryShared"]
+           "stack", "local_context", "Context", "EngineConfig", "PerParty", "ArithmeticShared", "BinaryShared"]

@@ -7,8 +7,11 @@ does to shares goes through the helpers here or through :mod:`ppml.mpc.comm`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from ppml.checks import check_int
 from ppml.crypto.fixed import check_precision_bits, encode, encode_integers
 from ppml.mpc.ring import ARITHMETIC, BINARY, Ring
 from ppml.mpc.tensor import ArithmeticShared, BinaryShared
@@ -17,21 +20,62 @@ TRUNCATION_MODES = ("bounded", "exact", "probabilistic")
 
 
 class PerParty(list):
-    """A value that differs by party, indexed by party; ``mpc.run`` gives element i to party i."""
+    """A value that differs by party, indexed by party; ``spmd.run`` gives element i to party i."""
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The public settings every party of one program run shares; each checked once, here."""
+
+    parties: int
+    """Compute parties (ranks 0..parties-1), >= 2."""
+    precision_bits: int = 20
+    """L, the fixed-point fractional bits of reals (`ppml.crypto.fixed`)."""
+    truncation: str = "bounded"
+    """One of `TRUNCATION_MODES` (docs/mpc.md, "Truncation")."""
+    seed: int | None = None
+    """None: every key from the OS CSPRNG.  An int: INSECURE reproducible keys."""
+    clients: int = 0
+    """Ranks after the parties that hold no shares but input secrets and receive revealed
+    values (Hannun et al.'s p' and p'')."""
+    workers: int = 1
+    """Ray tasks per party for large party-local products (`local_tasks`)."""
+    record_views: bool = False
+    """Keep every opened value each party receives (the tests of its view)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parties", check_int("parties", self.parties, 2,
+                                                      what="an integer"))
+        check_precision_bits(self.precision_bits)
+        if self.truncation not in TRUNCATION_MODES:
+            raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got "
+                             f"{self.truncation!r}")
+        if self.seed is not None:
+            check_int("seed", self.seed, 0)
+        object.__setattr__(self, "clients", check_int("clients", self.clients, 0,
+                                                      what="an integer"))
+        check_int("workers", self.workers, 1, what="an integer")
+        if not isinstance(self.record_views, bool):
+            raise ValueError(f"record_views must be a bool, got {self.record_views!r}")
+
+    @property
+    def ranks(self) -> int:
+        """Parties and clients."""
+        return self.parties + self.clients
 
 
 class Context:
-    def __init__(self, comm, keys, store, precision_bits: int = 20, truncation: str = "bounded",
-                 workers: int = 1):
-        if truncation not in TRUNCATION_MODES:
-            raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
+    """What a program gets in one process: the held parties' comm, keys and dealer store, and
+    the run's `EngineConfig` (trusted: it was checked when made)."""
+
+    def __init__(self, comm, keys, store, config: EngineConfig):
         self.comm = comm
         self.keys = keys
         self.store = store
-        self.precision_bits = check_precision_bits(precision_bits)
-        self.truncation = truncation
+        self.precision_bits = config.precision_bits
+        self.truncation = config.truncation
         self._party_0_at = comm.index(0)  # where party 0's shares sit, if held here
-        self.workers = workers            # Ray tasks for large party-local products
+        self.workers = config.workers     # Ray tasks for large party-local products
 
     @property
     def parties(self) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ray
 
-from ppml.mpc.context import Context
+from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import DealerStore
 from ppml.mpc.keys import PartyKeys, pair, pair_key
 from ppml.runtime.dealer_actor import DealerProxy
@@ -74,8 +74,7 @@ class PartyActor:
         self._links.connect(addresses, self._pair_keys, self.timeout_s)
 
     # -- the protocol ------------------------------------------------------------------------
-    def run(self, program, inputs: dict, precision_bits: int, truncation: str,
-            record_views: bool, dealer=None, workers: int = 1):
+    def run(self, program, inputs: dict, config: EngineConfig, dealer=None):
         """``program(ctx, **inputs)`` for this party; ``dealer`` is given to party 0 only.
 
         A party runs one program: its rounds are numbered from the start of the links.
@@ -86,10 +85,10 @@ class PartyActor:
         dealer_keys = {self.rank: self._dealer_key} if self.rank < self.parties else {}
         keys = PartyKeys(pairs=dict(self._pair_keys), dealer=dealer_keys)
         comm = RayComm(self.rank, self.parties, self._links.send, self._mailbox, self.timeout_s,
-                       record_views, self.clients)
+                       config.record_views, self.clients)
         source = None if dealer is None else DealerProxy(dealer, self.timeout_s)
         store = DealerStore(comm.held, keys.dealer, source)
-        ctx = Context(comm, keys, store, precision_bits, truncation, workers)
+        ctx = Context(comm, keys, store, config)
         return program(ctx, **inputs)
 
 

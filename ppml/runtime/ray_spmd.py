@@ -16,6 +16,7 @@ import ray
 
 from ppml.runtime import spmd
 from ppml.checks import check_positive
+from ppml.mpc.context import EngineConfig
 from ppml.runtime import placement as placement_
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
@@ -33,9 +34,8 @@ class PartyError(RuntimeError):
         self.party = party
 
 
-def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, truncation: str,
-            record_views: bool, clients: int = 0, dealer_secret: bytes | None = None,
-            workers: int = 1, **options) -> list:
+def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | None = None,
+            **options) -> list:
     """Run ``program(ctx, **inputs[i])`` in rank i's actor for every i; return the P + C results.
 
     Ranks 0..P-1 are compute parties, P..P+C-1 clients (actors that hold no shares).
@@ -49,21 +49,22 @@ def run_ray(program, parties: int, precision_bits: int, seed, inputs: dict, trun
         raise ValueError(f"unknown options for the ray runtime: {unknown} (known: {OPTIONS})")
     timeout_s = check_positive("timeout_s", options.get("timeout_s", DEFAULT_TIMEOUT_S))
     ensure_ray()
-    resources = placement_.resources(options.get("placement"), parties + clients)
+    parties, seed = config.parties, config.seed
+    resources = placement_.resources(options.get("placement"), config.ranks)
 
     dealer_resources = resources.get("dealer")
     dealer = DealerActor.options(resources=dealer_resources or {}).remote(
         parties, seed, dealer_resources, dealer_secret)
     members = [PartyActor.options(resources=resources.get(p, {})).remote(
-        p, parties, seed, timeout_s, clients) for p in range(parties + clients)]
-    ranks = list(range(parties + clients))
+        p, parties, seed, timeout_s, config.clients) for p in range(config.ranks)]
+    ranks = list(range(config.ranks))
     try:
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
         _gather([m.send_pair_keys.remote(members) for m in members]
                 + [dealer.hand_out_keys.remote(members[:parties])], ranks + [None], timeout_s)
         _gather([m.connect.remote(addresses) for m in members], ranks, timeout_s)
-        return _gather([m.run.remote(program, inputs.get(p, {}), precision_bits, truncation,
-                                     record_views, dealer if p == 0 else None, workers)
+        return _gather([m.run.remote(program, inputs.get(p, {}), config,
+                                     dealer if p == 0 else None)
                         for p, m in enumerate(members)], ranks)
     finally:
         for actor in members + [dealer]:

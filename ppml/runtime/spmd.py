@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ppml.checks import check_int
-from ppml.crypto.fixed import check_precision_bits
 from ppml.crypto.rng import warn_insecure
-from ppml.mpc.context import TRUNCATION_MODES, PerParty
-from ppml.mpc.local import check_clients, check_key, check_parties, local_context
+from ppml.mpc.context import EngineConfig, PerParty
+from ppml.mpc.local import check_key, in_process
 from ppml.runtime.cluster import ensure_ray
 
 RUNTIMES = ("local", "ray")
@@ -56,24 +55,18 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     reproducible mode and says so in the log.  The same seed gives bit-identical results in the
     ``local`` and the ``ray`` runtime.
     """
-    parties = check_parties(parties)
+    config = EngineConfig(parties, precision_bits, truncation, seed, clients, workers,
+                          record_views)
     if runtime not in RUNTIMES:
         raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
-    check_precision_bits(precision_bits)
-    if truncation not in TRUNCATION_MODES:
-        raise ValueError(f"truncation must be one of {TRUNCATION_MODES}, got {truncation!r}")
-    clients = check_clients(clients)
-    inputs = check_inputs(inputs, parties + clients)
+    inputs = check_inputs(inputs, config.ranks)
     if dealer_secret is not None:
         check_key(dealer_secret)
-    check_int("workers", workers, 1, what="an integer")
     if seed is not None:
         warn_insecure(seed)
     if runtime == "ray":
         from ppml.runtime.ray_spmd import run_ray  # imports the Ray party actors
-        return run_ray(program, parties, precision_bits, seed, inputs, truncation, record_views,
-                       clients=clients, dealer_secret=dealer_secret, workers=workers,
-                       **runtime_options)
+        return run_ray(program, config, inputs, dealer_secret, **runtime_options)
     if runtime_options:
         raise ValueError(f"unknown options for the local runtime: {sorted(runtime_options)}")
     merged = {}
@@ -83,9 +76,7 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
                 raise ValueError(f"input {name!r} is given by more than one party with different "
                                  f"values; the local runtime passes one value per name")
             merged[name] = value
-    if workers > 1:
+    if config.workers > 1:
         ensure_ray()
-    ctx = local_context(parties, precision_bits, seed, truncation, record_views, clients,
-                        dealer_secret, workers)
-    result = program(ctx, **merged)
-    return [select_party(result, p) for p in range(parties + clients)]
+    result = program(in_process(config, dealer_secret), **merged)
+    return [select_party(result, p) for p in range(config.ranks)]
