@@ -17,4 +17,5 @@ from ppml.mpc.tensor import (ArithmeticShared, BinaryShared, argmax, bernoulli, 
                               reveal_argmax, stack, uniform)
 
 __all__ = ["argmax", "reveal_argmax", "bernoulli", "uniform", "concatenate", "products",
-           "stack", "local_context", "Context", "EngineConfig", "PerParty", "ArithmeticShared", "BinaryShared"]
+           "stack", "local_context", "Context", "EngineConfig", "PerParty", "ArithmeticShared",
+           "BinaryShared"]

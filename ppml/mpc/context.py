@@ -98,13 +98,15 @@ class Context:
     def constant(self, value, frac_bits: int | None = None):
         """Shares of a public constant: party 0 holds its encoding, the others zero (local)."""
         frac = self.precision_bits if frac_bits is None else frac_bits
-        encoded = encode(value, frac, name="constant") if frac else encode_integers(value, "constant")
+        encoded = (encode(value, frac, name="constant") if frac
+                   else encode_integers(value, "constant"))
         zeros = np.zeros((len(self.held),) + encoded.shape, dtype=np.uint64)
         return ArithmeticShared(self, self.add_public(zeros, encoded, inplace=True), frac)
 
     # -- sharing -----------------------------------------------------------------------------
     def share(self, value, owner: int, shape=None, frac_bits: int | None = None):
-        """Arithmetic sharing of ``owner``'s real array (fixed point) or, with frac_bits=0, integers.
+        """Arithmetic sharing of ``owner``'s real array (fixed point), or integers with
+        frac_bits=0.
 
         Parties other than the owner pass None; they learn only the shape (given here, or sent
         by the owner in one round).  Shares are derived from pairwise-shared keys, so no share

@@ -46,7 +46,8 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     ``dealer_secret`` (32 bytes) keys the dealer's own randomness (private Bernoulli and Uniform
     samples, permutations) instead of a fresh or seed-derived key.  It is for evaluation
     harnesses that replay those draws in a plaintext reference
-    (:class:`ppml.protocols.private_cb.exploration.ExplorationTape`); only the dealer and the harness see it.
+    (:class:`ppml.protocols.private_cb.exploration.ExplorationTape`); only the dealer and the
+    harness see it.
 
     ``workers > 1`` splits large party-local products over arms into that many Ray tasks on
     each party's node (:mod:`ppml.mpc.local_tasks`); a private Ray instance starts if needed.

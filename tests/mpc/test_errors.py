@@ -36,7 +36,8 @@ def test_input_values():
     with pytest.raises(ValueError, match="value=None"):
         ctx.share(None, owner=0)
     x = ctx.share(np.ones(3), owner=0)
-    with pytest.raises(ValueError, match=r"outside the ring at scale 2\^-20: \|v\| must be < 2\^42"):
+    with pytest.raises(ValueError,
+                       match=r"outside the ring at scale 2\^-20: \|v\| must be < 2\^42"):
         x + 2**42                                  # an integer operand is never wrapped
     assert np.allclose((x - (2**42 - 1) + (2**42 - 1)).reveal(), 1.0)
     wide = x.at_scale(40)                          # a state kept at 2L takes public reals too

@@ -18,9 +18,8 @@ whenever the shares wrap.  Three modes:
   s(x) + s(r) = s(z) + eta Q (signed readings), x / 2^k = (z >> k) - (r >> k) + eta 2^(64-k)
   up to one unit in the last place, with the dealer sharing -(r >> k) and -m 2^(64-k) for the
   sign bit m of r; and for |x| < 2^62 the signed wrap eta depends only on the public z and m:
-      eta = [z < -2^62] (1 - m) - [z >= 2^62] m.
-  (eta = 1 needs r > 2^62, so m = 0, and gives z < -2^62; eta = -1 needs r < -2^62 and gives
-  z >= 2^62; with eta = 0, z < -2^62 forces r < 0 and z >= 2^62 forces r > 0.)
+      eta = [z < -2^62] (1 - m) - [z >= 2^62] m
+  (the proof is in docs/mpc.md, "Truncation").
 
 Rounding: with wrap counting, dividing each share floors P times, which biases the result by
 (P - 1) / 2 units in the last place on average; adding P * 2^(k-1) first centres the error
