@@ -170,31 +170,15 @@ class PrivateKey:
         return out
 
     def to_phe(self):
-        """This key as phe's.
-
-        Returns:
-          phe.PaillierPrivateKey: the key with the same p, q and public key.
-        """
+        """This key as a ``phe.PaillierPrivateKey`` (the same p, q and public key)."""
         import phe
 
         return phe.PaillierPrivateKey(self.public_key.to_phe(), int(self.p), int(self.q))
 
     @classmethod
     def from_phe(cls, key, *, insecure_key_bits_ok: bool = False) -> "PrivateKey":
-        """A phe private key as ours.
-
-        Args:
-          key (phe.PaillierPrivateKey): the key to convert.
-          insecure_key_bits_ok (bool): accept an n below `MIN_KEY_BITS` (tests, benchmarks).
-
-        Returns:
-          PrivateKey: the key with the same p, q and public key.
-
-        Raises:
-          TypeError: if *key* is not a phe.PaillierPrivateKey.
-          ValueError: as `PublicKey.from_phe` for key.public_key, or if p and q are not
-            distinct factors of its n.
-        """
+        """A ``phe.PaillierPrivateKey`` as ours: `PublicKey.from_phe`'s checks and errors for
+        its public key, and a ValueError if p and q are not distinct factors of its n."""
         import phe
 
         if not isinstance(key, phe.PaillierPrivateKey):
