@@ -1,4 +1,4 @@
-"""Accuracy of the iterative functions against their rounds: reciprocal and exp.
+"""Benchmark: accuracy of the iterative functions, reciprocal and exp, against their rounds.
 
 ``python -m jobs.bench_functions [results_dir=results]``: for each reciprocal start value and
 number of Newton-Raphson iterations, the worst relative error over [1, 10] and over [1, 5] (the

@@ -7,10 +7,8 @@ of P's obfuscators (`ObfuscatorPool`) and prints, per run:
 
 * total, online and offline (obfuscator pool) seconds, and the seconds of steps 3.i, 3.ii, 4.i
   and the rest;
-* ``target_s``: the authors' code measured on this machine divided by 6 (d = 3, K = 15,
-  N = 1000 at 2048 bits: 121 s measured here earlier, so 20 s on one core; 12 s is the two-worker
-  target; K = 50, d = 5, N = 200: 47.9 s measured side by side on 2026-11-26, when K = 15 took
-  63.5 s), blank where the authors' code was not measured;
+* ``target_s``: the authors' code measured on this machine (`AUTHORS_S`) divided by 6, or the
+  two-worker target (`TWO_WORKER_TARGET_S`), blank where the authors' code was not measured;
 * ``floor_s``: what no implementation of this protocol avoids, at this machine's unit costs
   measured first: per round and per packed ciphertext one fresh obfuscator of the run's kind
   (the re-randomisation before Comp sees it) and one CRT decryption; ``tables_s``: the

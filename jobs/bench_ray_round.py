@@ -1,4 +1,4 @@
-"""Per-round latency of the runtimes at P = 2 and 3.
+"""Benchmark: per-round latency of the local and the Ray runtime at P = 2 and 3.
 
     python -m jobs.bench_ray_round [rounds=200] [results_dir=results]
 

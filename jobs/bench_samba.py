@@ -14,11 +14,11 @@ Each row has the run's dataset, runtime and key size, the three wall times, the 
 phases (setup with DC's key generation and the DOs' offline obfuscators ``offline_s``, steps 2-5,
 steps 6-7 with the K Paillier encryptions, each one multiplication online), the time per
 step, whether secure and plaintext agree (arms and reward), ``target_s`` where docs/samba.md
-sets one (a third of the authors' time at K = 10, N = 10^5 and K = 100, N = 5,000: UCB's figure for the algorithms whose only
-iteration is argmax, Thompson's for the others; 180 s at K = 100, N = 10^5 for single-iteration
-algorithms) and the load average before and after (the machine may be shared).  Prints the
-table and writes one Parquet file (``jobs.report`` draws Fig. 8(a)/(b) from it); the numbers
-are in docs/samba.md.
+sets one (a third of the authors' time at K = 10, N = 10^5 and K = 100, N = 5,000: UCB's
+figure for the algorithms whose only iteration is argmax, Thompson's for the others; 180 s at
+K = 100, N = 10^5 for single-iteration algorithms) and the load average before and after (the
+machine may be shared).  Prints the table and writes one Parquet file (``jobs.report`` draws
+Fig. 8(a)/(b) from it); the numbers are in docs/samba.md.
 """
 
 from __future__ import annotations

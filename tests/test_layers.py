@@ -175,7 +175,8 @@ def _ray_aliases(source: Source) -> dict[str, str]:
                         aliases[alias.asname] = alias.name
                     else:
                         aliases["ray"] = "ray"
-        elif isinstance(node, ast.ImportFrom) and not node.level and _under(node.module or "", "ray"):
+        elif (isinstance(node, ast.ImportFrom) and not node.level
+              and _under(node.module or "", "ray")):
             for alias in node.names:
                 aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return aliases

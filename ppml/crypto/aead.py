@@ -3,27 +3,20 @@
 The paper's ``Enc`` is AES-GCM under one key shared by Comp and every DO_i and unknown to the
 Controller (section 4).  A `Channel` wraps that key and adds what the authors' code leaves out:
 
-* **Fixed width.**  A channel carries plaintexts of exactly ``width`` bytes (scores are
-  fixed-width binary, pull bits one byte padded to the same width), so ciphertext length never
-  depends on a value.
-* **Associated data** binds each ciphertext to (run, t, l, kind): a message replayed from another
-  run, step or iteration, or sent as the wrong kind (a score passed off as a pull bit), fails
-  authentication.  It is an unambiguous fixed layout: run id and kind length-prefixed, t and l
-  as 8- and 4-byte integers.
-* **Replays and reordering within a step.**  `Channel.open_batch` and `Endpoints.open_each`
-  refuse a list in which one ciphertext appears twice, and a receiver refuses a (t, l) that
-  does not come after the last one it accepted (`ReplayGuard`).
-* **Nonces** are 96 bits from a CSPRNG stream (os.urandom-keyed, or the seeded INSECURE stream)
-  and a channel refuses to seal more than 2^32 messages (NIST SP 800-38D, random nonces).
+* fixed width: plaintexts of exactly ``width`` bytes, so a ciphertext's length never depends on
+  a value;
+* associated data binding each ciphertext to (run, t, l, kind), in one unambiguous layout;
+* refusal of a ciphertext repeated within a list (`Channel.open_batch`, `Endpoints.open_each`)
+  and of a (t, l) not after the last one accepted (`ReplayGuard`);
+* random 96-bit nonces from a CSPRNG stream, at most ``MAX_MESSAGES`` per key.
 
-`Channel` is one party's end: several messages of one (t, l, kind) under its nonce stream.
-An `Endpoint` is the end of one of several parties hosted in one process (a DO of a group),
-with its own AES-GCM context and its own nonce stream; the party holds it.  `Endpoints` seals or
-opens a batch of exactly one message per endpoint of a list (run, width, associated data and
-checks are not secret, so one serves the whole group).  Both run the same loops (`_seal`,
-`_End._open`) with the associated data built once per batch.
+`Channel` is one party's end; an `Endpoint` is the end of one of several parties hosted in one
+process (a DO of a group), with its own AES-GCM context and nonce stream; `Endpoints` seals or
+opens one message per endpoint of a list.  Every refusal raises `MessageRejected`, which names
+the message's (run, t, l, kind).
 
-Every refusal raises `MessageRejected`, which names the message's (run, t, l, kind).
+Why each check, and what associated data cannot stop: docs/samba.md, "Beyond the authors'
+code".
 """
 
 from __future__ import annotations
@@ -234,8 +227,9 @@ class ReplayGuard:
 
 
 class PlainChannel:
-    """`Channel`'s and `Endpoints`' interface without encryption: Samba with every Enc removed (A_no-enc in the
-    proof of Theorem 2), to time the distributed protocol without cryptography.  Never secure."""
+    """`Channel`'s and `Endpoints`' interface without encryption: Samba with every Enc removed
+    (A_no-enc in the proof of Theorem 2), to time the distributed protocol without cryptography.
+    Never secure."""
 
     encryptions = decryptions = 0
 

@@ -102,8 +102,8 @@ def verified_path(data_dir: Union[str, os.PathLike, None], relpath: str) -> Path
 
     ``data_dir`` None resolves through `resolve_data_dir` (``$PPML_DATA``).  Raises ValueError
     for a path that has no embedded checksum, FileNotFoundError for a missing file and
-    `ChecksumError` (a ValueError) for a wrong size or sum; each message names the file.  A file that passed is
-    not hashed again in this process while its mtime, size and inode are unchanged.
+    `ChecksumError` (a ValueError) for a wrong size or sum; each message names the file.  A file
+    that passed is not hashed again in this process while its mtime, size and inode are unchanged.
     """
     if relpath not in CHECKSUMS:
         raise ValueError(f"no embedded checksum for {relpath!r}; known files: "

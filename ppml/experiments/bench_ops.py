@@ -131,7 +131,8 @@ def size_of(op: str, arms: int, dims: int) -> int:
 def bench_ops(config: RunConfig) -> RunOutput:
     data = operands(config.arms, config.dims, np.random.default_rng(0))
     start = time.perf_counter()
-    body = functools.partial(program, arms=config.arms, dims=config.dims, repeats=config.bench.repeats)
+    body = functools.partial(program, arms=config.arms, dims=config.dims,
+                             repeats=config.bench.repeats)
     outs = spmd.run(body, inputs=data, **engine_options(config))
     wall = time.perf_counter() - start
     reference = plaintext_ops(data)

@@ -97,8 +97,9 @@ def runs_of(rows: list) -> list:
     """One dict per run: its last row (the run-level values and the final per-step values)."""
     last = {}
     for row in rows:
-        if row["run_id"] not in last or (row.get("step") or 0) >= (last[row["run_id"]].get("step") or 0):
-            last[row["run_id"]] = row
+        run_id = row["run_id"]
+        if run_id not in last or (row.get("step") or 0) >= (last[run_id].get("step") or 0):
+            last[run_id] = row
     return list(last.values())
 
 
@@ -110,7 +111,8 @@ def mean_lines(runs: list, x: str, y, line: str) -> dict:
     out = {}
     for key, points in groups.items():
         xs = sorted(points)
-        out[key] = (xs, [float(np.mean(points[v])) for v in xs], [float(np.std(points[v])) for v in xs])
+        out[key] = (xs, [float(np.mean(points[v])) for v in xs],
+                    [float(np.std(points[v])) for v in xs])
     return out
 
 

@@ -26,7 +26,8 @@ import time
 
 import numpy as np
 
-from ppml.protocols.linucb_ds.reference import (Coins, LinUCB, run_fixed_point, run_float, score_error)
+from ppml.protocols.linucb_ds.reference import (Coins, LinUCB, run_fixed_point, run_float,
+                                                score_error)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.protocol import run_protocol
@@ -51,8 +52,8 @@ def instance(config: RunConfig, spectral: bool) -> dict:
     load = load_spectral_arms if spectral else load_linear_arms
     options = {"k_neighbours": K_NEIGHBOURS} if spectral else {}
     data = load(config.dataset, arms=config.arms, dims=config.dims, user=config.linucb_ds.user,
-                arm_choice=config.linucb_ds.arm_choice, seed=config.data_seed, data_dir=config.data_dir,
-                **options)
+                arm_choice=config.linucb_ds.arm_choice, seed=config.data_seed,
+                data_dir=config.data_dir, **options)
     noise = np.array([[data.reward(t, i) - data.means[i] for i in range(data.K)]
                       for t in range(config.horizon)])
     return {"theta": data.theta, "arms": data.arms, "noise": noise, "reward": data.reward,

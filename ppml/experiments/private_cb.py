@@ -1,10 +1,11 @@
 """The private contextual bandit experiment: Algorithm 1 against its plaintext reference.
 
-One run trains the secure learner (ppml/protocols/private_cb/protocol.py) for ``horizon`` steps and, in the
-same process and on the same data stream, the float64 reference (ppml/protocols/private_cb/reference.py) fed
-with the very exploration draws the dealer made for the secure run (same dealer secret).  Per
-step it records the arm and reward of both; per run the cumulative rewards, the times, the
-communication, the slowdown and the privacy level eta = log(|A| / eps) (Theorem 1).
+One run trains the secure learner (ppml/protocols/private_cb/protocol.py) for ``horizon`` steps
+and, in the same process and on the same data stream, the float64 reference
+(ppml/protocols/private_cb/reference.py) fed with the very exploration draws the dealer made for
+the secure run (same dealer secret).  Per step it records the arm and reward of both; per run
+the cumulative rewards, the times, the communication, the slowdown and the privacy level
+eta = log(|A| / eps) (Theorem 1).
 """
 
 from __future__ import annotations

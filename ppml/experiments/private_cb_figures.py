@@ -128,12 +128,14 @@ def reward_against_iterations(rows: list, folder: Path) -> Path:
 def membership_advantage(rows: list, folder: Path) -> Path:
     """Fig. 6: the membership-inference adversary's advantage over training, per epsilon."""
     kept = {r["run_id"] for r in controlled(
-        [r for r in runs_of(rows) if r.get("private_cb.checkpoints")], ("private_cb.epsilon",), SETTINGS)}
+        [r for r in runs_of(rows) if r.get("private_cb.checkpoints")], ("private_cb.epsilon",),
+        SETTINGS)}
     audited = [r for r in rows if r.get("mi_advantage") is not None and r["run_id"] in kept]
     if not audited:
         return None
     fig, ax = plt.subplots(figsize=(6.5, 4))
-    plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "private_cb.epsilon"), "eps")
+    plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "private_cb.epsilon"),
+               "eps")
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("step (checkpoint)")
     ax.set_ylabel("advantage TPR - FPR (Yeom et al.)")

@@ -1,5 +1,8 @@
 """The secret-sharing engine: fixed-point arithmetic on Z/2^64 shares for any number of parties.
 
+It implements Hannun et al.'s section 3 and appendices A-C (sharing, Beaver products,
+conversions, comparisons, fixed-point encoding, public division).
+
     from ppml.runtime import spmd
     outs = spmd.run(program, parties=3, runtime="local", precision_bits=20, seed=7,
                     inputs={0: {"a": A}, 2: {"b": B}})

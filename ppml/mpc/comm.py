@@ -165,7 +165,8 @@ class Comm:
             self._record(receiver, sender, tag, [payload.copy()])
 
     def check_party(self, party, name: str = "party") -> int:
-        """``party`` if it is a rank (compute party or client), else a ValueError naming ``name``."""
+        """``party`` if it is a rank (compute party or client), else a ValueError naming
+        ``name``."""
         return check_int(name, party, 0, self.ranks - 1, what="a party index")
 
     def holds(self, rank: int) -> bool:

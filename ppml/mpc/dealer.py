@@ -1,5 +1,9 @@
 """The offline phase: correlated randomness from a trusted dealer, consumed in order online.
 
+It is the "store of Beaver triples and private (Bernoulli and uniform) samples generated
+off-line" that Hannun et al.'s Algorithm 1 takes as input (section 3; Algorithm 3's wrap pairs,
+appendix C).
+
 Every kind of material (Beaver triples, square pairs, AND triples, wrap pairs with the bits of
 r, daBits, permutations, private Bernoulli and Uniform samples) is a set of *fields*:
 

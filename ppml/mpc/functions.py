@@ -67,7 +67,8 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
     elif start == "linear":
         alpha, beta, error = linear_start(domain)
         y = alpha - beta * x
-        iterations = iterations_for(error, x.ctx.precision_bits) if iterations is None else iterations
+        if iterations is None:
+            iterations = iterations_for(error, x.ctx.precision_bits)
     else:
         raise ValueError(f"reciprocal start must be one of {START_VALUES}, got {start!r}")
     iterations = check_int("reciprocal iterations", iterations, 0, what="an integer")

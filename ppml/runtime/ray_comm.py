@@ -49,7 +49,8 @@ class RayComm(Comm):
                     self._send(peer, frame)
         stacks = None
         if self.rank in receivers:
-            received = self._receive(round_, tag, [s for s in range(self.parties) if s != self.rank])
+            received = self._receive(round_, tag,
+                                     [s for s in range(self.parties) if s != self.rank])
             for sender, body in received.items():
                 _check_pieces(body, shapes, sender, round_, tag)
             stacks = [np.stack([pieces[k] if s == self.rank else received[s][k]

@@ -183,13 +183,15 @@ def spawn(cls, runtime: str, *args, name: str | None = None,
     many calls an actor serves at once (a role whose method waits for another call needs 2 or
     more; in this process calls are the caller's, and a waiting method needs the caller's
     threads).  ``timeout_s`` bounds each call; None is for a role that drives the protocol,
-    whose own calls to the other roles each have their deadline.  Secrets do not belong in ``args``: Ray keeps actor-creation arguments in its
-    control store; hand them over by a method call."""
+    whose own calls to the other roles each have their deadline.  Secrets do not belong in
+    ``args``: Ray keeps actor-creation arguments in its control store; hand them over by a method
+    call."""
     name = name or getattr(cls, "name", None) or cls.__name__
     if runtime == "local":
         return LocalRole(cls(*args, **kwargs), name, timeout_s)
     if runtime == "ray":
-        return ActorRole(cls, args, kwargs, name, timeout_s, check_int("concurrency", concurrency, 1))
+        return ActorRole(cls, args, kwargs, name, timeout_s,
+                         check_int("concurrency", concurrency, 1))
     raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}; got {runtime!r}")
 
 

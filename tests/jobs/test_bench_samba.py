@@ -1,4 +1,4 @@
-"""jobs/bench_samba.py runs a tiny size end to end and writes its table; issue 5's targets."""
+"""jobs/bench_samba.py runs a tiny size end to end and writes its table; its targets."""
 
 import pytest
 

@@ -28,8 +28,8 @@ from ppml.crypto.paillier.pool import (OBFUSCATORS, ObfuscatorPool, PoolExhauste
                                        fresh_obfuscators)
 
 __all__ = [
-    "DEFAULT_KEY_BITS", "MIN_KEY_BITS", "OBFUSCATORS", "Decryptor", "Encoded", "Encoding", "EncryptedArray",
-    "ObfuscatorPool", "PackedArray", "PoolExhaustedError", "PrivateKey", "PublicKey",
-    "SlotLayout", "check_headroom", "fresh_obfuscators", "from_phe_number", "generate_keypair",
-    "pack", "phe_exponent", "to_phe_number",
+    "DEFAULT_KEY_BITS", "MIN_KEY_BITS", "OBFUSCATORS", "Decryptor", "Encoded", "Encoding",
+    "EncryptedArray", "ObfuscatorPool", "PackedArray", "PoolExhaustedError", "PrivateKey",
+    "PublicKey", "SlotLayout", "check_headroom", "fresh_obfuscators", "from_phe_number",
+    "generate_keypair", "pack", "phe_exponent", "to_phe_number",
 ]

@@ -2,35 +2,22 @@
 public-key system with applications to electronic voting", section 4.2), from fixed-base tables,
 with a subset-product complement that hides the obfuscator's coset from the key owner.
 
-A fresh obfuscator r^n mod n^2 (`pool.fresh_obfuscators`) costs a full-size exponentiation,
-about 11 ms at 2048 bits.  DJN replace it by h_s^a with
+For a k-bit n, an obfuscator is h_s^a times a random subset product of ``COMPLEMENT_BASES``
+uniform n-th residues rho_j^n (the complement), with
 
     h = -x^2 mod n for x uniform in Z_n^*,   h_s = h^n mod n^2,   a uniform in [0, 2^ceil(k/2))
 
-for a k-bit n (secretflow HEU's DJN: ceil(k/2)-bit exponents).  h_s is fixed, so a table
-(`fixed_base.FixedBaseTable`) makes h_s^a one multiplication mod n^2 per window of a.
+(secretflow HEU's DJN: ceil(k/2)-bit exponents).  By the leftover hash lemma (Impagliazzo, Levin
+and Luby 1989) the complement's image in Z_n^* / <h> is close to uniform.  One
+`fixed_base.FixedBaseTable` over the bases h_s^(2^i), i < ceil(k/2), then the rho_j^n, makes an
+obfuscator one multiplication mod n^2 per window, against a full-size exponentiation for r^n
+(`pool.fresh_obfuscators`).  The encrypting party (the pool's owner) makes the bases from the
+public n and the OS CSPRNG, never the key owner; none is secret.  The exponents are, and are
+drawn from ``secrets`` in the process that computes them.
 
-**The complement.**  The key owner can take the n-th root R of any obfuscator (it knows the
-factors of n).  For R = h^a that root always lies in the cyclic group <h>, a proper subgroup of
-Z_n^* (Z_n^* is not cyclic): its Legendre symbols modulo p and q, and its other characters of
-the small quotient Q = Z_n^* / <h>, are fixed or tied together, and, once multiplied into a
-ciphertext, reveal the same characters of that ciphertext's structured randomness (in LinUCB-DS,
-of the packed scores, which depend on sigma_t).  So each obfuscator is also multiplied by a
-random subset product of ``COMPLEMENT_BASES`` uniform n-th residues rho_j^n: by the leftover hash
-lemma (Impagliazzo, Levin and Luby 1989) its image in Q is within 2^(-(128 - log2 |Q|) / 2 - 1)
-of uniform, and |Q| is a few bits for random primes.  Then for a uniform full-length a the
-obfuscator would be uniform among the n-th residues, exactly as r^n is; the only gap left is the
-short exponent.  Both parts share one table: bases h_s^(2^i) for i < ceil(k/2), then the rho_j^n.
-
-Who makes the bases: the encrypting party (the pool's owner), from the public n and the OS
-CSPRNG, never the key owner, whom they must hide from (docs/decisions.md).  None of the bases is
-secret; the exponents are, and are drawn from ``secrets`` in the process that computes them.
-
-Security (docs/paillier.md, "Short-exponent obfuscators"): against anyone without the factors,
-DCR plus the assumption that h^a with a short a is indistinguishable from a uniform element of
-<h>; against the key owner, recovering a is a discrete logarithm modulo p (or q), 1024-bit primes
-at a 2048-bit key: about 80-bit security, with the number field sieve's precomputation done once
-per prime and reused for every obfuscator.  The full r^n hides the same thing perfectly.
+Why the complement, why the encrypting party makes the bases, and the security (about 80 bits
+against the key owner at a 2048-bit key): docs/paillier.md, "Short-exponent obfuscators", and
+docs/decisions.md, "The DJN base is made by the encrypting party, with a complement".
 """
 
 from __future__ import annotations

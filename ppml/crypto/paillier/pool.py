@@ -1,35 +1,22 @@
-"""The offline obfuscator pool: precomputed r^n mod n^2, each handed out once.
+"""The offline obfuscator pool: precomputed r^n mod n^2 (or DJN obfuscators), each handed out once.
 
-Encryption costs one exponentiation r^n mod n^2 (a full-size exponent; about 11 ms at 2048 bits)
-and one multiplication.  The exponentiation does not depend on the message, so it is done
-offline, in batches (as Ray tasks pinned to this node when ``workers > 1``); online,
-Enc(m) = (1 + m n) r^n and re-randomisation c r^n are one multiplication each.  This is what makes
-the encryptions of LinUCB-DS (Ciucanu et al., Fig. 5: d + 1 at initialisation, one per round, and
-the encrypted exploration terms E(omega ||x_i||) of step (3).ii) cheap online.
+r^n does not depend on the message, so it is computed offline, in batches (as Ray tasks pinned
+to this node when ``workers > 1``); online, Enc(m) = (1 + m n) r^n and re-randomisation c r^n
+are one multiplication each.  This makes the encryptions of LinUCB-DS (Ciucanu et al., Fig. 5:
+d + 1 at initialisation, one per round, and the exploration terms E(omega ||x_i||) of step
+(3).ii) cheap online.
 
-``obfuscator`` picks how each value is made:
+* ``obfuscator``: ``"full"`` (default; r^n for r uniform in Z_n^*, hiding perfectly even from
+  the key owner) or ``"djn"`` (`djn.ShortExponentBase`: cheaper, under an extra assumption, and
+  only about 80-bit secure against the key owner at 2048 bits);
+* ``stream=True`` (with ``workers > 1``): pinned Ray generator tasks fill the pool while the
+  caller works, and `take` computes a value in-process only when none has arrived;
+* a value leaves the pool exactly once (`ObfuscatorPool.take`); a pool that runs dry refills or
+  raises (``on_empty``) and cannot be pickled or copied.  Exponents come from ``secrets`` in the
+  process that computes the batch: obfuscators are secrets of the encrypting party.
 
-* ``"full"`` (the default): r^n for r uniform in Z_n^*, one full-size exponentiation each.  The
-  value is uniform among the n-th residues, so it hides what it multiplies perfectly, even from
-  the key owner.
-* ``"djn"``: Damgard-Jurik-Nielsen short-exponent obfuscators h_s^a with a subset-product
-  complement, from fixed-base tables (`djn.ShortExponentBase`): about ceil(k/2)/8 + 16
-  multiplications each instead of an exponentiation, plus a one-off ``COMPLEMENT_BASES`` fresh
-  r^n and the tables when the pool is made.  Under an extra assumption, and against the key
-  owner only about 80-bit secure at 2048 bits: docs/paillier.md, "Short-exponent obfuscators".
-
-``stream=True`` (with ``workers > 1``) overlaps the pool with the caller's online work: the
-``workers - 1`` pinned tasks become Ray generator tasks that send their values in chunks as
-they make them, nothing is computed up front in the caller's process, and `take` hands out
-what has arrived, computing a value in-process only when none is waiting.  The split between
-the processes then follows their load instead of being fixed; a task's values that nobody
-needed are discarded when the pool is closed (`close`), and never handed out twice.
-
-Exponents (r, or a and the subset) come from the OS CSPRNG (``secrets``), drawn in whichever
-process computes the batch.  A value leaves the pool exactly once (`ObfuscatorPool.take`); a
-pool that runs dry refills or raises (``on_empty``), and a pool cannot be pickled or copied,
-since a copy would hand out the same value twice.  Obfuscators are secrets of the encrypting party: whoever knows the r^n of a
-ciphertext can strip it and read the message.
+Design and measurements: docs/paillier.md, "The obfuscator pool (offline phase)" and
+"Short-exponent obfuscators".
 """
 
 from __future__ import annotations

@@ -96,7 +96,8 @@ def check(x: np.ndarray, method: str) -> None:
     if method not in METHODS:
         raise ValueError(f"argmax method must be one of {METHODS}, got {method!r}")
     if x.ndim < 2 or x.shape[-1] < 1:
-        raise ValueError(f"argmax needs at least one element on the last axis, got shape {x.shape[1:]}")
+        raise ValueError("argmax needs at least one element on the last axis, got shape "
+                         f"{x.shape[1:]}")
 
 
 def argmax(ctx, x: np.ndarray, method: str = "pairwise") -> np.ndarray:

@@ -4,8 +4,9 @@ A2B: party p's arithmetic share x_p is already an XOR sharing of the word x_p, w
 0 at every other party (a local conversion: nothing is sent and no mask is needed, because p
 knows x_p and the others learn nothing from a public 0).  The parties add the P words with the
 adder tree of :mod:`ppml.mpc.protocols.binary`, whose Beaver ANDs open only values masked by
-fresh triples, so the outputs are uniformly re-randomised XOR shares.  B2A uses daBits, random bits shared both ways by the dealer:
-open c = bit XOR b, then [bit] = c + [b] - 2c[b], one round for any number of bits.
+fresh triples, so the outputs are uniformly re-randomised XOR shares.  B2A uses daBits, random
+bits shared both ways by the dealer: open c = bit XOR b, then [bit] = c + [b] - 2c[b], one round
+for any number of bits.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """LinUCB-DS (Ciucanu et al., section 3, Figs. 3-4): P and Comp, and a driver for a whole run.
 
-One protocol class per cloud node, parametrised by the plaintext policy (`ppml.protocols.linucb_ds.reference`:
-LinUCB's constants and penalty, or SpectralUCB's), so SpectralUCB-DS is the same code
-(`spectral.SpectralUCB`).  The messages are those of Fig. 3:
+One protocol class per cloud node, parametrised by the plaintext policy
+(`ppml.protocols.linucb_ds.reference`: LinUCB's constants and penalty, or SpectralUCB's), so
+SpectralUCB-DS (section 6) is the same code (`spectral.SpectralUCB`).  The messages are those
+of Fig. 3:
 
     1     DC -> P  N;   DO -> P  the arms, theta* = E_Comp(theta), the constants (and noise eta)
     3.ii  P -> Comp   sigma_t(listB*), packed                      (N - 1 times)
@@ -11,37 +12,15 @@ LinUCB's constants and penalty, or SpectralUCB's), so SpectralUCB-DS is the same
     6     Comp -> P   E_DC(rand + s)
     7     P -> DC     E_DC(rand + s) E_DC(-rand) = E_DC(s)
 
-Beyond the paper and the authors' code:
+Invariants: one public scale 2^-s for every encoding (`FixedPoint`), so a run equals the
+fixed-point LinUCB exactly (`reference.run_fixed_point`); sigma_t, the first arm and the
+key-switch mask rand come from the CSPRNG, rand uniform in Z_n (Theorem 8 holds exactly); what
+leaves P is re-randomised with a fresh obfuscator from an `ObfuscatorPool`; step (3).ii sends
+the permuted scores packed, computed from the fixed theta* (`scores.PackedScores`).
 
-* One public scale 2^-s for every encoding (`FixedPoint`): ciphertexts carry nothing
-  data-dependent, and the run is exactly a fixed-point LinUCB (`reference.run_fixed_point`).
-* sigma_t, the first arm and the key-switch mask come from the CSPRNG (`reference.Coins`, an
-  AES-CTR stream under an os.urandom key, and ``secrets``); rand is uniform in Z_n, so
-  rand + s mod n is uniform whatever s is (Theorem 8 holds exactly, not statistically).
-* The exploration terms and eta enter as plaintexts, E(m) = 1 + m n: no randomness is needed
-  inside P.  What leaves P is re-randomised with a fresh obfuscator from an offline
-  `ObfuscatorPool` (Comp holds the key and could otherwise strip the structured randomness of
-  B_i* and undo sigma_t): r^n by default, or DJN short exponents (``obfuscator="djn"``), with
-  the extra assumption of docs/paillier.md.  DO's d encryptions and the key switch's few
-  obfuscators are always r^n (a DJN base costs more than it saves there).
-* Step (3).ii computes the permuted scores already packed: Comp decrypts ceil(K / slots)
-  ciphertexts instead of K.  Each packed ciphertext is computed from the fixed theta* with
-  precomputed tables (`scores.PackedScores`): b* = theta*^G E(e) with P's plaintext integers
-  G = sum x x^T and e = sum eta x, so every B_i* is theta* raised to integers P computes in the
-  clear, C_i = x_i^T A^-1 G, times E(x_i^T A^-1 e + exploration) (step (3).i becomes plaintext
-  products).  P rounds C_i and x_i^T A^-1 e so that the scores are at scale k = 2, not the
-  exact product's k = 5 (`FixedPoint.score_terms`), and the public bounds that size the slots
-  come from spectral norms (`coefficient_bound`): 70-bit slots at s = 28, one ciphertext a round
-  at K = 15 on a 2048-bit key.
-* pull*(x_i) = EDP(theta*, x_i) E(eta) does not depend on the round but through eta, so P keeps
-  EDP(theta*, x_i) per arm once pulled: step (4).ii then costs two multiplications.
-* With ``workers > 1`` each costly step is split into ``workers`` shares, the owner's process
-  computing the first while ``workers - 1`` actors pinned to its node compute the others
-  (`bulk.Resident`): one actor call per extra worker and step a round.  The packed groups of
-  (3).ii go to P's process and actors that each build theta*'s tables once; Comp's
-  decryptions to Comp's process and key-holding actors on Comp's node (`Decryptor`); the
-  obfuscator pool streams from ``workers - 1`` pinned generator tasks while the rounds run,
-  P's process making one itself only when none has arrived (`ObfuscatorPool(stream=True)`).
+Design, departures from the paper and the authors' code, and measurements: docs/linucb-ds.md,
+"The protocol as built" and "Speed" (with "Slots at k = 2", "Cheaper fresh randomness",
+"Step 3.ii from fixed bases" and "Two workers").
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 
 * Every participant is an ordinary object, played as a role (`ppml.runtime.roles`): in this
   process or as a Ray actor, from the same class.
-* A `Link` is how one party talks to another: it calls a method of the receiving role and writes the message and its reply into the sender's
-  `Transcript` under the step number of Fig. 3, so tests can check that the run exchanged exactly
-  the paper's messages.
+* A `Link` is how one party talks to another: it calls a method of the receiving role and
+  writes the message and its reply into the sender's `Transcript` under the step number of
+  Fig. 3, so tests can check that the run exchanged exactly the paper's messages.
 * A `Clock` adds up the seconds a party is busy, per step kind, and `Counts` the Paillier
   operations it performs (compared with Fig. 5 in the experiment).
 
@@ -38,7 +38,8 @@ class Link:
     """``sender``'s channel to the party ``receiver`` (a role)."""
 
     def __init__(self, sender: str, receiver: str, party, transcript: Transcript):
-        self.sender, self.receiver, self.party, self.transcript = sender, receiver, party, transcript
+        self.sender, self.receiver = sender, receiver
+        self.party, self.transcript = party, transcript
 
     def send(self, step: str, what: str, method: str, *args, reply: tuple | None = None):
         """Deliver a message (``method(*args)`` at the receiver); ``reply`` = (step, what) logs

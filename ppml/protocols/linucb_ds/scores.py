@@ -5,8 +5,8 @@ In the paper P computes theta_hat* = A^-1 b* (step (3).i), then B_i* = EDP(theta
 every arm.  Every ciphertext there is a product of powers of theta* = E(theta) and plaintexts:
 pull* gives r* = EDP(theta*, x) E(eta) with E(eta) = 1 + eta n (P knows eta), so
 
-    b*     = theta*^G  E(e)                              with G = sum x x^T,  e = sum eta x
-    B_i*   = theta*^(C_i) E(w_i + plain_i)               with C_i = x_i^T A^-1 G, w_i = x_i^T A^-1 e,
+    b*     = theta*^G  E(e)                    with G = sum x x^T,  e = sum eta x
+    B_i*   = theta*^(C_i) E(w_i + plain_i)     with C_i = x_i^T A^-1 G, w_i = x_i^T A^-1 e,
 
 C_i and w_i being P's plaintext integers, rounded to the scores' scale k = 2
 (`reference.FixedPoint.score_terms`).  A packed ciphertext prod_i B_i*^(2^(i b)) is then

@@ -16,15 +16,14 @@ because W_a^-1 is symmetric, and share u_a = W_a^-1 x_t with the Sherman-Morriso
 Since W_a >= (1 + delta) I and |x_t| = 1, the denominator lies in [1, 1 + 1 / (1 + delta)]: the
 reciprocal's domain.
 
-The state is kept at scale 2L when the ring allows it (`PrivateCBConfig.wide`): the update of
-lines 20-23 is then added at the full scale of its products, with no truncation, so eq. 1
-loses nothing to rounding and a step saves its largest truncation ([A, D, D]); u_a is still
-computed at L, and the scores s~ and x^T u_a stay at 2L (the argmax compares any scale, and
-the reciprocal's first truncation takes x^T u_a back to L), which saves their truncation round.
+The state (and the scores s~ and x^T u_a) is kept at scale 2L when the ring allows it
+(`PrivateCBConfig.wide`): the update of lines 20-23 is then added untruncated, so eq. 1 loses
+nothing to rounding.  Options of the paper's section 7, off by default: a diagonal regulariser
+delta (W_a starts at (1 + delta) I) and a Newton-Schulz refresh of W_a^-1 every k steps.
 
-Options of the paper's section 7, off by default: a diagonal regulariser delta (W_a starts at
-(1 + delta) I) and an exact refresh of W_a^-1 every k steps (two Newton-Schulz iterations
-X <- X (2I - W X) from the drifted inverse; W_a is then kept as well, one more product a step).
+Rounds of a step, the scale 2L and its bounds, and measurements: docs/private-cb.md, "One step"
+(with "The state at scale 2L") and "Speed"; docs/decisions.md, "Private CB: W^-1, b and the
+scores at scale 2L".
 """
 
 from __future__ import annotations
@@ -124,10 +123,11 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     """Algorithm 1 for T steps, SPMD for every role.
 
     ``features_<p>`` is feature party p's [T, D_p] block of the contexts; ``world`` (given to p'
-    and p'', a `ppml.runtime.roles.Role`) pulls arms and pays rewards.  Returns, per rank: the arms p' pulled, the rewards p''
-    received, every rank's communication stats, and each feature party's own shares of
-    (W^-1, b) and their scale after each step in ``checkpoint_steps`` (for an audit that holds every party's
-    checkpoint, such as the membership-inference experiment; no party sees another's).
+    and p'', a `ppml.runtime.roles.Role`) pulls arms and pays rewards.  Returns, per rank: the
+    arms p' pulled, the rewards p'' received, every rank's communication stats, and each feature
+    party's own shares of (W^-1, b) and their scale after each step in ``checkpoint_steps`` (for
+    an audit that holds every party's checkpoint, such as the membership-inference experiment;
+    no party sees another's).
     """
     bandit = PrivateLinearBandit(ctx, config)
     mine = {p: features[f"features_{p}"] for p in range(config.parties)

@@ -1,5 +1,7 @@
 """The environment of a bandit run: p' pulls an arm, p'' observes the reward.
 
+Hannun et al.'s Algorithm 1, line 16 (p' pulls the arm) and line 19 (p'' receives r_t).
+
 Nobody else talks to the world: the feature parties never see arms or rewards.  p'' may ask for
 the reward of step t before p' has pulled (the parties run concurrently), so :meth:`World.reward`
 waits for the pull.  p' and p'' hold it as a role (`ppml.runtime.roles`): the object itself in

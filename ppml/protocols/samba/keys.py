@@ -4,11 +4,11 @@ In a deployment each participant draws its own keys from its OS CSPRNG; the DOs 
 mask key among themselves, and the AES key of ``Enc`` is agreed by Comp and the DOs (section 4),
 neither ever reaching the Controller.  Here one root key per run (``os.urandom``, or the
 INSECURE seeded key when ``seed`` is an int) is split into independent sub-keys (keyed BLAKE2b,
-`ppml.crypto.rng.derive_key`) so that the plaintext reference (ppml/protocols/samba/reference.py) can be driven
-by the very streams the participants used, which is what Theorem 2's "same seeds" asks.  Only the
-evaluation harness holds the root; each participant receives only its own sub-keys.  Nothing is
-drawn from a non-cryptographic generator (the authors draw seeds with randint(10, 1000), which a
-brute force from Comp's view recovers).
+`ppml.crypto.rng.derive_key`) so that the plaintext reference (ppml/protocols/samba/reference.py)
+can be driven by the very streams the participants used, which is what Theorem 2's "same seeds"
+asks.  Only the evaluation harness holds the root; each participant receives only its own
+sub-keys.  Nothing is drawn from a non-cryptographic generator (the authors draw seeds with
+randint(10, 1000), which a brute force from Comp's view recovers).
 """
 
 from __future__ import annotations

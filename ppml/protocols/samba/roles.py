@@ -1,20 +1,15 @@
 """Samba's participants other than the Controller (Ciucanu et al., Fig. 6(a), (c), (d)): data
 owners, Comp, the data customer, and the wire format of scores and pull bits.
 
-**Masks.**  Every DO draws the same mask for (t, l) from seed_alpha, which only the DOs hold.
-For an ARGMAX iteration the mask is a random monotone affine map of the score's order key,
-y = a key(x) + b with a in [1, 2^64] and b in [0, 2^64) fresh per (t, l): key is the float's
-bit pattern made order-preserving (an exact, strictly increasing map from float64 to
-[0, 2^64)), and the map is computed on integers, so order and ties are kept exactly and Comp's
-argmax is the plaintext argmax.  For a MATCH iteration (probability matching: Softmax, Pursuit's
-l = 2) the paper's multiplicative mask y = alpha x is kept, alpha = 2^w with w uniform in
-[-32, 32), since matching needs the proportions (section 4.1.2, proof of Theorem 2).  Both are
-sent as 16 bytes (docs/samba.md: what Comp learns under each).
+Masks come from seed_alpha, which only the DOs hold, fresh per (t, l).  An ARGMAX iteration
+sends a random monotone affine map of the score's order-preserving integer key, so Comp's argmax
+is exactly the plaintext argmax; a MATCH iteration (probability matching) keeps the paper's
+y = alpha x, alpha = 2^w (section 4.1.2, proof of Theorem 2).  Every score and bit is 16 bytes.
+Each DO is its own `DataOwner` object (state, streams, keys, AES-GCM `Endpoint`); a
+`DataOwnerGroup` hosts several in one Ray actor and runs each phase as one loop over them.
 
-**Data owners** are `DataOwner` objects, each with its own state, streams, keys and AES-GCM
-`Endpoint`, hosted by a `DataOwnerGroup`, one per Ray actor (on a cluster with a CPU per DO,
-one DO per actor; for many DOs on one machine several DOs share an actor, each still its own
-object).  Steps are batched per group, as one tight loop per phase over its DOs.
+Design: docs/samba.md, "The protocol as built" (placement of the DOs) and "What Comp learns"
+(the masks).
 """
 
 from __future__ import annotations
