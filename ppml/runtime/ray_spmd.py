@@ -1,9 +1,10 @@
 """``runtime="ray"``: every party a Ray actor, the dealer a Ray actor with Ray tasks.
 
-:func:`run_ray` is what ``ppml.spmd.run(..., runtime="ray")`` calls.  It starts a private local
-Ray instance when Ray is not running (and leaves it running for the next run), creates the
-dealer actor and one :class:`~ppml.runtime.party.PartyActor` per party, lets them set up their
-keys and links among themselves, runs the program in every party at once, and kills the actors.
+:func:`run_ray` is what ``ppml.runtime.spmd.run(..., runtime="ray")`` calls.  It starts a
+private local Ray instance when Ray is not running (and leaves it running for the next run),
+creates the dealer actor and one :class:`~ppml.runtime.party.PartyActor` per party, lets them
+set up their keys and links among themselves, runs the program in every party at once, and
+kills the actors.
 The driver only ever sees public values: addresses, the program, each party's own inputs going
 in, and each party's return value coming out.
 """
