@@ -105,6 +105,9 @@ class RunConfig:
     """Seed of the data stream (order, reward draws): public, so secure runs stay comparable."""
     placement: bool = False
     """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
+    record_views: bool = False
+    """Each role records what it received (after its own decryptions); the run writes the views
+    to views/<run_id>/<role>.parquet beside its results (families that support it: Samba)."""
 
     mpc: MPCOptions = field(default_factory=MPCOptions)
     bench: BenchOptions = field(default_factory=BenchOptions)

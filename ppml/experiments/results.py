@@ -5,7 +5,8 @@ has no per-step rows. Every row carries the run's metadata (`META_COLUMNS`), eve
 under its own key, and the run-level summary values; docs/results-schema.md describes the columns.
 
 Files are written atomically (temp file in the same folder, then ``os.replace``), so a crashed
-or failed run never leaves a partial file and never touches the files of completed runs.
+or failed run never leaves a partial file and never touches the files of completed runs.  With
+``record_views=true`` each role's recorded view goes to ``views/<run_id>/<role>.parquet``.
 `read_results` reads the whole folder back as one table, tolerating runs with different columns.
 """
 
@@ -77,6 +78,8 @@ class RunOutput:
     summary: dict[str, Any] = field(default_factory=dict)
     table: Optional[str] = None
     """Text to print at the end of the run instead of the summary dict."""
+    views: dict[str, pa.Table] = field(default_factory=dict)
+    """Role name -> what it received (`ppml.privacy.views.VIEW_SCHEMA`), with record_views."""
 
 
 def validate_rows(rows: Iterable[Mapping[str, Any]], *, where: str = "rows") -> None:
@@ -164,15 +167,36 @@ def write_run(
     table = _to_table(rows)
 
     folder = Path(results_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    for role, view in output.views.items():
+        _write_atomically(view, views_dir(folder, run_id) / f"{_role_file(role)}.parquet")
     path = folder / f"{run_id}.parquet"
-    temp = folder / f".{run_id}.parquet.tmp"
+    _write_atomically(table, path)
+    return path
+
+
+def views_dir(results_dir: str | os.PathLike, run_id: str) -> Path:
+    """Where a run's recorded views go: ``<results_dir>/views/<run_id>/`` (one file per role;
+    `read_results` reads only the top folder, so views never mix with the runs' rows)."""
+    return Path(results_dir) / "views" / run_id
+
+
+def _role_file(role: str) -> str:
+    """A role name as a file name (``DO group 0-4`` -> ``DO_group_0-4``)."""
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in role)
+    if not name or name.startswith("."):
+        raise ValueError(f"role name {role!r} cannot name a views file")
+    return name
+
+
+def _write_atomically(table: pa.Table, path: Path) -> None:
+    """``table`` to ``path`` through a hidden temporary file in the same folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.parent / f".{path.name}.tmp"
     try:
         pq.write_table(table, temp)
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)
-    return path
 
 
 def _refuse_clashes(config: Mapping[str, Any], output: RunOutput) -> None:

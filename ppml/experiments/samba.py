@@ -41,9 +41,10 @@ def samba(config: RunConfig) -> RunOutput:
     setup = SambaConfig(config.horizon, spec, SambaKeys.for_seed(config.seed),
                         runtime=config.runtime, owners_per_actor=options.owners_per_actor,
                         key_bits=config.key_bits,
-                        insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed)
+                        insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
+                        record_views=config.record_views)
     plain = run_reference(data, config.horizon, spec, setup.keys)
-    distributed = run_samba(data, replace(setup, crypto=False))
+    distributed = run_samba(data, replace(setup, crypto=False, record_views=False))
     secure = run_samba(data, setup)
     rows = [{"step": t + 1, "arm": secure.arms[t], "reward": float(data.reward(t, secure.arms[t])),
              "plaintext_arm": plain.arms[t], "plaintext_reward": float(plain.rewards[t])}
@@ -68,4 +69,5 @@ def samba(config: RunConfig) -> RunOutput:
                  "end_s",
                  "step_ms", "distributed_step_ms", "comp_s", "controller_s", "owner_mean_s",
                  "dc_s", "aes_gcm_ops", "theorem4_aes_gcm_ops")}}
-    return RunOutput(rows=rows, summary=summary, table=format_table([shown], list(shown)))
+    return RunOutput(rows=rows, summary=summary, table=format_table([shown], list(shown)),
+                     views=secure.views)

@@ -38,3 +38,17 @@ def test_run_reports_both_rewards_times_and_counts():
 def test_bad_keys_are_refused(overrides, message):
     with pytest.raises(ValueError, match=message):
         RunConfig.from_columns({"experiment": "samba", **overrides})
+
+
+def test_recorded_views_are_written_beside_the_run(compose_run_config, tmp_path):
+    from jobs.run import run
+    from ppml.experiments.results import views_dir
+    import pyarrow.parquet as pq
+    path = run(compose_run_config("experiment=samba", "dataset=synthetic", "arms=3", "horizon=9",
+                                  "key_bits=512", "insecure_key_bits_ok=true", "seed=1",
+                                  "record_views=true", f"results_dir={tmp_path}"))
+    folder = views_dir(tmp_path, path.stem)
+    assert sorted(p.name for p in folder.iterdir()) == ["Comp.parquet", "Controller.parquet"]
+    comp = pq.read_table(folder / "Comp.parquet")
+    assert comp.num_rows == 3 * (9 - 3) and comp.column_names == ["t", "l", "position", "value",
+                                                                   "exact"]

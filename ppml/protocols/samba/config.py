@@ -20,6 +20,11 @@ from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.runtime.roles import RUNTIMES
 
 
+MASKS = ("paper",)
+"""How the DOs hide their scores from Comp: ``paper``, y = alpha_t x (section 4.1.2), which shows
+Comp every ratio of scores (docs/samba.md, "What Comp learns")."""
+
+
 @dataclass
 class SambaOptions:
     """The ``samba`` config group."""
@@ -45,9 +50,13 @@ class SambaOptions:
     items are movies with 1-8 ratings, all liked, at mean 1.0)."""
     owners_per_actor: Optional[int] = None
     """On Ray: DOs per actor (None: one each while there is a CPU per DO)."""
+    mask: str = "paper"
+    """How the DOs hide their scores from Comp, one of `MASKS`."""
 
     def __post_init__(self) -> None:
         self.spec()                         # the algorithm and its parameters, with their bounds
+        if self.mask not in MASKS:
+            raise ValueError(f"samba.mask must be one of {', '.join(MASKS)}; got {self.mask!r}")
         if self.denominator not in DENOMINATORS:
             raise ValueError(f"samba.denominator must be one of {', '.join(DENOMINATORS)}; "
                              f"got {self.denominator!r}")
@@ -78,6 +87,8 @@ class SambaConfig:
     insecure_key_bits_ok: bool = False
     seed: Optional[int] = None
     """An integer derives DC's Paillier key from a public seed: INSECURE, experiments only."""
+    record_views: bool = False
+    """The Controller and Comp record what they receive (`ppml.privacy.views`)."""
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)

@@ -29,6 +29,7 @@ from ppml.protocols.samba.draws import Permutations, Words
 from ppml.protocols.samba.keys import SambaKeys, streams
 from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup, OwnerSecrets
 from ppml.crypto.rng import Stream
+from ppml.privacy.views import ViewRecorder
 from ppml.runtime import roles
 
 @dataclass
@@ -41,6 +42,8 @@ class SambaRun:
     wall_s: float
     seconds: dict = field(default_factory=dict)
     counts: dict = field(default_factory=dict)
+    views: dict = field(default_factory=dict)
+    """Role -> what it received (`ppml.privacy.views`), when the run recorded views."""
 
 
 def owner_groups(arms: int, owners_per_actor: int | None, slots: int) -> list[range]:
@@ -62,6 +65,7 @@ class Controller:
         self.groups, self.layout, self.comp, self.customer = groups, layout, comp, customer
         self._deliveries = [None] * len(groups)
         self.seconds = 0.0
+        self.view = ViewRecorder(setup.record_views)
 
     @staticmethod
     def gather(handles, calls) -> list:
@@ -91,6 +95,8 @@ class Controller:
             self.seconds += time.perf_counter() - start
             scores = self._exchange(None if explores else (t, l))                   # step 2
             start = time.perf_counter()
+            if scores is not None and self.view.enabled:        # sealed: all it receives
+                self.view.record(t, l, [int.from_bytes(c, "big") for c in scores])
             permuted = None if explores else list(map(scores.__getitem__, sigma))   # step 3
             self.seconds += time.perf_counter() - start
             bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]       # step 4
@@ -131,7 +137,11 @@ class Controller:
                    "keygen_s": keygen_s, "owner_mean_s": sum(owner_s) / len(owner_s),
                    "owner_max_s": max(owner_s), "offline_s": sum(r[4] for r in reports),
                    **phases}
-        return SambaRun(arms, total, wall, seconds, counts)
+        views = {}
+        if self.setup.record_views:
+            views = {"Controller": self.view.table(),
+                     "Comp": self.gather([self.comp], [("recorded_view", ())])[0]}
+        return SambaRun(arms, total, wall, seconds, counts, views)
 
 
 def run_samba(data, setup: SambaConfig) -> SambaRun:
@@ -147,7 +157,7 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
     customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
                     setup.crypto)
     comp = make(Comp, arms, setup.spec, keys.aes_key(), keys.comp_key(), keys.run_id,
-                setup.crypto)
+                setup.crypto, setup.record_views)
     layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
     groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
     try:

@@ -1,10 +1,9 @@
 """Samba's participants other than the Controller (Ciucanu et al., Fig. 6(a), (c), (d)): data
 owners, Comp, the data customer, and the wire format of scores and pull bits.
 
-Masks come from seed_alpha, which only the DOs hold, fresh per (t, l).  An ARGMAX iteration
-sends a random monotone affine map of the score's order-preserving integer key, so Comp's argmax
-is exactly the plaintext argmax; a MATCH iteration (probability matching) keeps the paper's
-y = alpha x, alpha = 2^w (section 4.1.2, proof of Theorem 2).  Every score and bit is 16 bytes.
+Masks come from seed_alpha, which only the DOs hold, fresh per (t, l): the paper's
+y = alpha_t x (section 4.1.2, proof of Theorem 2), which shows Comp every ratio x_i / x_j
+(docs/samba.md, "What Comp learns").  Every score and bit is 16 bytes.
 Each DO is its own `DataOwner` object (state, streams, keys, AES-GCM `Endpoint`); a
 `DataOwnerGroup` hosts several in one Ray actor and runs each phase as one loop over them.
 
@@ -14,9 +13,9 @@ Design: docs/samba.md, "The protocol as built" (placement of the DOs) and "What 
 
 from __future__ import annotations
 
-import functools
 import math
 import struct
+import sys
 import time
 from dataclasses import dataclass
 
@@ -29,61 +28,40 @@ from ppml.crypto.aead import (Channel, Endpoint, Endpoints, MessageRejected, Pla
                               ReplayGuard)
 from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
 from ppml.crypto.rng import Stream
+from ppml.privacy.views import ViewRecorder
 
 SCORE_BYTES = 16
 """Every score and pull bit travels as 16 plaintext bytes (then 44 bytes sealed)."""
 BIT_ZERO, BIT_ONE = bytes(SCORE_BYTES), b"\x01" + bytes(SCORE_BYTES - 1)
 _BIT_VALUES = {BIT_ZERO: 0, BIT_ONE: 1}
 MASK_EXPONENT = 32
-_SIGN = 1 << 63
-_MASK64 = (1 << 64) - 1
+"""alpha_t = 2^w with w in [-32, 32): the mask hides a score's scale within 64 binades."""
 _DOUBLE = struct.Struct(">d")
 _PADDING = bytes(SCORE_BYTES - 8)
 
 
-@functools.cache
-def _reinterpret(count: int) -> tuple:
-    """(pack ``count`` float64, unpack ``count`` uint64): a float's bits as an integer."""
-    return struct.Struct(f"<{count}d").pack, struct.Struct(f"<{count}Q").unpack
-
-
-def order_keys(xs: list) -> list:
-    """An exact strictly increasing map from float64 (no NaN; -0.0 read as 0.0) to [0, 2^64),
-    applied to each score: its bit pattern, sign-folded."""
-    if any(map(math.isnan, xs)):
-        raise ValueError("a score is NaN; scores must be comparable reals")
-    pack, unpack = _reinterpret(len(xs))
-    bits = unpack(pack(*xs))
-    return [b ^ _MASK64 if b > _SIGN else b | _SIGN for b in bits]     # -0.0 is _SIGN: 0.0's key
-
-
 def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
-    """Each DO's masked score as fixed-width bytes, ``owners[i]`` masking ``xs[i]`` with the mask
-    of (t, l) from its own reader of seed_alpha (its ``mask``, a `Words.word`): a key(x) + b
-    (ARGMAX; a = 1 + one word, then b = one word) or alpha x (MATCH; alpha = 2^w, w = 64 u - 32
-    from one uniform)."""
-    if kind == ARGMAX:                  # (mask() + 1) is evaluated before the second mask()
-        return [((o.mask() + 1) * key + o.mask()).to_bytes(SCORE_BYTES, "big")
-                for o, key in zip(owners, order_keys(xs))]
+    """Each DO's masked score as fixed-width bytes: the paper's y = alpha_t x (section 4.1.2),
+    ``owners[i]`` masking ``xs[i]`` with the alpha of (t, l) from its own reader of seed_alpha
+    (its ``mask``, a `Words.word`), so every DO draws the same alpha.  alpha = 2^w with w from
+    one uniform in [-32, 32): an integer w for ARGMAX, so that y is exact and Comp's argmax is
+    the plaintext one, ties included; a real w for MATCH (probability matching only needs the
+    proportions).  A y that is not a finite normal float is refused, never sent rounded."""
     masked = []
     for o, x in zip(owners, xs):
-        alpha = 2.0 ** (2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT)
+        w = 2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT
+        alpha = 2.0 ** (math.floor(w) if kind == ARGMAX else w)
         y = alpha * x
-        if not math.isfinite(y):
-            raise ValueError(f"masked probability-matching score {x!r} * {alpha!r} is not "
-                             "finite")
+        if not math.isfinite(y) or (y != 0 and abs(y) < sys.float_info.min):
+            raise ValueError(f"masked score {x!r} * {alpha!r} is not a finite normal float")
         masked.append(_DOUBLE.pack(y) + _PADDING)
     return masked
 
 
-def unpack_scores(kind: str, plaintexts: list) -> list:
-    """Comp's view of the masked scores: for ARGMAX the 16-byte big-endian integers themselves
-    (fixed-width big-endian bytes compare as their integers do, so no conversion is needed),
-    for MATCH floats."""
-    if kind == ARGMAX:
-        return plaintexts
+def unpack_scores(plaintexts: list) -> list:
+    """Comp's view of the masked scores: the floats alpha_t x_i."""
     if any(any(p[8:]) for p in plaintexts):
-        raise MessageRejected("a probability-matching score has non-zero padding")
+        raise MessageRejected("a masked score has non-zero padding")
     return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
 
 
@@ -239,9 +217,12 @@ class Comp:
     encrypted pull bits.  With no scores (epsilon-greedy's exploration shortcut) every arm
     scores alike, so the first position wins and sigma_t alone picks the arm uniformly."""
 
+    name = "Comp"
+
     def __init__(self, arms: int, spec: AlgorithmSpec, aes_key: bytes, comp_key: bytes,
-                 run_id: bytes, crypto: bool):
+                 run_id: bytes, crypto: bool, record_views: bool = False):
         self.arms, self.policy = arms, spec.policy(arms)
+        self.view = ViewRecorder(record_views)
         selection, nonces = streams(comp_key)
         self.selection = Words(selection)
         self.channel = Channel(aes_key, run_id, SCORE_BYTES, nonces) if crypto \
@@ -256,7 +237,8 @@ class Comp:
         if messages is not None:
             kind = self.policy.kind(l)
             plain = self.channel.open_batch(messages, t, l, "score", self.arms)
-            values = unpack_scores(kind, plain)
+            values = unpack_scores(plain)
+            self.view.record(t, l, values)
             u = self.selection.uniform() if kind == MATCH else None
             position = select_arm(kind, values, u)
         bits = self.channel.seal_many(bit_plaintexts(self.arms, position), t, l, "bit")
@@ -265,6 +247,10 @@ class Comp:
 
     def report(self) -> tuple:
         return self.seconds, self.channel.encryptions + self.channel.decryptions
+
+    def recorded_view(self):
+        """What Comp decrypted (`ppml.privacy.views`), if it recorded."""
+        return self.view.table()
 
 
 class DataCustomer:

@@ -1,0 +1,42 @@
+"""What a role saw: the plaintexts it received, after its own decryptions, one row per value.
+
+The attacks a curious role would try (gcd of differences, ratios, brute-forcing seeds,
+correlation with the true values) run on these recorded views, in the tests of each family.
+A role records only when its run asks for it (``record_views=true``); the experiment writes each
+role's view to ``<results_dir>/views/<run_id>/<role>.parquet`` (`ppml.experiments.results`).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+VIEW_SCHEMA = pa.schema([("t", pa.int64()), ("l", pa.int64()), ("position", pa.int64()),
+                         ("value", pa.float64()), ("exact", pa.string())])
+"""Step t, iteration l, the value's position in what the role received, the value as a float,
+and its exact decimal text (integers beyond float64's 53 bits, such as 128-bit masked keys)."""
+
+
+class ViewRecorder:
+    """The values one role received, in order; records nothing unless ``enabled``."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, enabled: bool):
+        self.rows: list | None = [] if enabled else None
+
+    @property
+    def enabled(self) -> bool:
+        return self.rows is not None
+
+    def record(self, t: int, l: int, values) -> None:
+        """The values received at (t, l), position by position."""
+        if self.rows is not None:
+            self.rows.extend((t, l, position, value) for position, value in enumerate(values))
+
+    def table(self) -> pa.Table:
+        """The view as a table of `VIEW_SCHEMA`."""
+        rows = self.rows or []
+        return pa.table({"t": [r[0] for r in rows], "l": [r[1] for r in rows],
+                         "position": [r[2] for r in rows],
+                         "value": [float(r[3]) for r in rows],
+                         "exact": [str(r[3]) for r in rows]}, schema=VIEW_SCHEMA)

@@ -1,0 +1,18 @@
+"""A role's recorded view: nothing unless enabled, one row per value, exact integers kept."""
+
+from ppml.privacy.views import VIEW_SCHEMA, ViewRecorder
+
+
+def test_a_disabled_recorder_keeps_nothing():
+    view = ViewRecorder(False)
+    view.record(1, 1, [0.5, 0.25])
+    assert not view.enabled and view.table().num_rows == 0
+    assert view.table().schema == VIEW_SCHEMA
+
+
+def test_rows_carry_step_iteration_position_and_the_exact_value():
+    view = ViewRecorder(True)
+    view.record(7, 2, [0.5, 2**100 + 1])
+    rows = view.table().to_pylist()
+    assert [(r["t"], r["l"], r["position"]) for r in rows] == [(7, 2, 0), (7, 2, 1)]
+    assert rows[0]["value"] == 0.5 and int(rows[1]["exact"]) == 2**100 + 1
