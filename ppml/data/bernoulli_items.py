@@ -143,6 +143,27 @@ class BernoulliArms:
         t, arm = check_step_arm(t, arm, self.K)
         return float(reward_uniform(self._key, t, arm) < self.means[arm])
 
+    def arm(self, index: int) -> "ArmRewards":
+        """Arm ``index``'s rewards alone: what its data owner holds (Samba, Fig. 6(a))."""
+        index = check_step_arm(0, index, self.K)[1]
+        return ArmRewards(self._key, index, float(self.means[index]))
+
+
+@dataclass(frozen=True)
+class ArmRewards:
+    """One arm's reward source: its draws' key (public, derived from the instance's name and
+    seed), its index and its own mean, and nothing of the other arms; `BernoulliArms.reward`'s
+    values for this arm."""
+
+    key: int
+    index: int
+    mean: float
+
+    def reward(self, t: int) -> float:
+        """``float(u(t, index) < mean)``."""
+        t, index = check_step_arm(t, self.index, self.index + 1)
+        return float(reward_uniform(self.key, t, index) < self.mean)
+
 
 def top_items(means: np.ndarray, arms: int, eligible: np.ndarray) -> np.ndarray:
     """0-based indices of the ``arms`` eligible items with the largest means (decreasing mean,

@@ -87,3 +87,14 @@ def test_top_k_arms_as_documented(movielens_dir, jester_dir):
     with pytest.raises(ValueError, match=r"arms must be <= 939 \(movielens has 939 items with "
                                          r"at least 20 rating"):
         load_bernoulli_arms("movielens", arms=940, min_ratings=20, data_dir=movielens_dir)
+
+
+def test_one_arm_alone_gives_that_arms_rewards():
+    from ppml.data.bernoulli_items import BernoulliArms
+    arms = BernoulliArms("toy", np.array([0.1, 0.5, 0.9]), np.array([1, 2, 3]), seed=4)
+    for index in range(3):
+        alone = arms.arm(index)
+        assert (alone.index, alone.mean) == (index, arms.means[index])
+        assert [alone.reward(t) for t in range(50)] == [arms.reward(t, index) for t in range(50)]
+    with pytest.raises(IndexError, match="arm must be an integer in"):
+        arms.arm(3)

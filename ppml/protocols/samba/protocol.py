@@ -174,8 +174,8 @@ def _play(data, setup: SambaConfig, arms: int, start: float, customer, comp, lay
     Controller.gather(groups, [("setup", ([OwnerSecrets(i, keys.aes_key(), keys.mask_key(),
                                                         keys.explore_key(), keys.owner_key(i),
                                                         keys.run_id) for i in members],
-                                          arms, data, setup.horizon, setup.spec, setup.crypto,
-                                          public_key))
+                                          arms, [data.arm(i) for i in members], setup.horizon,
+                                          setup.spec, setup.crypto, public_key))
                                for members in layout])
     controller = Controller(setup, arms, groups, layout, comp, customer)
     steps = time.perf_counter()

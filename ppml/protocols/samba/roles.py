@@ -94,25 +94,28 @@ class OwnerSecrets:
 
 class DataOwner(Arm):
     """DO_i (Fig. 6(a)), its own object: its arm's state (`Arm`: s_i, n_i, p_i and its Thompson
-    draws from its own stream), the steps it pulled, its readers of seed_alpha (``mask``, a
+    draws from its own stream), its arm's rewards (``rewards``), the steps it pulled, its readers of seed_alpha (``mask``, a
     `Words.word`) and seed_eps (``explore``), its own AES-GCM `Endpoint` (context from its own
     copy of Enc's key, nonce stream from its own key; None without cryptography) and its
     precomputed Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it)."""
 
-    __slots__ = ("index", "pulled", "mask", "explore", "endpoint", "pool", "offline_s")
+    __slots__ = ("index", "rewards", "pulled", "mask", "explore", "endpoint", "pool",
+                 "offline_s")
 
-    def __init__(self, secrets: OwnerSecrets, crypto: bool):
+    def __init__(self, secrets: OwnerSecrets, rewards, crypto: bool):
         draws, nonces = streams(secrets.owner_key)
         super().__init__(BetaDraws(draws))
-        self.index, self.pulled = secrets.index, []
+        if rewards.index != secrets.index:
+            raise ValueError(f"DO {secrets.index} was given arm {rewards.index}'s rewards")
+        self.index, self.rewards, self.pulled = secrets.index, rewards, []
         self.mask = Words(Stream(secrets.mask_key)).word
         self.explore = Words(Stream(secrets.explore_key))
         self.endpoint = Endpoint(secrets.aes_key, nonces) if crypto else None
         self.pool, self.offline_s = None, 0.0
 
-    def pull(self, data, t: int) -> None:
+    def pull(self, t: int) -> None:
         """Pull its arm at step t (step 5 of the last iteration with bit 1, or step 1)."""
-        self.record(int(data.reward(t - 1, self.index)))
+        self.record(int(self.rewards.reward(t - 1)))
         self.pulled.append(t)
 
     def precompute(self, public_key) -> None:
@@ -128,24 +131,26 @@ class DataOwnerGroup:
     Each DO is its own `DataOwner` object with its own state and secrets.  A call runs one tight
     loop per phase over the group's DOs (open the bits, ComputeScore, mask, seal), in which DO
     i's values come from its own object only (arm score locality), so hosting DOs together shares
-    no secret and no state between them.  The group itself holds only what is not secret: the
-    policy, the reward source, the replay guard and `Endpoints`' associated data and op counts.
+    no secret and no state between them.  Each DO holds its own arm's rewards only (``rewards``:
+    one `ppml.data.bernoulli_items.ArmRewards` per DO, never the other arms').  The group itself
+    holds only what is not secret: the policy, the replay guard and `Endpoints`' associated data
+    and op counts.
     """
 
-    def setup(self, secrets: list, arms: int, data, horizon: int, spec: AlgorithmSpec,
+    def setup(self, secrets: list, arms: int, rewards: list, horizon: int, spec: AlgorithmSpec,
               crypto: bool, public_key) -> None:
         """Step 1 (secrets arrive by method call, never as actor creation arguments), and,
         offline, each DO's obfuscator r^n for step 6 under DC's public key (step 0)."""
         start = time.perf_counter()
-        self.data, self.horizon, self.crypto = data, horizon, crypto
+        self.horizon, self.crypto = horizon, crypto
         self.policy = spec.policy(arms)
-        self.owners = [DataOwner(s, crypto) for s in secrets]
+        self.owners = [DataOwner(s, r, crypto) for s, r in zip(secrets, rewards, strict=True)]
         self.ends = [owner.endpoint for owner in self.owners]
         self.wire = Endpoints(secrets[0].run_id, SCORE_BYTES) if crypto \
             else PlainChannel(SCORE_BYTES)
         self.guard = ReplayGuard(f"DOs {secrets[0].index}-{secrets[-1].index}")
         for owner in self.owners:
-            owner.pull(data, owner.index + 1)          # step 1: each DO pulls its arm once
+            owner.pull(owner.index + 1)                # step 1: each DO pulls its arm once
             owner.p = self.policy.initial_p()
         self._decision = (0, False)
         self.seconds = time.perf_counter() - start
@@ -180,7 +185,7 @@ class DataOwnerGroup:
             elif 1 in bits:
                 for owner, bit in zip(owners, bits):
                     if bit:
-                        owner.pull(self.data, t)
+                        owner.pull(t)
         scores = None
         if asked is not None:
             t, l = asked

@@ -26,6 +26,19 @@ class ToyArms:
     def reward(self, t, arm):
         return int(self._draws[t, arm] < self.means[arm])
 
+    def arm(self, index):
+        return OneArm(self, index)
+
+
+class OneArm:
+    """What one DO holds of ToyArms: its own arm's rewards."""
+
+    def __init__(self, arms, index):
+        self.index, self._draws, self._mean = index, arms._draws[:, index].copy(), arms.means[index]
+
+    def reward(self, t):
+        return int(self._draws[t] < self._mean)
+
 
 def setup_for(name, seed, horizon, **options):
     spec = AlgorithmSpec(name, epsilon=0.2, softmax_tau=0.05)
@@ -94,7 +107,7 @@ def participants(arms=3):
     group = DataOwnerGroup()
     group.setup([OwnerSecrets(i, keys.aes_key(), keys.mask_key(), keys.explore_key(),
                               keys.owner_key(i), keys.run_id) for i in range(arms)],
-                arms, ToyArms([0.5] * arms, 20), 20, spec, True,
+                arms, [ToyArms([0.5] * arms, 20).arm(i) for i in range(arms)], 20, spec, True,
                 generate_keypair(512, insecure_key_bits_ok=True, seed=6)[0])
     return group, Comp(arms, spec, keys.aes_key(), keys.comp_key(), keys.run_id, True)
 
@@ -106,6 +119,16 @@ def test_each_data_owner_is_its_own_object_with_its_own_state_and_secrets():
     for field in ("draws", "mask", "explore", "endpoint", "pool", "pulled"):
         assert len({id(getattr(o, field)) for o in owners}) == len(owners)
     assert [o.pulled for o in owners] == [[1], [2], [3]] and [o.n for o in owners] == [1, 1, 1]
+    assert [o.rewards.index for o in owners] == [0, 1, 2]
+    assert not any(hasattr(obj, "data") for obj in (group, *owners))    # no other arm's rewards
+
+
+def test_a_data_owner_refuses_another_arms_rewards():
+    keys = SambaKeys.for_seed(6)
+    secrets = OwnerSecrets(1, keys.aes_key(), keys.mask_key(), keys.explore_key(),
+                           keys.owner_key(1), keys.run_id)
+    with pytest.raises(ValueError, match="DO 1 was given arm 0's rewards"):
+        DataOwner(secrets, ToyArms([0.5, 0.5], 4).arm(0), True)
 
 
 def test_participants_refuse_replayed_misrouted_and_malformed_messages():

@@ -1,10 +1,9 @@
 """Samba with DO groups, Comp and DC as Ray actors gives the local runtime's run."""
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
+from ppml.data.bernoulli_items import BernoulliArms
 from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.protocol import run_samba
@@ -15,9 +14,7 @@ pytestmark = pytest.mark.ray
 
 @pytest.mark.parametrize("name, owners_per_actor", [("pursuit", 2)])
 def test_ray_and_local_give_the_same_run(ray_cluster, name, owners_per_actor):
-    means = np.array([0.2, 0.6, 0.4])
-    draws = np.random.default_rng(7).random((30, 3))
-    data = SimpleNamespace(means=means, reward=lambda t, arm: int(draws[t, arm] < means[arm]))
+    data = BernoulliArms("toy", np.array([0.2, 0.6, 0.4]), np.arange(1, 4), seed=7)
     runs = [run_samba(data, SambaConfig(30, AlgorithmSpec(name), SambaKeys.for_seed(9),
                                        runtime=runtime, owners_per_actor=owners_per_actor,
                                        key_bits=512, insecure_key_bits_ok=True, seed=9))

@@ -8,6 +8,7 @@ Controller receives AES-GCM ciphertexts only.
 
 import numpy as np
 
+from ppml.data.bernoulli_items import BernoulliArms
 from ppml.protocols.samba import roles as samba_roles
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.keys import SambaKeys
@@ -15,15 +16,6 @@ from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.protocols.samba.protocol import run_samba
 
 ARMS, HORIZON = 6, 1100
-
-
-class Arms:
-    def __init__(self, means, horizon):
-        self.means = np.asarray(means)
-        self._draws = np.random.default_rng(3).random((horizon, len(means)))
-
-    def reward(self, t, arm):
-        return int(self._draws[t, arm] < self.means[arm])
 
 
 def recorded_run(monkeypatch, algorithm="ucb"):
@@ -38,7 +30,8 @@ def recorded_run(monkeypatch, algorithm="ucb"):
     monkeypatch.setattr(samba_roles, "masked_scores", spy)
     setup = SambaConfig(HORIZON, AlgorithmSpec(algorithm), SambaKeys.for_seed(5), key_bits=512,
                         insecure_key_bits_ok=True, seed=5, record_views=True)
-    out = run_samba(Arms(np.linspace(0.2, 0.8, ARMS), HORIZON), setup)
+    arms = BernoulliArms("toy", np.linspace(0.2, 0.8, ARMS), np.arange(1, ARMS + 1), seed=3)
+    out = run_samba(arms, setup)
     return out, list(true.values())
 
 
