@@ -5,7 +5,8 @@ off-line" that Hannun et al.'s Algorithm 1 takes as input (section 3; Algorithm 
 appendix C).
 
 Every kind of material (Beaver triples, square pairs, AND triples, wrap pairs with the bits of
-r, daBits, permutations, private Bernoulli and Uniform samples) is a set of *fields*:
+r, daBits, permutations, one-hot pairs, private Bernoulli and Uniform samples) is a set of
+*fields*:
 
 * **free** fields are uniformly random pieces that every party derives locally from the key it
   shares with the dealer (pairwise-shared seeds): nothing is sent for them;
@@ -147,6 +148,19 @@ def permutation(batch_shape: tuple, n: int) -> Material:
 
 
 @functools.lru_cache(maxsize=4096)
+def one_hot_pair(batch_shape: tuple, bits: int) -> Material:
+    """Random r with arithmetic shares of the one-hot of r mod 2^bits over a last axis of length
+    2^bits: a secret index's one-hot in one opening (`ppml.mpc.protocols.argmax.one_hot`)."""
+    shape, size = tuple(batch_shape), 1 << bits
+
+    def derive(v, s, n):
+        low = v["r"] & np.uint64(size - 1)
+        return {"onehot": (np.arange(size, dtype=np.uint64) == low[..., None]).astype(np.uint64)}
+    return Material("onehot", (shape, bits), (Field("r", shape),),
+                    (Field("onehot", shape + (size,)),), derive)
+
+
+@functools.lru_cache(maxsize=4096)
 def bernoulli(shape: tuple, p: float) -> Material:
     """Private Bernoulli(p) bits (Algorithm 1, line 8), shared at scale 1."""
     if not 0.0 <= p <= 1.0:
@@ -165,8 +179,8 @@ def uniform(shape: tuple, precision_bits: int) -> Material:
 #: kind -> constructor; a material is rebuilt from (kind, spec), so only data crosses to the dealer
 CONSTRUCTORS = {"mul": mul_triple, "and": and_triple, "matmul": matmul_triple,
                 "square": square_pair, "wrap": wrap_pair, "truncpair": truncation_pair,
-                "dabit": dabit, "permutation": permutation, "bernoulli": bernoulli,
-                "uniform": uniform}
+                "dabit": dabit, "permutation": permutation, "onehot": one_hot_pair,
+                "bernoulli": bernoulli, "uniform": uniform}
 
 
 def material(kind: str, spec: tuple) -> Material:

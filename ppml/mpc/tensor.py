@@ -371,18 +371,29 @@ def _reveal(ctx, data: np.ndarray, ring, to, decode_value):
 
 
 def argmax(x: ArithmeticShared, method: str = "pairwise") -> ArithmeticShared:
-    """Secret one-hot (scale 1) of the maximum over the last axis, ties broken at random."""
+    """Secret one-hot (scale 1) of the maximum over the last axis, ties broken at random.
+
+    ``method``: "pairwise" (Algorithm 2: fewest rounds, A^2 memory and bytes), "tournament"
+    (O(A) memory and bytes, more rounds) or "auto" (pairwise up to
+    `ppml.mpc.protocols.argmax.AUTO_CROSSOVER` = 128 arms, tournament above).
+    """
     with x.ctx.comm.operation("argmax"):
         return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method), 0)
 
 
 def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "pairwise"):
-    """``argmax(x, method).reveal(to)`` (int64 one-hot), one round fewer with ``pairwise``: its
-    XOR-shared one-hot is opened as it is, without the B2A conversion (Hannun et al.,
-    Algorithm 1, lines 15-16: the argmax is opened to p' only)."""
+    """``argmax(x, method).reveal(to)`` (int64 one-hot) in one round fewer (Hannun et al.,
+    Algorithm 1, lines 15-16: the argmax is opened to p' only): ``pairwise`` opens its XOR-shared
+    one-hot without the B2A conversion, ``tournament`` opens the winner's index, whose one-hot
+    is then made in the clear."""
     argmax_protocol.check(x.data, method)
-    if method != "pairwise" or x.shape[-1] == 1:
+    arms = x.shape[-1]
+    if arms == 1:
         return argmax(x, method).reveal(to)
+    if argmax_protocol.chosen(method, arms) == "tournament":
+        with x.ctx.comm.operation("argmax"):
+            index = argmax_protocol.tournament_index(x.ctx, x.data)
+        return _reveal(x.ctx, index, ARITHMETIC, to, lambda v: np.eye(arms, dtype=np.int64)[v])
     with x.ctx.comm.operation("argmax"):
         bits = argmax_protocol.pairwise_bits(x.ctx, x.data)
     return _reveal(x.ctx, bits, BINARY, to, lambda v: v.astype(np.int64))

@@ -17,6 +17,7 @@ MATERIALS = [
     dealer.truncation_pair((7,), 20),
     dealer.dabit((9,)),
     dealer.permutation((4,), 5),
+    dealer.one_hot_pair((4,), 3),
     dealer.bernoulli((1000,), 0.2),
     dealer.uniform((1000,), 20),
 ]
@@ -62,6 +63,9 @@ def test_material_is_correct(parties):
                 assert set(np.unique(v["b"])) <= {0, 1} and np.array_equal(v["a"], v["b"])
             elif m.kind == "permutation":
                 assert np.array_equal(np.sort(v["gamma"], axis=-1), np.tile(np.arange(5), (4, 1)))
+            elif m.kind == "onehot":
+                low = (v["r"] & np.uint64(7)).astype(np.int64)
+                assert np.array_equal(v["onehot"], np.eye(8, dtype=np.uint64)[low])
             elif m.kind == "bernoulli":
                 assert abs(v["y"].mean() - 0.2) < 0.05
             elif m.kind == "uniform":

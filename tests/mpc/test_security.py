@@ -45,8 +45,10 @@ def view_of_party_1(a, b, operation):
     return received_words(ctx.comm.views[1])
 
 
-@pytest.mark.parametrize("operation", [lambda x, y: x * y, lambda x, y: x >= y],
-                         ids=["multiplication", "comparison"])
+@pytest.mark.parametrize("operation", [
+    lambda x, y: x * y, lambda x, y: x >= y,
+    lambda x, y: mpc.argmax((x - y).reshape(N // 8, 8), method="tournament")],
+    ids=["multiplication", "comparison", "tournament argmax"])
 def test_view_does_not_depend_on_other_secrets(operation):
     rng = np.random.default_rng(0)
     small = (np.zeros(N), np.zeros(N))

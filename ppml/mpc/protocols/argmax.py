@@ -8,9 +8,14 @@ ring-level integer x, far beyond any real score at 20 fractional bits.
 
 * ``pairwise`` (Algorithm 2): the comparisons of all pairs in parallel (lines 1-3), then the
   product over j (lines 5-9) as an AND reduction tree in ceil(log2 A) rounds, kept in the binary
-  ring, and one B2A round for the one-hot.
+  ring, and one B2A round for the one-hot.  Fewest rounds; memory and bytes grow as A^2.
 * ``tournament``: ceil(log2 A) levels of pairwise maxima, each a comparison and one
-  multiplication round that carries the winners' values and one-hot vectors.
+  multiplication round that carries the winners' keys and arithmetic shares of their indices
+  (O(A) memory and bytes in all), then one opening that turns the winner's index into its
+  one-hot with a dealer one-hot pair (`one_hot`).
+* ``auto``: ``pairwise`` up to `AUTO_CROSSOVER` = 128 arms, ``tournament`` above, where on a
+  LAN the tournament's extra rounds cost less than the pairwise bytes (docs/mpc.md, "Argmax:
+  pairwise against tournament").
 """
 
 from __future__ import annotations
@@ -23,10 +28,13 @@ from ppml.mpc import dealer
 from ppml.mpc.protocols.binary import and_
 from ppml.mpc.protocols.compare import is_non_negative_bits
 from ppml.mpc.protocols.convert import bits_to_arithmetic, most_significant_bit
-from ppml.mpc.ring import BINARY
+from ppml.mpc.ring import ARITHMETIC, BINARY
 from ppml.mpc.protocols.multiply import beaver
 
-METHODS = ("pairwise", "tournament")
+METHODS = ("pairwise", "tournament", "auto")
+
+#: ``auto`` runs ``pairwise`` up to this many arms and ``tournament`` above (docs/mpc.md)
+AUTO_CROSSOVER = 128
 
 
 def _tie_broken_keys(ctx, x: np.ndarray) -> np.ndarray:
@@ -74,21 +82,51 @@ def pairwise(ctx, x: np.ndarray) -> np.ndarray:
     return bits_to_arithmetic(ctx, pairwise_bits(ctx, x))
 
 
+def _knockout(ctx, carried: np.ndarray) -> np.ndarray:
+    """One level of the tournament over ``carried`` (keys, indices) ``[..., 2, n]``: the first
+    half meets the second, each winner's key and index stay (one product round for both, the
+    comparison bit broadcast), and an odd last one passes to the next level."""
+    half = carried.shape[-1] // 2
+    u, v = carried[..., :half], carried[..., half:2 * half]
+    wins = bits_to_arithmetic(ctx, is_non_negative_bits(ctx, u[..., 0, :] - v[..., 0, :]))
+    (delta,) = beaver(ctx, [(wins[..., None, :], u - v)])                  # [u >= v] (u - v)
+    return np.concatenate([v + delta, carried[..., 2 * half:]], axis=-1)
+
+
+def tournament_index(ctx, x: np.ndarray) -> np.ndarray:
+    """Arithmetic shares (scale 1) of the argmax's index over the last axis by a knockout tree."""
+    keys = _tie_broken_keys(ctx, x)
+    indices = ctx.add_public(np.zeros_like(keys), np.arange(x.shape[-1], dtype=np.uint64))
+    carried = np.stack([keys, indices], axis=-2)
+    while carried.shape[-1] > 1:
+        carried = _knockout(ctx, carried)
+    return carried[..., 1, 0]
+
+
+def one_hot(ctx, index: np.ndarray, size: int) -> np.ndarray:
+    """Arithmetic shares of the one-hot over ``size`` positions of a shared index in [0, size).
+
+    With a dealer one-hot e_r of a random r over n = 2^bits >= size positions, the parties open
+    c = index - r (uniform: it hides the index) in one round; index = r + c mod n, so the one-hot
+    of the index is e_r rotated by c, a local gather of its first ``size`` positions.
+    """
+    bits = max(1, (size - 1).bit_length())
+    pair = ctx.store.take(dealer.one_hot_pair(index.shape[1:], bits))
+    (c,) = ctx.open([index - pair["r"]], ARITHMETIC, tag="onehot")
+    rotated = (np.arange(size, dtype=np.uint64) - c[..., None]) & np.uint64((1 << bits) - 1)
+    return np.take_along_axis(pair["onehot"], rotated[None].astype(np.intp), axis=-1)
+
+
 def tournament(ctx, x: np.ndarray) -> np.ndarray:
-    """One-hot shares (scale 1) of the argmax over the last axis by a knockout tree."""
-    arms = x.shape[-1]
-    values = _tie_broken_keys(ctx, x)
-    onehots = ctx.add_public(np.zeros(values.shape + (arms,), dtype=np.uint64),
-                             np.eye(arms, dtype=np.uint64))
-    while values.shape[-1] > 1:
-        half = values.shape[-1] // 2
-        u, v = values[..., :half], values[..., half:2 * half]
-        ou, ov = onehots[..., :half, :], onehots[..., half:2 * half, :]
-        wins = bits_to_arithmetic(ctx, is_non_negative_bits(ctx, u - v))   # [u >= v]
-        dv, do = beaver(ctx, [(wins, u - v), (wins[..., None], ou - ov)])
-        values = np.concatenate([v + dv, values[..., 2 * half:]], axis=-1)
-        onehots = np.concatenate([ov + do, onehots[..., 2 * half:, :]], axis=-2)
-    return onehots[..., 0, :]
+    """One-hot shares (scale 1) of the argmax over the last axis: `tournament_index`, `one_hot`."""
+    return one_hot(ctx, tournament_index(ctx, x), x.shape[-1])
+
+
+def chosen(method: str, arms: int) -> str:
+    """The method that runs for ``method`` over ``arms`` values (``auto`` resolved by size)."""
+    if method != "auto":
+        return method
+    return "pairwise" if arms <= AUTO_CROSSOVER else "tournament"
 
 
 def check(x: np.ndarray, method: str) -> None:
@@ -104,4 +142,4 @@ def argmax(ctx, x: np.ndarray, method: str = "pairwise") -> np.ndarray:
     check(x, method)
     if x.shape[-1] == 1:
         return ctx.add_public(np.zeros_like(x), np.ones(x.shape[1:], dtype=np.uint64))
-    return pairwise(ctx, x) if method == "pairwise" else tournament(ctx, x)
+    return pairwise(ctx, x) if chosen(method, x.shape[-1]) == "pairwise" else tournament(ctx, x)

@@ -35,7 +35,7 @@ class PrivateCBOptions:
     reciprocal_start: str = "linear"
     """Start value of the reciprocal: 'linear' (minimax on the domain) or 'paper'."""
     argmax_method: str = "pairwise"
-    """Secure argmax: 'pairwise' (Algorithm 2) or 'tournament'."""
+    """Secure argmax: 'pairwise' (Algorithm 2), 'tournament' or 'auto' (by the number of arms)."""
     reward_bound: float = 1.0
     """Public: p'' refuses a reward r_t with |r_t| above it."""
     checkpoints: int = 0

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 import ppml.mpc as mpc
+from ppml.mpc.protocols.argmax import AUTO_CROSSOVER
 
 from ..conftest import PARTIES
 
@@ -42,7 +43,7 @@ def test_pairwise_rounds_are_logarithmic_in_arms():
     assert ctx.comm.stats[0].by_op["argmax"]["rounds"] == 15
 
 
-@pytest.mark.parametrize("method", ["pairwise", "tournament"])
+@pytest.mark.parametrize("method", ["pairwise", "tournament", "auto"])
 def test_reveal_argmax_opens_the_one_hot_to_one_party(method, rng):
     scores = rng.uniform(-2, 2, (5, 6))
     ctx = mpc.local_context(3, seed=9, clients=1)
@@ -54,7 +55,47 @@ def test_reveal_argmax_opens_the_one_hot_to_one_party(method, rng):
     assert np.array_equal(opened[3], np.eye(6, dtype=np.int64)[scores.argmax(axis=1)])
     before = ctx.comm.stats[0].rounds
     mpc.argmax(x, method=method).reveal(to=3)
-    # pairwise opens its XOR-shared one-hot without the B2A round
-    assert ctx.comm.stats[0].rounds - before == rounds + (method == "pairwise")
+    # pairwise opens its XOR-shared one-hot without the B2A round, tournament the winner's index
+    # instead of making its shared one-hot
+    assert ctx.comm.stats[0].rounds - before == rounds + 1
     with pytest.raises(ValueError, match="method"):
         mpc.reveal_argmax(x, to=3, method="bubble")
+
+
+@pytest.mark.parametrize("parties", PARTIES)
+@pytest.mark.parametrize("arms", [1, 2, 3, 7, 8])
+def test_tournament_is_correct_for_any_number_of_arms(parties, arms, rng):
+    scores = rng.uniform(-2, 2, (4, arms))
+    ctx = mpc.local_context(parties, seed=10)
+    x = ctx.share(scores, owner=0)
+    expected = np.eye(arms, dtype=np.int64)[scores.argmax(axis=1)]
+    assert np.array_equal(mpc.argmax(x, method="tournament").reveal(), expected)
+    assert np.array_equal(mpc.argmax(x[0], method="tournament").reveal(), expected[0])
+    assert np.array_equal(mpc.reveal_argmax(x, to=1, method="tournament")[1], expected)
+
+
+def test_tournament_ties_among_all_arms_are_uniform():
+    ctx = mpc.local_context(2, seed=11)
+    onehot = mpc.argmax(ctx.share(np.full((3000, 3), 0.5), owner=0), method="tournament").reveal()
+    assert np.all(onehot.sum(axis=1) == 1)
+    assert ((onehot.sum(axis=0) - 1000) ** 2 / 1000).sum() < 18  # 2 degrees of freedom
+
+
+def argmax_cost(arms: int, method: str) -> tuple:
+    """(rounds, bytes party 0 sent) of one argmax over ``arms`` values, P = 2."""
+    ctx = mpc.local_context(2, seed=12)
+    mpc.argmax(ctx.share(np.zeros(arms), owner=0), method=method)
+    cost = ctx.comm.stats[0].by_op["argmax"]
+    return cost["rounds"], cost["bytes_sent"]
+
+
+def test_tournament_bytes_grow_linearly():
+    ratio = argmax_cost(256, "tournament")[1] / argmax_cost(64, "tournament")[1]
+    assert ratio < 6  # quadratic would be 16
+
+
+@pytest.mark.parametrize("arms", [AUTO_CROSSOVER, AUTO_CROSSOVER + 1])
+def test_auto_picks_pairwise_up_to_the_crossover_and_tournament_above(arms):
+    method = "pairwise" if arms <= AUTO_CROSSOVER else "tournament"
+    assert argmax_cost(arms, "auto") == argmax_cost(arms, method)
+    assert argmax_cost(arms, "pairwise") != argmax_cost(arms, "tournament")
