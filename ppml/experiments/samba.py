@@ -1,7 +1,9 @@
 """The Samba experiment (Ciucanu et al., section 6): one algorithm of Fig. 4 on K Bernoulli arms
-(MovieLens, Jester or synthetic), three versions on the same streams.
+(MovieLens, Jester or synthetic), three versions.
 
-* ``plaintext``: Fig. 3 with Fig. 4 (ppml/protocols/samba/reference.py);
+* ``plaintext``: Fig. 3 with Fig. 4 (ppml/protocols/samba/reference.py), replaying the secure
+  run's draws in an explicit evaluation mode (`replay_keys`): the seeded mode's keys, or each
+  role's own keys collected after a fresh run;
 * ``distributed``: Samba's participants and messages with every Enc and E removed (A_no-enc in
   the proof of Theorem 2);
 * ``secure``: Samba (ppml/protocols/samba/protocol.py), DC decrypting the cumulative reward.
@@ -31,6 +33,12 @@ from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 
 
+def replay_keys(seed: int | None, secure) -> SambaKeys:
+    """EVALUATION MODE: the keys the plaintext reference replays the secure run with: derived
+    from the seed in the seeded mode, else collected from the roles after the run."""
+    return SambaKeys.for_seed(seed) if seed is not None else secure.replay_keys
+
+
 @register("samba")
 def samba(config: RunConfig) -> RunOutput:
     options = config.samba
@@ -38,14 +46,14 @@ def samba(config: RunConfig) -> RunOutput:
                                denominator=options.denominator, min_ratings=options.min_ratings,
                                seed=config.data_seed, data_dir=config.data_dir)
     spec = options.spec()
-    setup = SambaConfig(config.horizon, spec, SambaKeys.for_seed(config.seed),
-                        runtime=config.runtime, owners_per_actor=options.owners_per_actor,
-                        key_bits=config.key_bits,
+    setup = SambaConfig(config.horizon, spec, runtime=config.runtime,
+                        owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                         insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
-                        record_views=config.record_views)
-    plain = run_reference(data, config.horizon, spec, setup.keys)
-    distributed = run_samba(data, replace(setup, crypto=False, record_views=False))
+                        record_views=config.record_views, collect_keys=config.seed is None)
+    distributed = run_samba(data, replace(setup, crypto=False, record_views=False,
+                                          collect_keys=False))
     secure = run_samba(data, setup)
+    plain = run_reference(data, config.horizon, spec, replay_keys(config.seed, secure))
     rows = [{"step": t + 1, "arm": secure.arms[t], "reward": float(data.reward(t, secure.arms[t])),
              "plaintext_arm": plain.arms[t], "plaintext_reward": float(plain.rewards[t])}
             for t in range(config.horizon)]

@@ -15,7 +15,6 @@ from typing import Optional
 from ppml.checks import check_int
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.data.bernoulli_items import DENOMINATORS
-from ppml.protocols.samba.keys import SambaKeys
 from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.runtime.roles import RUNTIMES
 
@@ -73,11 +72,12 @@ class SambaOptions:
 
 @dataclass(frozen=True)
 class SambaConfig:
-    """One run: budget N, algorithm, keys, runtime and placement, Paillier key size."""
+    """One run: budget N, algorithm, runtime and placement, Paillier key size, and the seed
+    from which every role derives its keys in the INSECURE seeded mode (None: each role draws
+    its own from its OS CSPRNG)."""
 
     horizon: int
     spec: AlgorithmSpec
-    keys: SambaKeys
     runtime: str = "local"
     crypto: bool = True
     """False: the same participants and messages with every Enc and E removed (A_no-enc in the
@@ -86,9 +86,13 @@ class SambaConfig:
     key_bits: int = DEFAULT_KEY_BITS
     insecure_key_bits_ok: bool = False
     seed: Optional[int] = None
-    """An integer derives DC's Paillier key from a public seed: INSECURE, experiments only."""
+    """An integer: every role derives its keys from this public seed (DC its Paillier key too):
+    INSECURE, for reproducible experiments only."""
     record_views: bool = False
     """The Controller and Comp record what they receive (`ppml.privacy.views`)."""
+    collect_keys: bool = False
+    """EVALUATION ONLY: after the run, collect each role's own keys so that a plaintext
+    reference can replay its draws (`SambaRun.replay_keys`); the seeded mode needs none."""
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.draws import Permutations, Words
-from ppml.protocols.samba.keys import SambaKeys, streams
-from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup, OwnerSecrets
-from ppml.crypto.rng import Stream
+from ppml.protocols.samba.keys import SambaKeys, make_run_id, role_key, streams
+from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup
+from ppml.crypto.rng import Stream, warn_insecure
 from ppml.privacy.views import ViewRecorder
 from ppml.runtime import roles
 
@@ -44,6 +44,8 @@ class SambaRun:
     counts: dict = field(default_factory=dict)
     views: dict = field(default_factory=dict)
     """Role -> what it received (`ppml.privacy.views`), when the run recorded views."""
+    replay_keys: SambaKeys | None = None
+    """EVALUATION ONLY: the roles' own keys, collected after the run with ``collect_keys``."""
 
 
 def owner_groups(arms: int, owners_per_actor: int | None, slots: int) -> list[range]:
@@ -54,18 +56,53 @@ def owner_groups(arms: int, owners_per_actor: int | None, slots: int) -> list[ra
 
 
 class Controller:
-    """The Controller (Fig. 6(b)): permutations and message routing; it holds no key that
-    opens a score, a bit or a share of the reward.  ``seconds`` is its own work only."""
+    """The Controller (Fig. 6(b)): permutations and message routing.  It makes its own keys
+    (the permutations' key and seed_eps, which it shares with the DOs) and the public run id,
+    relays the other keys only as public keys and sealed boxes, and holds no key that opens a
+    score, a bit or a share of the reward.  ``seconds`` is its own work only."""
 
-    def __init__(self, setup: SambaConfig, arms: int, groups, layout, comp, customer):
+    def __init__(self, setup: SambaConfig, arms: int, groups, layout, customer):
         self.setup, self.arms = setup, arms
         self.policy = setup.spec.policy(arms)
-        self.permutations = Permutations(streams(setup.keys.controller_key())[0], arms)
-        self.explore = Words(Stream(setup.keys.explore_key()))
-        self.groups, self.layout, self.comp, self.customer = groups, layout, comp, customer
+        self.run_id = make_run_id(setup.seed)
+        self._permutation_key = role_key(setup.seed, "controller")
+        self._explore_key = role_key(setup.seed, "explore")
+        self.permutations = Permutations(streams(self._permutation_key)[0], arms)
+        self.explore = Words(Stream(self._explore_key))
+        self.groups, self.layout, self.customer = groups, layout, customer
+        self.comp = None
+        """Comp's role, attached once Comp is made with this run's id."""
         self._deliveries = [None] * len(groups)
         self.seconds = 0.0
         self.view = ViewRecorder(setup.record_views)
+
+    def set_up(self, data) -> None:
+        """Steps 0-1: DC's public key to the DOs; Enc's key from Comp and seed_alpha from DO 0
+        relayed to each DO as sealed boxes (the Controller sees public keys and boxes only);
+        seed_eps to the DOs; each DO receives its own arm's rewards only."""
+        public_key = self.gather([self.customer], [("public", ())])[0]                 # step 0
+        publics = {}
+        for part in self.gather(self.groups, [("join", ([data.arm(i) for i in members],
+                                                        self.setup.seed))
+                                              for members in self.layout]):
+            publics.update(part)
+        comp_public, aes_boxes = self.gather([self.comp, self.comp], [
+            ("public", ()), ("share_enc_key", (publics,))])
+        alpha_boxes = {}
+        for part in self.gather(self.groups, [("share_alpha", (publics, self.run_id))]
+                                * len(self.groups)):
+            alpha_boxes.update(part)
+        senders = {"Comp": comp_public, 0: publics[0]}
+        self.gather(self.groups, [("setup", ({i: (aes_boxes[i], alpha_boxes.get(i))
+                                              for i in members}, senders, self._explore_key,
+                                             self.run_id, self.arms, self.setup.horizon,
+                                             self.setup.spec, self.setup.crypto, public_key))
+                                  for members in self.layout])
+
+    def replay_keys(self) -> tuple:
+        """EVALUATION ONLY (never called by the protocol): the permutations' key and seed_eps,
+        for a plaintext reference that replays the run."""
+        return self._permutation_key, self._explore_key
 
     @staticmethod
     def gather(handles, calls) -> list:
@@ -145,45 +182,58 @@ class Controller:
 
 
 def run_samba(data, setup: SambaConfig) -> SambaRun:
-    """One Samba run on BernoulliArms ``data`` (reward(t, arm)); see the module docstring."""
-    arms, keys = len(data.means), setup.keys
+    """One Samba run on BernoulliArms ``data`` (``arm(i)`` gives DO i its rewards); see the
+    module docstring.  With ``setup.collect_keys`` the run also returns the keys a plaintext
+    reference needs to replay it (evaluation only)."""
+    arms = len(data.means)
     if setup.horizon < arms:
         raise ValueError(f"horizon must be >= arms ({arms}): every arm is pulled once first, "
                          f"got {setup.horizon}")
+    if setup.seed is not None:
+        warn_insecure(setup.seed)
     start = time.perf_counter()
+
     def make(cls, *args, **options):
         return roles.spawn(cls, setup.runtime, *args, **options)
 
     customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
                     setup.crypto)
-    comp = make(Comp, arms, setup.spec, keys.aes_key(), keys.comp_key(), keys.run_id,
-                setup.crypto, setup.record_views)
     layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
     groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
+    participants = [customer, *groups]
     try:
-        return _play(data, setup, arms, start, customer, comp, layout, groups)
+        controller = Controller(setup, arms, groups, layout, customer)
+        controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
+                               setup.seed, setup.record_views)
+        participants.append(controller.comp)
+        return _play(data, setup, start, controller)
     finally:
-        roles.teardown([customer, comp, *groups])
+        roles.teardown(participants)
 
 
-def _play(data, setup: SambaConfig, arms: int, start: float, customer, comp, layout,
-          groups) -> SambaRun:
-    """Steps 0-7 with the participants made by `run_samba`."""
-    keys = setup.keys
-    public_key = Controller.gather([customer], [("public", ())])[0]         # step 0
-    Controller.gather(groups, [("setup", ([OwnerSecrets(i, keys.aes_key(), keys.mask_key(),
-                                                        keys.explore_key(), keys.owner_key(i),
-                                                        keys.run_id) for i in members],
-                                          arms, [data.arm(i) for i in members], setup.horizon,
-                                          setup.spec, setup.crypto, public_key))
-                               for members in layout])
-    controller = Controller(setup, arms, groups, layout, comp, customer)
+def _play(data, setup: SambaConfig, start: float, controller: Controller) -> SambaRun:
+    """Steps 0-7 by ``controller`` with the participants made by `run_samba`."""
+    controller.set_up(data)
     steps = time.perf_counter()
-    for t in range(arms + 1, setup.horizon + 1):
+    for t in range(controller.arms + 1, setup.horizon + 1):
         controller.step(t)
     end = time.perf_counter()
     total = controller.cumulative_reward()
     finish = time.perf_counter()
-    return controller.report(total, finish - start, {"setup_s": steps - start,
-                                                     "steps_s": end - steps,
-                                                     "end_s": finish - end})
+    run = controller.report(total, finish - start, {"setup_s": steps - start,
+                                                    "steps_s": end - steps,
+                                                    "end_s": finish - end})
+    if setup.collect_keys:
+        run.replay_keys = collected_keys(controller)
+    return run
+
+
+def collected_keys(controller: Controller) -> SambaKeys:
+    """EVALUATION ONLY: each role's own keys after the run, for the plaintext reference."""
+    permutation_key, explore_key = controller.replay_keys()
+    comp_key = controller.gather([controller.comp], [("replay_key", ())])[0]
+    owners = {}
+    for part in controller.gather(controller.groups,
+                                  [("replay_keys", ())] * len(controller.groups)):
+        owners.update(part)
+    return SambaKeys(permutation_key, explore_key, comp_key, owners)

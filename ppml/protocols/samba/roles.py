@@ -17,15 +17,14 @@ import math
 import struct
 import sys
 import time
-from dataclasses import dataclass
-
 import numpy as np
 
 from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, Arm, select_arm
 from ppml.protocols.samba.draws import BetaDraws, Words, uniform
-from ppml.protocols.samba.keys import streams
+from ppml.protocols.samba.keys import role_key, streams
 from ppml.crypto.aead import (Channel, Endpoint, Endpoints, MessageRejected, PlainChannel,
                               ReplayGuard)
+from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
 from ppml.crypto.rng import Stream
 from ppml.privacy.views import ViewRecorder
@@ -80,38 +79,40 @@ def bit_plaintexts(arms: int, position: int) -> list[bytes]:
     return bits
 
 
-@dataclass(frozen=True)
-class OwnerSecrets:
-    """What DO_i receives at setup: Enc's key, seed_alpha, seed_eps and its own key."""
-
-    index: int
-    aes_key: bytes
-    mask_key: bytes
-    explore_key: bytes
-    owner_key: bytes
-    run_id: bytes
+def hand_over_context(run_id: bytes, purpose: str, sender: str, receiver: int) -> bytes:
+    """What a sealed hand-over is bound to: the run, the secret's purpose and both ends."""
+    return run_id + f"/{purpose}/{sender}->DO{receiver}".encode()
 
 
 class DataOwner(Arm):
     """DO_i (Fig. 6(a)), its own object: its arm's state (`Arm`: s_i, n_i, p_i and its Thompson
-    draws from its own stream), its arm's rewards (``rewards``), the steps it pulled, its readers of seed_alpha (``mask``, a
-    `Words.word`) and seed_eps (``explore``), its own AES-GCM `Endpoint` (context from its own
-    copy of Enc's key, nonce stream from its own key; None without cryptography) and its
-    precomputed Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it)."""
+    draws from its own stream), its arm's rewards (``rewards``), the steps it pulled, its own
+    key and X25519 pair (``agreement``), and once the shared keys have arrived (`take_keys`) its
+    readers of seed_alpha (``mask``, a `Words.word`) and seed_eps (``explore``) and its AES-GCM
+    `Endpoint` (Enc's key, nonce stream from its own key; None without cryptography); its
+    precomputed Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it).
+    DO 0 also makes seed_alpha (``alpha``) for all DOs."""
 
-    __slots__ = ("index", "rewards", "pulled", "mask", "explore", "endpoint", "pool",
-                 "offline_s")
+    __slots__ = ("index", "rewards", "pulled", "own_key", "nonces", "agreement", "alpha", "mask",
+                 "explore", "endpoint", "pool", "offline_s")
 
-    def __init__(self, secrets: OwnerSecrets, rewards, crypto: bool):
-        draws, nonces = streams(secrets.owner_key)
+    def __init__(self, index: int, rewards, seed: int | None):
+        if rewards.index != index:
+            raise ValueError(f"DO {index} was given arm {rewards.index}'s rewards")
+        self.own_key = role_key(seed, "owner", index)
+        draws, self.nonces = streams(self.own_key)
         super().__init__(BetaDraws(draws))
-        if rewards.index != secrets.index:
-            raise ValueError(f"DO {secrets.index} was given arm {rewards.index}'s rewards")
-        self.index, self.rewards, self.pulled = secrets.index, rewards, []
-        self.mask = Words(Stream(secrets.mask_key)).word
-        self.explore = Words(Stream(secrets.explore_key))
-        self.endpoint = Endpoint(secrets.aes_key, nonces) if crypto else None
+        self.index, self.rewards, self.pulled = index, rewards, []
+        self.agreement = KeyAgreement(role_key(seed, "x25519", "owner", index))
+        self.alpha = role_key(seed, "masks") if index == 0 else None
+        self.mask = self.explore = self.endpoint = None
         self.pool, self.offline_s = None, 0.0
+
+    def take_keys(self, aes_key: bytes, alpha: bytes, explore_key: bytes, crypto: bool) -> None:
+        """Enc's key (from Comp), seed_alpha (from DO 0) and seed_eps (from the Controller)."""
+        self.mask = Words(Stream(alpha)).word
+        self.explore = Words(Stream(explore_key))
+        self.endpoint = Endpoint(aes_key, self.nonces) if crypto else None
 
     def pull(self, t: int) -> None:
         """Pull its arm at step t (step 5 of the last iteration with bit 1, or step 1)."""
@@ -137,18 +138,44 @@ class DataOwnerGroup:
     and op counts.
     """
 
-    def setup(self, secrets: list, arms: int, rewards: list, horizon: int, spec: AlgorithmSpec,
-              crypto: bool, public_key) -> None:
-        """Step 1 (secrets arrive by method call, never as actor creation arguments), and,
-        offline, each DO's obfuscator r^n for step 6 under DC's public key (step 0)."""
+    def join(self, rewards: list, seed: int | None) -> dict:
+        """Its DOs, each making its own keys (``rewards``: one `ArmRewards` per DO, in DO
+        order); returns their X25519 public keys by DO index, for the Controller to relay."""
+        self.owners = [DataOwner(r.index, r, seed) for r in rewards]
+        return {o.index: o.agreement.public for o in self.owners}
+
+    def share_alpha(self, publics: dict, run_id: bytes) -> dict:
+        """DO 0's seed_alpha sealed to every other DO (``publics``: X25519 keys by DO index);
+        {} from a group without DO 0."""
+        first = self.owners[0]
+        if first.index != 0:
+            return {}
+        return {i: first.agreement.seal(public, first.alpha,
+                                        hand_over_context(run_id, "masks", "DO0", i))
+                for i, public in publics.items() if i != 0}
+
+    def setup(self, sealed: dict, publics: dict, explore_key: bytes, run_id: bytes, arms: int,
+              horizon: int, spec: AlgorithmSpec, crypto: bool, public_key) -> None:
+        """Step 1: each DO opens Enc's key (sealed by Comp) and seed_alpha (sealed by DO 0) from
+        ``sealed`` = {index: (aes box, alpha box)}, with the senders' X25519 keys ``publics``
+        ("Comp", 0), and takes seed_eps; pulls its arm once; and, offline, makes its obfuscator
+        r^n for step 6 under DC's public key (step 0).  Keys arrive by method call, never as
+        actor creation arguments."""
         start = time.perf_counter()
         self.horizon, self.crypto = horizon, crypto
         self.policy = spec.policy(arms)
-        self.owners = [DataOwner(s, r, crypto) for s, r in zip(secrets, rewards, strict=True)]
+        for owner in self.owners:
+            aes_box, alpha_box = sealed[owner.index]
+            agree = owner.agreement
+            aes = agree.open(publics["Comp"], aes_box,
+                             hand_over_context(run_id, "aes-gcm", "Comp", owner.index))
+            alpha = owner.alpha if owner.index == 0 else agree.open(
+                publics[0], alpha_box, hand_over_context(run_id, "masks", "DO0", owner.index))
+            owner.take_keys(aes, alpha, explore_key, crypto)
         self.ends = [owner.endpoint for owner in self.owners]
-        self.wire = Endpoints(secrets[0].run_id, SCORE_BYTES) if crypto \
-            else PlainChannel(SCORE_BYTES)
-        self.guard = ReplayGuard(f"DOs {secrets[0].index}-{secrets[-1].index}")
+        self.wire = Endpoints(run_id, SCORE_BYTES) if crypto else PlainChannel(SCORE_BYTES)
+        first, last = self.owners[0].index, self.owners[-1].index
+        self.guard = ReplayGuard(f"DOs {first}-{last}")
         for owner in self.owners:
             owner.pull(owner.index + 1)                # step 1: each DO pulls its arm once
             owner.p = self.policy.initial_p()
@@ -208,6 +235,11 @@ class DataOwnerGroup:
         self.seconds += time.perf_counter() - start
         return shares
 
+    def replay_keys(self) -> dict:
+        """EVALUATION ONLY (never called by the protocol): each DO's own key, for a plaintext
+        reference that replays the run's draws."""
+        return {o.index: o.own_key for o in self.owners}
+
     def report(self) -> list:
         """Evaluation only: (index, steps pulled, seconds, AES-GCM ops, offline seconds) of each
         DO.  A DO's seconds are its group's online seconds divided evenly among its DOs (they run
@@ -224,16 +256,34 @@ class Comp:
 
     name = "Comp"
 
-    def __init__(self, arms: int, spec: AlgorithmSpec, aes_key: bytes, comp_key: bytes,
-                 run_id: bytes, crypto: bool, record_views: bool = False):
-        self.arms, self.policy = arms, spec.policy(arms)
+    def __init__(self, arms: int, spec: AlgorithmSpec, run_id: bytes, crypto: bool,
+                 seed: int | None = None, record_views: bool = False):
+        self.arms, self.policy, self.run_id = arms, spec.policy(arms), run_id
         self.view = ViewRecorder(record_views)
-        selection, nonces = streams(comp_key)
+        self._own_key = role_key(seed, "comp")
+        self._aes_key = role_key(seed, "aes-gcm")            # Enc's key: Comp makes it
+        self.agreement = KeyAgreement(role_key(seed, "x25519", "comp"))
+        selection, nonces = streams(self._own_key)
         self.selection = Words(selection)
-        self.channel = Channel(aes_key, run_id, SCORE_BYTES, nonces) if crypto \
+        self.channel = Channel(self._aes_key, run_id, SCORE_BYTES, nonces) if crypto \
             else PlainChannel(SCORE_BYTES)
         self.guard = ReplayGuard("Comp")
         self.seconds = 0.0
+
+    def public(self) -> bytes:
+        """Comp's X25519 public key."""
+        return self.agreement.public
+
+    def share_enc_key(self, publics: dict) -> dict:
+        """Enc's AES key sealed to each DO (``publics``: X25519 keys by DO index)."""
+        return {i: self.agreement.seal(public, self._aes_key,
+                                       hand_over_context(self.run_id, "aes-gcm", "Comp", i))
+                for i, public in publics.items()}
+
+    def replay_key(self) -> bytes:
+        """EVALUATION ONLY (never called by the protocol): Comp's own key, whose draws drive
+        probability matching, for a plaintext reference that replays the run."""
+        return self._own_key
 
     def select(self, t: int, l: int, messages) -> list:
         start = time.perf_counter()

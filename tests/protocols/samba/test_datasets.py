@@ -26,8 +26,9 @@ def test_secure_equals_reference(dataset, name):
     data = arms_of(dataset)
     spec = AlgorithmSpec(name, epsilon=0.2, softmax_tau=0.05)
     for seed in (11, 12):
-        setup = SambaConfig(50, spec, SambaKeys.for_seed(seed), key_bits=512,
+        setup = SambaConfig(50, spec, key_bits=512,
                            insecure_key_bits_ok=True, seed=seed, owners_per_actor=4)
-        secure, reference = run_samba(data, setup), run_reference(data, 50, spec, setup.keys)
+        secure, reference = run_samba(data, setup), run_reference(data, 50, spec,
+                                                                 SambaKeys.for_seed(seed))
         assert secure.arms == reference.arms
         assert secure.cumulative_reward == reference.cumulative_reward

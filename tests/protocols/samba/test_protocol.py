@@ -10,7 +10,7 @@ from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.protocol import owner_groups, run_samba
 from ppml.protocols.samba.keys import SambaKeys
 from ppml.protocols.samba.roles import (SCORE_BYTES, Comp, DataOwner, DataOwnerGroup,
-                                      OwnerSecrets, unpack_bits, unpack_scores)
+                                        unpack_bits, unpack_scores)
 from ppml.crypto.aead import MessageRejected
 from ppml.crypto.paillier import generate_keypair
 
@@ -42,7 +42,7 @@ class OneArm:
 
 def setup_for(name, seed, horizon, **options):
     spec = AlgorithmSpec(name, epsilon=0.2, softmax_tau=0.05)
-    return SambaConfig(horizon, spec, SambaKeys.for_seed(seed), key_bits=512,
+    return SambaConfig(horizon, spec, key_bits=512,
                       insecure_key_bits_ok=True, seed=seed, **options)
 
 
@@ -52,7 +52,7 @@ def test_secure_run_matches_the_reference(name, seed):
     data = ToyArms([0.3, 0.5, 0.5, 0.7, 0.2], 60, seed)
     setup = setup_for(name, seed, 60, owners_per_actor=2)
     secure = run_samba(data, setup)
-    reference = run_reference(data, 60, setup.spec, setup.keys)
+    reference = run_reference(data, 60, setup.spec, SambaKeys.for_seed(seed))
     assert secure.arms == reference.arms
     assert secure.cumulative_reward == reference.cumulative_reward
 
@@ -73,8 +73,8 @@ def test_operation_counts_follow_theorem_4():
 def test_exploration_shortcut_sends_no_scores():
     data = ToyArms([0.2, 0.4, 0.6], 40)
     spec = AlgorithmSpec("eps_greedy", epsilon=1.0)
-    run = run_samba(data, SambaConfig(40, spec, SambaKeys.for_seed(4), key_bits=512,
-                                     insecure_key_bits_ok=True))
+    run = run_samba(data, SambaConfig(40, spec, key_bits=512, insecure_key_bits_ok=True,
+                                      seed=4))
     assert run.counts["aes_gcm_ops"] == (40 - 3) * 2 * 3      # only the bits
     assert run.arms == run_reference(data, 40, spec, SambaKeys.for_seed(4)).arms
 
@@ -98,18 +98,19 @@ def test_short_horizon_and_2048_bit_policy_are_refused():
     with pytest.raises(ValueError, match="horizon must be >= arms"):
         run_samba(ToyArms([0.5] * 4, 4), setup_for("ucb", 1, 3))
     with pytest.raises(ValueError, match="key_bits must be >= 2048"):
-        run_samba(ToyArms([0.5] * 2, 4), SambaConfig(4, AlgorithmSpec("ucb"),
-                                                   SambaKeys.for_seed(1), key_bits=512))
+        run_samba(ToyArms([0.5] * 2, 4), SambaConfig(4, AlgorithmSpec("ucb"), key_bits=512))
 
 
-def participants(arms=3):
-    keys, spec = SambaKeys.for_seed(6), AlgorithmSpec("ucb")
-    group = DataOwnerGroup()
-    group.setup([OwnerSecrets(i, keys.aes_key(), keys.mask_key(), keys.explore_key(),
-                              keys.owner_key(i), keys.run_id) for i in range(arms)],
-                arms, [ToyArms([0.5] * arms, 20).arm(i) for i in range(arms)], 20, spec, True,
-                generate_keypair(512, insecure_key_bits_ok=True, seed=6)[0])
-    return group, Comp(arms, spec, keys.aes_key(), keys.comp_key(), keys.run_id, True)
+def participants(arms=3, seed=6):
+    """A DO group and Comp set up as the Controller sets them up (keys relayed sealed)."""
+    spec, run_id = AlgorithmSpec("ucb"), b"r" * 16
+    group, comp = DataOwnerGroup(), Comp(arms, spec, run_id, True, seed)
+    publics = group.join([ToyArms([0.5] * arms, 20).arm(i) for i in range(arms)], seed)
+    aes, alpha = comp.share_enc_key(publics), group.share_alpha(publics, run_id)
+    group.setup({i: (aes[i], alpha.get(i)) for i in range(arms)},
+                {"Comp": comp.public(), 0: publics[0]}, bytes(32), run_id, arms, 20, spec, True,
+                generate_keypair(512, insecure_key_bits_ok=True, seed=seed)[0])
+    return group, comp
 
 
 def test_each_data_owner_is_its_own_object_with_its_own_state_and_secrets():
@@ -124,11 +125,8 @@ def test_each_data_owner_is_its_own_object_with_its_own_state_and_secrets():
 
 
 def test_a_data_owner_refuses_another_arms_rewards():
-    keys = SambaKeys.for_seed(6)
-    secrets = OwnerSecrets(1, keys.aes_key(), keys.mask_key(), keys.explore_key(),
-                           keys.owner_key(1), keys.run_id)
     with pytest.raises(ValueError, match="DO 1 was given arm 0's rewards"):
-        DataOwner(secrets, ToyArms([0.5, 0.5], 4).arm(0), True)
+        DataOwner(1, ToyArms([0.5, 0.5], 4).arm(0), 6)
 
 
 def test_participants_refuse_replayed_misrouted_and_malformed_messages():

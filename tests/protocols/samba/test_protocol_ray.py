@@ -7,7 +7,6 @@ from ppml.data.bernoulli_items import BernoulliArms
 from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.protocol import run_samba
-from ppml.protocols.samba.keys import SambaKeys
 
 pytestmark = pytest.mark.ray
 
@@ -15,9 +14,9 @@ pytestmark = pytest.mark.ray
 @pytest.mark.parametrize("name, owners_per_actor", [("pursuit", 2)])
 def test_ray_and_local_give_the_same_run(ray_cluster, name, owners_per_actor):
     data = BernoulliArms("toy", np.array([0.2, 0.6, 0.4]), np.arange(1, 4), seed=7)
-    runs = [run_samba(data, SambaConfig(30, AlgorithmSpec(name), SambaKeys.for_seed(9),
-                                       runtime=runtime, owners_per_actor=owners_per_actor,
-                                       key_bits=512, insecure_key_bits_ok=True, seed=9))
+    runs = [run_samba(data, SambaConfig(30, AlgorithmSpec(name), runtime=runtime,
+                                        owners_per_actor=owners_per_actor, key_bits=512,
+                                        insecure_key_bits_ok=True, seed=9))
             for runtime in ("local", "ray")]
     assert runs[0].arms == runs[1].arms
     assert runs[0].cumulative_reward == runs[1].cumulative_reward

@@ -11,7 +11,6 @@ import numpy as np
 from ppml.data.bernoulli_items import BernoulliArms
 from ppml.protocols.samba import roles as samba_roles
 from ppml.protocols.samba.config import SambaConfig
-from ppml.protocols.samba.keys import SambaKeys
 from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.protocols.samba.protocol import run_samba
 
@@ -28,7 +27,7 @@ def recorded_run(monkeypatch, algorithm="ucb"):
         return masked_scores(kind, xs, owners)
 
     monkeypatch.setattr(samba_roles, "masked_scores", spy)
-    setup = SambaConfig(HORIZON, AlgorithmSpec(algorithm), SambaKeys.for_seed(5), key_bits=512,
+    setup = SambaConfig(HORIZON, AlgorithmSpec(algorithm), key_bits=512,
                         insecure_key_bits_ok=True, seed=5, record_views=True)
     arms = BernoulliArms("toy", np.linspace(0.2, 0.8, ARMS), np.arange(1, ARMS + 1), seed=3)
     out = run_samba(arms, setup)
