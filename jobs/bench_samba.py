@@ -13,7 +13,9 @@ per algorithm and size KxN.  ``sweep`` names the sizes unless ``sizes`` lists th
 Each row has the run's dataset, runtime and key size, the three wall times, the secure run's
 phases (setup with DC's key generation and the DOs' offline obfuscators ``offline_s``, steps 2-5,
 steps 6-7 with the K Paillier encryptions, each one multiplication online), the time per
-step, whether secure and plaintext agree (arms and reward), ``target_s`` where docs/samba.md
+step, the AES-GCM floor of a step measured in the same run (``aead_floor_us``: 4K AEAD calls of
+the run's sizes per iteration) and the step's ratio to it (``floor_ratio``), whether secure and
+plaintext agree (arms and reward), ``target_s`` where docs/samba.md
 sets one (a third of the authors' time at K = 10, N = 10^5 and K = 100, N = 5,000: UCB's
 figure for the algorithms whose only iteration is argmax, Thompson's for the others; 180 s at
 K = 100, N = 10^5 for single-iteration algorithms) and the load average before and after (the
@@ -26,11 +28,16 @@ from __future__ import annotations
 import datetime as dt
 import os
 
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from jobs.bench_paillier import median_time
 from jobs.cli import finish, options, parse_sizes
+from ppml.crypto.aead import NONCE_BYTES
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
 from ppml.protocols.samba.config import SambaOptions
 from ppml.protocols.samba.policies import AlgorithmSpec
+from ppml.protocols.samba.roles import SCORE_BYTES
 
 SWEEPS = {
     "targets": [(10, 100_000), (100, 5_000), (100, 100_000)],
@@ -49,7 +56,8 @@ DEFAULTS = {"sweep": "targets", "sizes": "", "algorithms": "ucb,thompson",
 
 
 def target(algorithm: str, arms: int, horizon: int) -> float | None:
-    """Issue 5's time limit for one run, None where it sets none.
+    """The time limit of one run (a third of the authors' time; docs/samba.md), None where none
+    is set.
 
     The authors' code was timed for UCB and Thompson only.  An algorithm of nb_A iterations a
     step (Pursuit: 2) runs the core nb_A times (Theorem 4), so its limit is nb_A times the
@@ -63,6 +71,28 @@ def target(algorithm: str, arms: int, horizon: int) -> float | None:
         else None
 
 
+def aead_floor_us(arms: int, iterations: int, repeats: int = 5) -> float:
+    """The AES-GCM floor of one step, in microseconds: per iteration 4K AEAD calls of the run's
+    sizes (K DOs seal a 16-byte score, Comp opens K, Comp seals K bits, the DOs open K), with
+    associated data as long as the protocol's, timed now with the cryptography package's AESGCM
+    alone (median of ``repeats``); nothing else of a step is counted."""
+    aead = AESGCM(os.urandom(32))
+    associated = b"samba" + bytes(2) + bytes(16) + bytes(1) + b"score" + bytes(12)
+    plaintexts = [os.urandom(SCORE_BYTES) for _ in range(arms)]
+    nonces = [os.urandom(NONCE_BYTES) for _ in range(arms)]
+
+    def one_iteration():
+        for _ in range(2):                                  # scores, then bits
+            sealed = [aead.encrypt(n, p, associated) for n, p in zip(nonces, plaintexts)]
+            for n, c in zip(nonces, sealed):
+                aead.decrypt(n, c, associated)
+
+    rounds = max(1, 2000 // arms)
+    seconds = median_time(lambda: [one_iteration() for _ in range(rounds)], repeats,
+                          warmup=True)
+    return 1e6 * iterations * seconds / rounds
+
+
 def measure(opts: dict, algorithm: str, arms: int, horizon: int) -> dict:
     load_before = os.getloadavg()[0]
     out = samba(RunConfig(experiment="samba", samba=SambaOptions(algorithm=algorithm),
@@ -71,7 +101,9 @@ def measure(opts: dict, algorithm: str, arms: int, horizon: int) -> dict:
                           key_bits=opts["key_bits"], insecure_key_bits_ok=True, progress=False))
     s = out.summary
     limit = target(algorithm, arms, horizon)
-    return {"samba.algorithm": algorithm, "arms": arms, "horizon": horizon,
+    floor = aead_floor_us(arms, AlgorithmSpec(algorithm).policy(arms).iterations)
+    return {"samba.algorithm": algorithm, "samba.mask": "paper", "arms": arms,
+            "horizon": horizon,
             "dataset": opts["dataset"], "runtime": opts["runtime"], "key_bits": opts["key_bits"],
             "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
             "secure_s": s["wall_s"], "target_s": limit,
@@ -79,6 +111,7 @@ def measure(opts: dict, algorithm: str, arms: int, horizon: int) -> dict:
             "keygen_s": s["keygen_s"], "offline_s": s["offline_s"], "setup_s": s["setup_s"],
             "steps_s": s["steps_s"],
             "end_s": s["end_s"], "step_us": 1e3 * s["step_ms"],
+            "aead_floor_us": floor, "floor_ratio": 1e3 * s["step_ms"] / floor,
             "distributed_step_us": 1e3 * s["distributed_step_ms"],
             "agree": s["arm_agreement"] == 1.0
             and s["secure_cumulative_reward"] == s["plaintext_cumulative_reward"],

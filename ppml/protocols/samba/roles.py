@@ -45,14 +45,18 @@ def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
     (its ``mask``, a `Words.word`), so every DO draws the same alpha.  alpha = 2^w with w from
     one uniform in [-32, 32): an integer w for ARGMAX, so that y is exact and Comp's argmax is
     the plaintext one, ties included; a real w for MATCH (probability matching only needs the
-    proportions).  A y that is not a finite normal float is refused, never sent rounded."""
+    proportions, and a rounded or underflowing y moves them by at most an ulp of the total).
+    A y that is not finite, or on an ARGMAX iteration not a normal float (where the rounding
+    could break a tie that the plaintext argmax does not), is refused, never sent."""
     masked = []
+    exact = kind == ARGMAX
     for o, x in zip(owners, xs):
         w = 2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT
-        alpha = 2.0 ** (math.floor(w) if kind == ARGMAX else w)
+        alpha = 2.0 ** (math.floor(w) if exact else w)
         y = alpha * x
-        if not math.isfinite(y) or (y != 0 and abs(y) < sys.float_info.min):
-            raise ValueError(f"masked score {x!r} * {alpha!r} is not a finite normal float")
+        if not math.isfinite(y) or (exact and y != 0 and abs(y) < sys.float_info.min):
+            raise ValueError(f"masked score {x!r} * {alpha!r} is not a finite"
+                             f"{' normal' if exact else ''} float")
         masked.append(_DOUBLE.pack(y) + _PADDING)
     return masked
 
