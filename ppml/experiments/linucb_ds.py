@@ -118,7 +118,8 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
     protocol = LinUCBDSConfig(
         horizon=N, scale_bits=options.scale_bits, key_bits=config.key_bits,
         insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
-        runtime=config.runtime, workers=config.workers, seed=config.seed)
+        runtime=config.runtime, workers=config.workers, seed=config.seed,
+        record_views=config.record_views)
     secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], protocol,
                           coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]))
     fixed = run_fixed_point(make_policy(data, N), data["theta"], data["noise"], N,
@@ -138,7 +139,8 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
                                         "float_arm_agreement", "wall_s", "online_s",
                                         "offline_s", "time_3i_s", "time_3ii_s", "time_4i_s",
                                         "time_rest_s")}}
-    return RunOutput(rows=rows, summary=summary, table=format_table([shown], list(shown)))
+    return RunOutput(rows=rows, summary=summary, table=format_table([shown], list(shown)),
+                     views=secure["views"])
 
 
 @register("linucb_ds")

@@ -43,3 +43,14 @@ def test_an_unknown_obfuscator_is_refused(compose_run_config, tmp_path):
                              f"results_dir={tmp_path}")
     with pytest.raises(ValueError, match="obfuscator must be one of full, djn; got 'short'"):
         run(cfg)
+
+
+def test_comps_view_is_written_beside_the_run(compose_run_config, tmp_path):
+    import pyarrow.parquet as pq
+    from ppml.experiments.results import views_dir
+    path = run(compose_run_config("experiment=linucb_ds", *SMALL, "arms=4", "dims=2",
+                                  "horizon=6", "seed=3", "record_views=true",
+                                  f"results_dir={tmp_path}"))
+    view = pq.read_table(views_dir(tmp_path, path.stem) / "Comp.parquet").to_pylist()
+    assert sorted({r["t"] for r in view if r["l"] == 4}) == [1, 2, 3, 4, 5]
+    assert [r["t"] for r in view if r["l"] == 6] == [6]

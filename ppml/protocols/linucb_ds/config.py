@@ -62,8 +62,8 @@ class LinUCBDSConfig:
     """Processes each of P and Comp spreads its bulk work over (`ppml.parallel`)."""
     seed: Optional[int] = None
     """An integer derives the Paillier keys from a public seed: INSECURE, experiments only."""
-    record_view: bool = False
-    """Comp keeps what it decrypts (the tests of its view)."""
+    record_views: bool = False
+    """Comp records what it decrypts (`ppml.privacy.views`)."""
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)

@@ -32,6 +32,7 @@ import time
 import gmpy2
 import numpy as np
 
+from ppml.privacy.views import ViewRecorder
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.roles import DataClient, DataOwner, Link, Participant, keypair
 from ppml.protocols.linucb_ds.scores import PackedScores
@@ -253,17 +254,19 @@ class Principal(Participant):
 class Comp(Participant):
     """Comp (Fig. 4(b)): the only holder of its private key; decrypts the permuted packed scores
     and answers the position of the first maximum (step 4.i); re-encrypts rand + s under DC's key
-    (step 6).  ``record_view=True`` keeps what it decrypted, for the tests of its view."""
+    (step 6).  ``record_views=True`` keeps what it decrypted (`ppml.privacy.views`): the slot
+    values of round t at (t, l = 4) (step 4.i), and rand + s at (N, l = 6) (step 6)."""
 
     name = "Comp"
 
     def __init__(self, key_bits: int, insecure_key_bits_ok: bool = False,
-                 seed: int | None = None, workers: int = 1, record_view: bool = False):
+                 seed: int | None = None, workers: int = 1, record_views: bool = False):
         super().__init__()
         self.public_key, self._private_key = keypair(key_bits, insecure_key_bits_ok, seed,
                                                      "Comp")
         self._decryptor = Decryptor(self._private_key, workers)
-        self.view: list | None = [] if record_view else None
+        self.view = ViewRecorder(record_views)
+        self.rounds = 0
 
     def key(self):
         return self.public_key
@@ -278,8 +281,8 @@ class Comp(Participant):
                       for j in range(size)]
             self.counts["decryptions"] += len(residues)
             self.counts["decrypted_values"] += len(values)
-            if self.view is not None:
-                self.view.append(values)
+            self.rounds += 1
+            self.view.record(self.rounds, 4, values)
             return first_maximum(values)
 
     def switch(self, masked, dc_key) -> gmpy2.mpz:
@@ -290,12 +293,12 @@ class Comp(Participant):
             self.counts["decryptions"] += 1
             self.counts["encryptions"] += 1
             self.counts["fresh_obfuscators"] += 1
-            if self.view is not None:
-                self.view.append(int(value))
+            self.view.record(self.rounds + 1, 6, [int(value)])
             return out
 
-    def views(self) -> list | None:
-        return self.view
+    def recorded_view(self):
+        """What Comp decrypted, if it recorded (`ppml.privacy.views`)."""
+        return self.view.table()
 
     def close(self) -> None:
         self._decryptor.close()
@@ -310,7 +313,7 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
     plaintext reference the same key to replay its choices; None: P draws its own)."""
     c = config
     comp = roles.spawn(Comp, c.runtime, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers,
-                       c.record_view)
+                       c.record_views)
     dc = roles.spawn(DataClient, c.runtime, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
     do = roles.spawn(DataOwner, c.runtime)
     p = roles.spawn(Principal, c.runtime, policy, c.scale_bits, c.workers, c.obfuscator,
@@ -331,6 +334,6 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
                 "wall_s": end - start, "online_s": end - online, "offline_s": online - start,
                 "layout": layout, "stats": {s["name"]: s for s in
                                             (x.call("stats") for x in parties)},
-                "comp_view": comp.call("views")}
+                "views": {"Comp": comp.call("recorded_view")} if c.record_views else {}}
     finally:
         roles.teardown(parties)
