@@ -11,7 +11,9 @@ from ppml.protocols.samba.protocol import run_samba
 pytestmark = pytest.mark.ray
 
 
-@pytest.mark.parametrize("name, owners_per_actor", [("pursuit", 2)])
+@pytest.mark.parametrize("name, owners_per_actor", [
+    ("pursuit", 2), ("ucb", None), ("thompson", 1), ("eps_greedy", 2),
+    ("eps_greedy_decreasing", None), ("softmax", 3)])
 def test_ray_and_local_give_the_same_run(ray_cluster, name, owners_per_actor):
     data = BernoulliArms("toy", np.array([0.2, 0.6, 0.4]), np.arange(1, 4), seed=7)
     runs = [run_samba(data, SambaConfig(30, AlgorithmSpec(name), runtime=runtime,
