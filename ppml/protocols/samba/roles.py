@@ -35,6 +35,8 @@ BIT_ZERO, BIT_ONE = bytes(SCORE_BYTES), b"\x01" + bytes(SCORE_BYTES - 1)
 _BIT_VALUES = {BIT_ZERO: 0, BIT_ONE: 1}
 MASK_EXPONENT = 32
 """alpha_t = 2^w with w in [-32, 32): the mask hides a score's scale within 64 binades."""
+_EXPONENT_STEP = 2**53 // (2 * MASK_EXPONENT)
+"""floor(64 u) for u = m 2^-53 (m the word's top 53 bits) is m // 2^47, exactly."""
 _DOUBLE = struct.Struct(">d")
 _PADDING = bytes(SCORE_BYTES - 8)
 
@@ -48,22 +50,26 @@ def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
     proportions, and a rounded or underflowing y moves them by at most an ulp of the total).
     A y that is not finite, or on an ARGMAX iteration not a normal float (where the rounding
     could break a tie that the plaintext argmax does not), is refused, never sent."""
-    masked = []
-    exact = kind == ARGMAX
-    for o, x in zip(owners, xs):
-        w = 2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT
-        alpha = 2.0 ** (math.floor(w) if exact else w)
-        y = alpha * x
-        if not math.isfinite(y) or (exact and y != 0 and abs(y) < sys.float_info.min):
-            raise ValueError(f"masked score {x!r} * {alpha!r} is not a finite"
-                             f"{' normal' if exact else ''} float")
-        masked.append(_DOUBLE.pack(y) + _PADDING)
-    return masked
+    if kind == ARGMAX:          # y = x 2^floor(w), w = 64 u - 32: ldexp scales exactly
+        ys = [math.ldexp(x, (o.mask() >> 11) // _EXPONENT_STEP - MASK_EXPONENT)
+              for o, x in zip(owners, xs)]
+        smallest = sys.float_info.min
+        bad = [i for i, y in enumerate(ys)
+               if not (math.isfinite(y) and (y == 0 or abs(y) >= smallest))]
+    else:
+        ys = [x * 2.0 ** (2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT)
+              for o, x in zip(owners, xs)]
+        bad = [i for i, y in enumerate(ys) if not math.isfinite(y)]
+    if bad:
+        raise ValueError(f"masked score {xs[bad[0]]!r} of DO {owners[bad[0]].index} is not a "
+                         f"finite{' normal' if kind == ARGMAX else ''} float")
+    pack = _DOUBLE.pack
+    return [pack(y) + _PADDING for y in ys]
 
 
 def unpack_scores(plaintexts: list) -> list:
     """Comp's view of the masked scores: the floats alpha_t x_i."""
-    if any(any(p[8:]) for p in plaintexts):
+    if {p[8:] for p in plaintexts} - {_PADDING}:
         raise MessageRejected("a masked score has non-zero padding")
     return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
 
