@@ -8,6 +8,8 @@ role's view to ``<results_dir>/views/<run_id>/<role>.parquet`` (`ppml.experiment
 
 from __future__ import annotations
 
+import math
+
 import pyarrow as pa
 
 VIEW_SCHEMA = pa.schema([("t", pa.int64()), ("l", pa.int64()), ("position", pa.int64()),
@@ -38,5 +40,14 @@ class ViewRecorder:
         rows = self.rows or []
         return pa.table({"t": [r[0] for r in rows], "l": [r[1] for r in rows],
                          "position": [r[2] for r in rows],
-                         "value": [float(r[3]) for r in rows],
+                         "value": [_as_float(r[3]) for r in rows],
                          "exact": [str(r[3]) for r in rows]}, schema=VIEW_SCHEMA)
+
+
+def _as_float(value) -> float:
+    """``value`` as a float; an integer beyond float64's range (a Paillier plaintext of 2048
+    bits) becomes +-inf, its exact text kept in the ``exact`` column."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf

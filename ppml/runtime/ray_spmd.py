@@ -34,6 +34,9 @@ class PartyError(RuntimeError):
         super().__init__(message)
         self.party = party
 
+    def __reduce__(self):            # crosses Ray intact when raised inside an actor
+        return type(self), (self.party, str(self))
+
 
 def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | None = None,
             **options) -> list:

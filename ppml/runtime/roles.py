@@ -37,12 +37,21 @@ DEFAULT_TIMEOUT_S = 300.0
 log = logging.getLogger(__name__)
 
 
+CLOSE_TIMEOUT_S = 30.0
+"""How long `teardown` lets a role close before it stops it anyway."""
+STOP_TIMEOUT_S = 5.0
+"""How long stopping an actor may take before it counts as a failure (logged by `teardown`)."""
+
+
 class RoleError(RuntimeError):
     """A role's method failed, or did not answer in time; ``role`` names it."""
 
     def __init__(self, role: str, message: str):
         super().__init__(message)
         self.role = role
+
+    def __reduce__(self):            # crosses Ray intact when one role calls another
+        return type(self), (self.role, str(self))
 
 
 class Pending:
@@ -64,23 +73,11 @@ def gather(pendings: list) -> list:
     refs = {p._ref: p for p in pendings if p._ref is not None}
     if not refs and all(p._error is None for p in pendings):
         return [p._value for p in pendings]             # every role in this process
-    if refs:
-        _wait(refs)
-    out = []
     for pending in pendings:
         if pending._error is not None:
             raise _noted(pending._error, pending)
-        if pending._ref is None:
-            out.append(pending._value)
-            continue
-        try:
-            out.append(ray.get(pending._ref))
-        except ray.exceptions.RayTaskError as err:
-            raise _noted(err, pending)
-        except ray.exceptions.RayActorError as err:
-            raise RoleError(pending.role.name, f"{pending.role.name} died during "
-                                               f"{pending.method}: {err}") from err
-    return out
+    values = _wait(refs) if refs else {}
+    return [values[p._ref] if p._ref is not None else p._value for p in pendings]
 
 
 def call_all(calls: list) -> list:
@@ -92,23 +89,38 @@ def call_all(calls: list) -> list:
     return gather([role.submit(method, *args) for role, method, args in calls])
 
 
-def _wait(refs: dict) -> None:
-    """Wait for every ref, each within its own role's ``timeout_s``; failing at the first role
+def _wait(refs: dict) -> dict:
+    """The value of every ref, each awaited within its own role's ``timeout_s``.  The first
+    failure raises as soon as it is known: a call's own error, a dead role, or the first role
     whose deadline has passed (naming that role, not another still at work)."""
     start = time.monotonic()
     deadlines = {ref: start + p.role.timeout_s for ref, p in refs.items()
                  if p.role.timeout_s is not None}
-    pending = list(refs)
+    values, pending = {}, list(refs)
     while pending:
         due = [deadlines[ref] for ref in pending if ref in deadlines]
         left = max(min(due) - time.monotonic(), 0.0) if due else None
-        _, pending = ray.wait(pending, num_returns=len(pending), timeout=left)
+        ready, pending = ray.wait(pending, num_returns=1, timeout=left)
+        for ref in ready:
+            values[ref] = _value(refs[ref])
         now = time.monotonic()
         late = [ref for ref in pending if ref in deadlines and deadlines[ref] <= now]
         if late:
             late = refs[min(late, key=deadlines.__getitem__)]
             raise RoleError(late.role.name, f"{late.role.name} did not answer {late.method} "
                                             f"within {late.role.timeout_s:g} s")
+    return values
+
+
+def _value(pending: Pending):
+    """A finished Ray call's value, or its failure naming the role."""
+    try:
+        return ray.get(pending._ref)
+    except ray.exceptions.RayTaskError as err:
+        raise _noted(err, pending)
+    except ray.exceptions.RayActorError as err:
+        raise RoleError(pending.role.name, f"{pending.role.name} died during "
+                                           f"{pending.method}: {err}") from err
 
 
 def _noted(err: BaseException, pending: Pending) -> BaseException:
@@ -128,6 +140,10 @@ class Role:
         return gather([self.submit(method, *args)])[0]
 
     def submit(self, method: str, *args) -> Pending:
+        raise NotImplementedError
+
+    def close_within(self, method: str, timeout_s: float) -> None:
+        """``method()`` at the role, waited for at most ``timeout_s``."""
         raise NotImplementedError
 
     def stop(self) -> None:
@@ -154,6 +170,9 @@ class LocalRole(Role):
         except Exception as err:
             return Pending(self, method, error=err)
 
+    def close_within(self, method: str, timeout_s: float) -> None:
+        self.call(method)                 # in this process nothing else can be running
+
     def stop(self) -> None:
         pass
 
@@ -172,8 +191,27 @@ class ActorRole(Role):
     def submit(self, method: str, *args) -> Pending:
         return Pending(self, method, ref=getattr(self.actor, method).remote(*args))
 
+    def close_within(self, method: str, timeout_s: float) -> None:
+        ref = getattr(self.actor, method).remote()
+        try:
+            ray.get(ref, timeout=timeout_s)
+        except ray.exceptions.GetTimeoutError:
+            raise RoleError(self.name, f"{self.name} did not {method} within {timeout_s:g} s "
+                                       "(still busy); stopping it") from None
+
     def stop(self) -> None:
+        """Kill the actor and wait (a few seconds at most) until Ray reports it dead, so that
+        nothing of the role runs after its teardown (``ray.kill`` only starts the kill)."""
         ray.kill(self.actor)
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                ray.get(self.actor.__ray_ready__.remote(), timeout=STOP_TIMEOUT_S)
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+                return
+            time.sleep(0.01)
+        raise RoleError(self.name, f"{self.name} was still alive {STOP_TIMEOUT_S:g} s after "
+                                   "it was killed")
 
 
 def spawn(cls, runtime: str, *args, name: str | None = None,
@@ -195,17 +233,21 @@ def spawn(cls, runtime: str, *args, name: str | None = None,
     raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}; got {runtime!r}")
 
 
-def teardown(roles: list, close: str | None = "close") -> None:
-    """Call ``close`` on every role whose class has it (unless ``close`` is None), then stop
-    every role.  Each step runs for each role whatever happened to the others; failures are
-    logged with the role's name, never raised, so a teardown in a ``finally`` clause neither
-    hides the run's own error nor leaves a role alive."""
-    for role in roles:
-        if close is not None and hasattr(role.cls, close):
-            try:
-                role.call(close)
-            except Exception as err:        # noqa: BLE001 - every role is stopped regardless
-                log.warning("%s did not close: %s", role.name, err)
+def teardown(roles: list, close: str | None = "close",
+             close_timeout_s: float = CLOSE_TIMEOUT_S) -> None:
+    """Call ``close`` on every role whose class has it (unless ``close`` is None), waiting at
+    most ``close_timeout_s`` for all of them together (a role still busy with a call, after an
+    interrupt or another role's failure, is not waited for), then stop every role.  Each step
+    runs for each role whatever happened to the others; failures are logged with the role's
+    name, never raised, so a teardown in a ``finally`` clause neither hides the run's own error
+    nor leaves a role alive."""
+    closing = [role for role in roles if close is not None and hasattr(role.cls, close)]
+    deadline = time.monotonic() + check_positive("close_timeout_s", close_timeout_s)
+    for role in closing:
+        try:
+            role.close_within(close, max(deadline - time.monotonic(), 0.0))
+        except Exception as err:            # noqa: BLE001 - every role is stopped regardless
+            log.warning("%s did not close: %s", role.name, err)
     for role in roles:
         try:
             role.stop()

@@ -16,3 +16,11 @@ def test_rows_carry_step_iteration_position_and_the_exact_value():
     rows = view.table().to_pylist()
     assert [(r["t"], r["l"], r["position"]) for r in rows] == [(7, 2, 0), (7, 2, 1)]
     assert rows[0]["value"] == 0.5 and int(rows[1]["exact"]) == 2**100 + 1
+
+
+def test_an_integer_beyond_float64_keeps_its_exact_text():
+    view = ViewRecorder(True)
+    view.record(4, 6, [2**2100, -2**2100])                 # a 2048-bit Paillier plaintext
+    rows = view.table().to_pylist()
+    assert [r["value"] for r in rows] == [float("inf"), float("-inf")]
+    assert int(rows[0]["exact"]) == 2**2100

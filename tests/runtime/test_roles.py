@@ -48,6 +48,17 @@ class Named(Adder):
     name = "Comp"
 
 
+class Busy:
+    """A role whose ``close`` would have to wait behind a long call (an actor serves one call
+    at a time)."""
+
+    def work(self, seconds):
+        time.sleep(seconds)
+
+    def close(self):
+        pass
+
+
 class Closable:
     """A role with ``close``: records (or writes) that it closed, or fails to close."""
 
@@ -176,6 +187,12 @@ def test_spawn_refuses_unknown_runtime_and_bad_timeout():
     assert spawn(Adder, "local", 0, timeout_s=None).timeout_s is None
 
 
+def test_role_errors_keep_their_role_through_pickling():
+    import pickle
+    err = pickle.loads(pickle.dumps(RoleError("Comp", "Comp did not answer")))
+    assert type(err) is RoleError and err.role == "Comp" and str(err) == "Comp did not answer"
+
+
 def test_slots_local_is_one():
     assert slots("local") == 1
 
@@ -245,3 +262,28 @@ def test_ray_timeout_then_teardown_kills(comp, tmp_path):
     with pytest.raises(RoleError, match="Closing") as info:
         closing.call("ping")
     assert info.value.role == "Closing" and "died" in str(info.value)
+
+
+@pytest.mark.ray
+def test_a_failure_is_raised_before_another_roles_deadline(comp):
+    slow = spawn(Adder, "ray", 0, name="Sleepy", timeout_s=20.0)
+    try:
+        start = time.monotonic()
+        with pytest.raises(Boom, match="first"):
+            gather([slow.submit("sleep", 10.0), comp.submit("fail", "first")])
+        assert time.monotonic() - start < 5.0
+    finally:
+        teardown([slow])
+
+
+@pytest.mark.ray
+def test_teardown_does_not_wait_for_a_busy_role(ray_cluster):
+    busy = spawn(Busy, "ray", timeout_s=None)
+    busy.call("work", 0.0)                       # started
+    busy.submit("work", 30.0)                    # still at work when the run is torn down
+    start = time.monotonic()
+    teardown([busy], close_timeout_s=1.0)
+    assert time.monotonic() - start < 5.0
+    with pytest.raises(RoleError, match="died"):
+        busy.call("work", 0.0)
+

@@ -312,14 +312,18 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
     ``theta_norm_bound`` >= ||theta||_2.  ``coin_key`` keys P's CSPRNG stream (give the
     plaintext reference the same key to replay its choices; None: P draws its own)."""
     c = config
-    comp = roles.spawn(Comp, c.runtime, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers,
-                       c.record_views)
-    dc = roles.spawn(DataClient, c.runtime, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
-    do = roles.spawn(DataOwner, c.runtime)
-    p = roles.spawn(Principal, c.runtime, policy, c.scale_bits, c.workers, c.obfuscator,
-                    timeout_s=None)
-    parties = (do, dc, p, comp)
+    made = []                          # every role made so far is torn down, whatever fails
+
+    def spawn(cls, *args, **options):
+        made.append(roles.spawn(cls, c.runtime, *args, **options))
+        return made[-1]
+
     try:
+        comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views)
+        dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
+        do = spawn(DataOwner)
+        p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator, timeout_s=None)
+        parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
         p.call("connect", do, dc, comp, comp.call("key"), dc.call("key"), coin_key)
         start = time.perf_counter()
@@ -336,4 +340,4 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
                                             (x.call("stats") for x in parties)},
                 "views": {"Comp": comp.call("recorded_view")} if c.record_views else {}}
     finally:
-        roles.teardown(parties)
+        roles.teardown(made)

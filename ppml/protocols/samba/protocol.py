@@ -193,19 +193,20 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
         warn_insecure(setup.seed)
     start = time.perf_counter()
 
-    def make(cls, *args, **options):
-        return roles.spawn(cls, setup.runtime, *args, **options)
+    participants = []                  # every role made so far is torn down, whatever fails
 
-    customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
-                    setup.crypto)
-    layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
-    groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
-    participants = [customer, *groups]
+    def make(cls, *args, **options):
+        participants.append(roles.spawn(cls, setup.runtime, *args, **options))
+        return participants[-1]
+
     try:
+        customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
+                        setup.crypto)
+        layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
+        groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
         controller = Controller(setup, arms, groups, layout, customer)
         controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
                                setup.seed, setup.record_views)
-        participants.append(controller.comp)
         return _play(data, setup, start, controller)
     finally:
         roles.teardown(participants)
