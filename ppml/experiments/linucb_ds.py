@@ -37,6 +37,8 @@ from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 
+ENGINE_PRECISION_BITS = RunConfig.precision_bits
+"""The engine's default L: a LinUCB-DS run refuses any other, which would change nothing."""
 K_NEIGHBOURS = 10
 """Edges of SpectralUCB's similarity graph: each movie to its 10 nearest neighbours (section 6)."""
 COSTLY_STEPS = ("3.i", "3.ii", "4.i")
@@ -111,6 +113,10 @@ def summarise(secure: dict, fixed: dict, floats: dict, d: int, K: int, N: int) -
 
 
 def run(config: RunConfig, spectral: bool) -> RunOutput:
+    if config.precision_bits != ENGINE_PRECISION_BITS:
+        raise ValueError(f"precision_bits is the secret-sharing engine's, which LinUCB-DS does not "
+                         f"use; its Paillier scale is linucb_ds.scale_bits (got precision_bits="
+                         f"{config.precision_bits})")
     data = instance(config, spectral)
     N = config.horizon
     coin_key = fresh_key() if config.seed is None else seeded_key(config.seed, "linucb-ds-coins")

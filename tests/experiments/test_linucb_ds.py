@@ -54,3 +54,10 @@ def test_comps_view_is_written_beside_the_run(compose_run_config, tmp_path):
     view = pq.read_table(views_dir(tmp_path, path.stem) / "Comp.parquet").to_pylist()
     assert sorted({r["t"] for r in view if r["l"] == 4}) == [1, 2, 3, 4, 5]
     assert [r["t"] for r in view if r["l"] == 6] == [6]
+
+
+def test_the_engines_precision_is_refused_naming_the_paillier_scale(compose_run_config, tmp_path):
+    cfg = compose_run_config("experiment=linucb_ds", *SMALL, "precision_bits=24",
+                             f"results_dir={tmp_path}")
+    with pytest.raises(ValueError, match="linucb_ds.scale_bits"):
+        run(cfg)
