@@ -370,18 +370,18 @@ def _reveal(ctx, data: np.ndarray, ring, to, decode_value):
     return ctx.per_party([value if p == to else None for p in ctx.comm.held_ranks])
 
 
-def argmax(x: ArithmeticShared, method: str = "pairwise") -> ArithmeticShared:
+def argmax(x: ArithmeticShared, method: str = "auto") -> ArithmeticShared:
     """Secret one-hot (scale 1) of the maximum over the last axis, ties broken at random.
 
     ``method``: "pairwise" (Algorithm 2: fewest rounds, A^2 memory and bytes), "tournament"
-    (O(A) memory and bytes, more rounds) or "auto" (pairwise up to
+    (O(A) memory and bytes, more rounds) or "auto", the default (pairwise up to
     `ppml.mpc.protocols.argmax.AUTO_CROSSOVER` = 128 arms, tournament above).
     """
     with x.ctx.comm.operation("argmax"):
         return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method), 0)
 
 
-def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "pairwise"):
+def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "auto"):
     """``argmax(x, method).reveal(to)`` (int64 one-hot) in one round fewer (Hannun et al.,
     Algorithm 1, lines 15-16: the argmax is opened to p' only): ``pairwise`` opens its XOR-shared
     one-hot without the B2A conversion, ``tournament`` opens the winner's index, whose one-hot

@@ -138,7 +138,7 @@ def check(x: np.ndarray, method: str) -> None:
                          f"{x.shape[1:]}")
 
 
-def argmax(ctx, x: np.ndarray, method: str = "pairwise") -> np.ndarray:
+def argmax(ctx, x: np.ndarray, method: str = "auto") -> np.ndarray:
     check(x, method)
     if x.shape[-1] == 1:
         return ctx.add_public(np.zeros_like(x), np.ones(x.shape[1:], dtype=np.uint64))

@@ -34,8 +34,9 @@ class PrivateCBOptions:
     """Newton-Raphson iterations of the reciprocal (None: enough for precision_bits)."""
     reciprocal_start: str = "linear"
     """Start value of the reciprocal: 'linear' (minimax on the domain) or 'paper'."""
-    argmax_method: str = "pairwise"
-    """Secure argmax: 'pairwise' (Algorithm 2), 'tournament' or 'auto' (by the number of arms)."""
+    argmax_method: str = "auto"
+    """Secure argmax: 'pairwise' (Algorithm 2: fewest rounds, memory and bytes quadratic in the
+    arms), 'tournament' (linear) or 'auto' (pairwise up to 128 arms, tournament above)."""
     reward_bound: float = 1.0
     """Public: p'' refuses a reward r_t with |r_t| above it."""
     checkpoints: int = 0
