@@ -107,8 +107,8 @@ class RunConfig:
     """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
     record_views: bool = False
     """Each role records what it received (after its own decryptions); the run writes the views
-    to views/<run_id>/<role>.parquet beside its results (Samba's Controller and Comp,
-    LinUCB-DS's Comp)."""
+    to views/<run_id>/<role>.parquet beside its results (Samba's Controller, Comp, DC and DO
+    groups; LinUCB-DS's Comp)."""
 
     mpc: MPCOptions = field(default_factory=MPCOptions)
     bench: BenchOptions = field(default_factory=BenchOptions)

@@ -30,10 +30,12 @@ class ViewRecorder:
     def enabled(self) -> bool:
         return self.rows is not None
 
-    def record(self, t: int, l: int, values) -> None:
-        """The values received at (t, l), position by position."""
+    def record(self, t: int, l: int, values, positions=None) -> None:
+        """The values received at (t, l), at ``positions`` (default 0, 1, ...)."""
         if self.rows is not None:
-            self.rows.extend((t, l, position, value) for position, value in enumerate(values))
+            positions = range(len(values)) if positions is None else positions
+            self.rows.extend((t, l, position, value)
+                             for position, value in zip(positions, values, strict=True))
 
     def table(self) -> pa.Table:
         """The view as a table of `VIEW_SCHEMA`."""

@@ -48,7 +48,13 @@ def test_recorded_views_are_written_beside_the_run(compose_run_config, tmp_path)
                                   "key_bits=512", "insecure_key_bits_ok=true", "seed=1",
                                   "record_views=true", f"results_dir={tmp_path}"))
     folder = views_dir(tmp_path, path.stem)
-    assert sorted(p.name for p in folder.iterdir()) == ["Comp.parquet", "Controller.parquet"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "Comp.parquet", "Controller.parquet", "DC.parquet", "DO_group_0-2.parquet"]
+    bits = pq.read_table(folder / "DO_group_0-2.parquet").to_pylist()
+    assert {r["position"] for r in bits} == {0, 1, 2}                  # each DO, its own bit
+    assert all(sum(r["value"] for r in bits if r["t"] == t) == 1 for t in range(4, 10))
+    (dc,) = pq.read_table(folder / "DC.parquet").to_pylist()
+    assert dc["value"] == pq.read_table(path).column("secure_cumulative_reward")[0].as_py()
     comp = pq.read_table(folder / "Comp.parquet")
     assert comp.num_rows == 3 * (9 - 3) and comp.column_names == ["t", "l", "position", "value",
                                                                    "exact"]

@@ -89,7 +89,8 @@ class SambaConfig:
     """An integer: every role derives its keys from this public seed (DC its Paillier key too):
     INSECURE, for reproducible experiments only."""
     record_views: bool = False
-    """The Controller and Comp record what they receive (`ppml.privacy.views`)."""
+    """Every role records what it receives (`ppml.privacy.views`): the Controller its sealed
+    messages, Comp the masked scores, each DO its pull bits, DC the decrypted total."""
     collect_keys: bool = False
     """EVALUATION ONLY: after the run, collect each role's own keys so that a plaintext
     reference can replay its draws (`SambaRun.replay_keys`); the seeded mode needs none."""

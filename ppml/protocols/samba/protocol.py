@@ -83,7 +83,8 @@ class Controller:
         public_key = self.gather([self.customer], [("public", ())])[0]                 # step 0
         publics = {}
         for part in self.gather(self.groups, [("join", ([data.arm(i) for i in members],
-                                                        self.setup.seed))
+                                                        self.setup.seed,
+                                                        self.setup.record_views))
                                               for members in self.layout]):
             publics.update(part)
         comp_public, aes_boxes = self.gather([self.comp, self.comp], [
@@ -176,8 +177,10 @@ class Controller:
                    **phases}
         views = {}
         if self.setup.record_views:
+            others = [self.comp, self.customer, *self.groups]
+            tables = self.gather(others, [("recorded_view", ())] * len(others))
             views = {"Controller": self.view.table(),
-                     "Comp": self.gather([self.comp], [("recorded_view", ())])[0]}
+                     **{role.name: table for role, table in zip(others, tables)}}
         return SambaRun(arms, total, wall, seconds, counts, views)
 
 
@@ -201,7 +204,7 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
 
     try:
         customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
-                        setup.crypto)
+                        setup.crypto, setup.record_views)
         layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
         groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
         controller = Controller(setup, arms, groups, layout, customer)

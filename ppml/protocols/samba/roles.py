@@ -148,10 +148,13 @@ class DataOwnerGroup:
     and op counts.
     """
 
-    def join(self, rewards: list, seed: int | None) -> dict:
+    def join(self, rewards: list, seed: int | None, record_views: bool = False) -> dict:
         """Its DOs, each making its own keys (``rewards``: one `ArmRewards` per DO, in DO
-        order); returns their X25519 public keys by DO index, for the Controller to relay."""
+        order); returns their X25519 public keys by DO index, for the Controller to relay.
+        With ``record_views`` the group records what its DOs open: each DO's pull bit at
+        (t, l), its position the DO's index."""
         self.owners = [DataOwner(r.index, r, seed) for r in rewards]
+        self.view = ViewRecorder(record_views)
         return {o.index: o.agreement.public for o in self.owners}
 
     def share_alpha(self, publics: dict, run_id: bytes) -> dict:
@@ -217,6 +220,7 @@ class DataOwnerGroup:
             if self.policy.exploring:
                 self._explores(t)                # seed_eps's draw of step t, also on explore steps
             bits = unpack_bits(self.wire.open_each(ends, messages, t, l, "bit"))
+            self.view.record(t, l, bits, [o.index for o in owners])
             if l < self.policy.iterations:
                 self.policy.after_iteration(l, owners, bits)
             elif 1 in bits:
@@ -244,6 +248,10 @@ class DataOwnerGroup:
                   for o in self.owners] if self.crypto else [o.s for o in self.owners]
         self.seconds += time.perf_counter() - start
         return shares
+
+    def recorded_view(self):
+        """What the group's DOs opened, if they recorded (`ppml.privacy.views`)."""
+        return self.view.table()
 
     def replay_keys(self) -> dict:
         """EVALUATION ONLY (never called by the protocol): each DO's own key, for a plaintext
@@ -321,9 +329,12 @@ class Comp:
 class DataCustomer:
     """DC (Fig. 6(d)): owns the Paillier key pair; decrypts the sum of rewards (step 7)."""
 
+    name = "DC"
+
     def __init__(self, key_bits: int, insecure_key_bits_ok: bool, seed: int | None,
-                 crypto: bool):
+                 crypto: bool, record_views: bool = False):
         start = time.perf_counter()
+        self.view = ViewRecorder(record_views)
         self.public_key, self._private_key = (None, None) if not crypto else \
             generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok, seed=seed)
         self.seconds = self.keygen_seconds = time.perf_counter() - start
@@ -331,6 +342,10 @@ class DataCustomer:
     def public(self):
         """Step 0 also hands DC's public key to the DOs (through the Controller)."""
         return self.public_key
+
+    def recorded_view(self):
+        """What DC decrypted, if it recorded (`ppml.privacy.views`)."""
+        return self.view.table()
 
     def report(self) -> tuple:
         """(all of DC's seconds, those of its Paillier key generation)."""
@@ -340,5 +355,6 @@ class DataCustomer:
         start = time.perf_counter()
         value = total if self._private_key is None else \
             int(total.decrypt_integers(self._private_key)[0])
+        self.view.record(0, 0, [value])                     # step 7: the only thing DC learns
         self.seconds += time.perf_counter() - start
         return value
