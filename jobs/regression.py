@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
 
 from jobs.run import CONF_DIR, run
+from ppml.experiments.config import load_config
 
 RECORD_DIR = Path(__file__).resolve().parent.parent / "tests" / "jobs" / "regression"
 TIMING = ("_s", "_ms", "_us", "_mb")
@@ -122,18 +122,9 @@ def run_case(case: Case, results_dir: str) -> dict:
     overrides = [*case.overrides, f"results_dir={results_dir}"]
     with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         cfg = compose("config", overrides=overrides)
-    config_keys = set(_flat_keys(OmegaConf.to_container(cfg)))
+    config_keys = set(load_config(cfg).columns())
     path = run(cfg)
     return compare_columns(pq.read_table(path), config_keys)
-
-
-def _flat_keys(tree: dict, prefix: str = "") -> list:
-    keys = []
-    for key, value in tree.items():
-        keys.append(prefix + key)
-        if isinstance(value, dict):
-            keys.extend(_flat_keys(value, f"{prefix}{key}."))
-    return keys
 
 
 def differences(expected: dict, actual: dict) -> list[str]:

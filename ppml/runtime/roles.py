@@ -33,14 +33,12 @@ RUNTIMES = ("local", "ray")
 """Where roles run: ``local`` objects in this process, ``ray`` actors."""
 DEFAULT_TIMEOUT_S = 300.0
 """How long a call may take before the run fails naming the role."""
-
-log = logging.getLogger(__name__)
-
-
 CLOSE_TIMEOUT_S = 30.0
 """How long `teardown` lets a role close before it stops it anyway."""
 STOP_TIMEOUT_S = 5.0
 """How long stopping an actor may take before it counts as a failure (logged by `teardown`)."""
+
+log = logging.getLogger(__name__)
 
 
 class RoleError(RuntimeError):
@@ -101,6 +99,9 @@ def _wait(refs: dict) -> dict:
         due = [deadlines[ref] for ref in pending if ref in deadlines]
         left = max(min(due) - time.monotonic(), 0.0) if due else None
         ready, pending = ray.wait(pending, num_returns=1, timeout=left)
+        if ready and pending:                       # and every other call already answered
+            more, pending = ray.wait(pending, num_returns=len(pending), timeout=0)
+            ready += more
         for ref in ready:
             values[ref] = _value(refs[ref])
         now = time.monotonic()

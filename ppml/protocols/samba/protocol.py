@@ -89,10 +89,8 @@ class Controller:
             publics.update(part)
         comp_public, aes_boxes = self.gather([self.comp, self.comp], [
             ("public", ()), ("share_enc_key", (publics,))])
-        alpha_boxes = {}
-        for part in self.gather(self.groups, [("share_alpha", (publics, self.run_id))]
-                                * len(self.groups)):
-            alpha_boxes.update(part)
+        alpha_boxes = self.gather(self.groups[:1],                   # the group hosting DO 0
+                                  [("share_alpha", (publics, self.run_id))])[0]
         senders = {"Comp": comp_public, 0: publics[0]}
         self.gather(self.groups, [("setup", ({i: (aes_boxes[i], alpha_boxes.get(i))
                                               for i in members}, senders, self._explore_key,

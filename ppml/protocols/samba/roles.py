@@ -159,10 +159,11 @@ class DataOwnerGroup:
 
     def share_alpha(self, publics: dict, run_id: bytes) -> dict:
         """DO 0's seed_alpha sealed to every other DO (``publics``: X25519 keys by DO index);
-        {} from a group without DO 0."""
+        asked of the group that hosts DO 0 only."""
         first = self.owners[0]
         if first.index != 0:
-            return {}
+            raise ValueError(f"seed_alpha is DO 0's to share; this group hosts DOs "
+                             f"{first.index}-{self.owners[-1].index}")
         return {i: first.agreement.seal(public, first.alpha,
                                         hand_over_context(run_id, "masks", "DO0", i))
                 for i, public in publics.items() if i != 0}
@@ -220,7 +221,8 @@ class DataOwnerGroup:
             if self.policy.exploring:
                 self._explores(t)                # seed_eps's draw of step t, also on explore steps
             bits = unpack_bits(self.wire.open_each(ends, messages, t, l, "bit"))
-            self.view.record(t, l, bits, [o.index for o in owners])
+            if self.view.enabled:
+                self.view.record(t, l, bits, [o.index for o in owners])
             if l < self.policy.iterations:
                 self.policy.after_iteration(l, owners, bits)
             elif 1 in bits:
