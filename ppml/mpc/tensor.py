@@ -370,30 +370,33 @@ def _reveal(ctx, data: np.ndarray, ring, to, decode_value):
     return ctx.per_party([value if p == to else None for p in ctx.comm.held_ranks])
 
 
-def argmax(x: ArithmeticShared, method: str = "auto") -> ArithmeticShared:
-    """Secret one-hot (scale 1) of the maximum over the last axis, ties broken at random.
+def argmax(x: ArithmeticShared, method: str = "auto", ties: str = "random") -> ArithmeticShared:
+    """Secret one-hot (scale 1) of the maximum over the last axis.
 
     ``method``: "pairwise" (Algorithm 2: fewest rounds, A^2 memory and bytes), "tournament"
     (O(A) memory and bytes, more rounds) or "auto", the default (pairwise up to
     `ppml.mpc.protocols.argmax.AUTO_CROSSOVER` = 128 arms, tournament above).
+    ``ties``: "random" (uniformly, by a dealer permutation) or "first" (the lowest position;
+    keys may then differ by up to 2^63 - 1).
     """
     with x.ctx.comm.operation("argmax"):
-        return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method), 0)
+        return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method, ties), 0)
 
 
-def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "auto"):
+def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "auto",
+                  ties: str = "random"):
     """``argmax(x, method).reveal(to)`` (int64 one-hot) in one round fewer (Hannun et al.,
     Algorithm 1, lines 15-16: the argmax is opened to p' only): ``pairwise`` opens its XOR-shared
     one-hot without the B2A conversion, ``tournament`` opens the winner's index, whose one-hot
     is then made in the clear."""
-    argmax_protocol.check(x.data, method)
+    argmax_protocol.check(x.data, method, ties)
     arms = x.shape[-1]
     if arms == 1:
-        return argmax(x, method).reveal(to)
+        return argmax(x, method, ties).reveal(to)
     if argmax_protocol.chosen(method, arms) == "tournament":
         with x.ctx.comm.operation("argmax"):
-            index = argmax_protocol.tournament_index(x.ctx, x.data)
+            index = argmax_protocol.tournament_index(x.ctx, x.data, ties)
         return _reveal(x.ctx, index, ARITHMETIC, to, lambda v: np.eye(arms, dtype=np.int64)[v])
     with x.ctx.comm.operation("argmax"):
-        bits = argmax_protocol.pairwise_bits(x.ctx, x.data)
+        bits = argmax_protocol.pairwise_bits(x.ctx, x.data, ties)
     return _reveal(x.ctx, bits, BINARY, to, lambda v: v.astype(np.int64))

@@ -1,10 +1,16 @@
 """Secret argmax as a one-hot vector over the last axis (Hannun et al., section 3, Algorithm 2).
 
-Ties are broken uniformly at random by a dealer permutation gamma of {0..A-1}.  Instead of the
-paper's second pass of Algorithm 2 over y * gamma, the keys x * A + gamma are compared once: they
-order like x where x differs (x is an integer at its fixed-point scale and gamma < A) and like
-gamma where x ties, so one pass yields exactly one maximum.  This needs |x| * A < 2^63 for the
-ring-level integer x, far beyond any real score at 20 fractional bits.
+Ties are broken one of two ways (`TIES`):
+
+* ``random`` (the default): uniformly at random by a dealer permutation gamma of {0..A-1}.
+  Instead of the paper's second pass of Algorithm 2 over y * gamma, the keys x * A + gamma are
+  compared once: they order like x where x differs (x is an integer at its fixed-point scale and
+  gamma < A) and like gamma where x ties, so one pass yields exactly one maximum.  This needs
+  |x| * A < 2^63 for the ring-level integer x, far beyond any real score at 20 fractional bits.
+* ``first``: the lowest position among the maxima wins, with no dealer material; the keys are
+  compared as they are, so any two may differ by up to 2^63 - 1.  A caller whose positions are
+  already in random order (Samba's sigma_t) gets uniform tie-breaking from it, and the same
+  decision as a plaintext ``list.index(max(...))``.
 
 * ``pairwise`` (Algorithm 2): the comparisons of all pairs in parallel (lines 1-3), then the
   product over j (lines 5-9) as an AND reduction tree in ceil(log2 A) rounds, kept in the binary
@@ -32,12 +38,17 @@ from ppml.mpc.ring import ARITHMETIC, BINARY
 from ppml.mpc.protocols.multiply import beaver
 
 METHODS = ("pairwise", "tournament", "auto")
+TIES = ("random", "first")
 
 #: ``auto`` runs ``pairwise`` up to this many arms and ``tournament`` above (docs/mpc.md)
 AUTO_CROSSOVER = 128
 
 
-def _tie_broken_keys(ctx, x: np.ndarray) -> np.ndarray:
+def _tie_broken_keys(ctx, x: np.ndarray, ties: str) -> np.ndarray:
+    """Distinct keys ordered like ``x`` (``random``), or ``x`` itself (``first``: the comparisons
+    below let the lower position win a tie)."""
+    if ties == "first":
+        return x
     arms = x.shape[-1]
     gamma = ctx.store.take(dealer.permutation(x.shape[1:-1], arms))["gamma"]
     return x * np.uint64(arms) + gamma
@@ -59,15 +70,16 @@ def _pairs(arms: int) -> tuple:
     return np.triu_indices(arms, 1)
 
 
-def pairwise_bits(ctx, x: np.ndarray) -> np.ndarray:
+def pairwise_bits(ctx, x: np.ndarray, ties: str = "random") -> np.ndarray:
     """XOR shares of the argmax's one-hot over the last axis: Algorithm 2 in one pass.
 
-    The keys are distinct, so one comparison per unordered pair gives both [k_i >= k_j] (the
-    negated sign bit of k_i - k_j) and [k_j >= k_i] (the sign bit itself): A(A-1)/2 comparisons
-    instead of A(A-1).  The diagonal [k_i >= k_i] is a public 1.
+    One comparison per unordered pair i < j gives both [k_i >= k_j] (the negated sign bit of
+    k_i - k_j) and [k_j > k_i] (the sign bit itself): A(A-1)/2 comparisons instead of A(A-1).
+    Row i is all ones exactly when k_i is a maximum and no earlier k_j equals it, so a tie goes
+    to the lower position (with distinct keys there is none).  The diagonal is a public 1.
     """
     arms = x.shape[-1]
-    keys = _tie_broken_keys(ctx, x)
+    keys = _tie_broken_keys(ctx, x, ties)
     i, j = _pairs(arms)
     j_wins = most_significant_bit(ctx, keys[..., i] - keys[..., j])         # lines 1-3
     geq = ctx.add_public(np.zeros(x.shape + (arms,), dtype=np.uint64),
@@ -77,25 +89,27 @@ def pairwise_bits(ctx, x: np.ndarray) -> np.ndarray:
     return _and_reduce(ctx, geq)                                            # lines 4-9
 
 
-def pairwise(ctx, x: np.ndarray) -> np.ndarray:
+def pairwise(ctx, x: np.ndarray, ties: str = "random") -> np.ndarray:
     """One-hot shares (scale 1) of the argmax over the last axis: `pairwise_bits` and B2A."""
-    return bits_to_arithmetic(ctx, pairwise_bits(ctx, x))
+    return bits_to_arithmetic(ctx, pairwise_bits(ctx, x, ties))
 
 
 def _knockout(ctx, carried: np.ndarray) -> np.ndarray:
-    """One level of the tournament over ``carried`` (keys, indices) ``[..., 2, n]``: the first
-    half meets the second, each winner's key and index stay (one product round for both, the
-    comparison bit broadcast), and an odd last one passes to the next level."""
-    half = carried.shape[-1] // 2
-    u, v = carried[..., :half], carried[..., half:2 * half]
+    """One level of the tournament over ``carried`` (keys, indices) ``[..., 2, n]``: neighbours
+    2m and 2m + 1 meet, each winner's key and index stay (one product round for both, the
+    comparison bit broadcast), and an odd last one passes to the next level.  Each entry stands
+    for a block of consecutive positions, in order, and the left block wins a tie, so the
+    winner is the first maximum."""
+    pairs = carried.shape[-1] // 2
+    u, v = carried[..., 0:2 * pairs:2], carried[..., 1:2 * pairs:2]
     wins = bits_to_arithmetic(ctx, is_non_negative_bits(ctx, u[..., 0, :] - v[..., 0, :]))
     (delta,) = beaver(ctx, [(wins[..., None, :], u - v)])                  # [u >= v] (u - v)
-    return np.concatenate([v + delta, carried[..., 2 * half:]], axis=-1)
+    return np.concatenate([v + delta, carried[..., 2 * pairs:]], axis=-1)
 
 
-def tournament_index(ctx, x: np.ndarray) -> np.ndarray:
+def tournament_index(ctx, x: np.ndarray, ties: str = "random") -> np.ndarray:
     """Arithmetic shares (scale 1) of the argmax's index over the last axis by a knockout tree."""
-    keys = _tie_broken_keys(ctx, x)
+    keys = _tie_broken_keys(ctx, x, ties)
     indices = ctx.add_public(np.zeros_like(keys), np.arange(x.shape[-1], dtype=np.uint64))
     carried = np.stack([keys, indices], axis=-2)
     while carried.shape[-1] > 1:
@@ -117,9 +131,9 @@ def one_hot(ctx, index: np.ndarray, size: int) -> np.ndarray:
     return np.take_along_axis(pair["onehot"], rotated[None].astype(np.intp), axis=-1)
 
 
-def tournament(ctx, x: np.ndarray) -> np.ndarray:
+def tournament(ctx, x: np.ndarray, ties: str = "random") -> np.ndarray:
     """One-hot shares (scale 1) of the argmax over the last axis: `tournament_index`, `one_hot`."""
-    return one_hot(ctx, tournament_index(ctx, x), x.shape[-1])
+    return one_hot(ctx, tournament_index(ctx, x, ties), x.shape[-1])
 
 
 def chosen(method: str, arms: int) -> str:
@@ -129,17 +143,21 @@ def chosen(method: str, arms: int) -> str:
     return "pairwise" if arms <= AUTO_CROSSOVER else "tournament"
 
 
-def check(x: np.ndarray, method: str) -> None:
-    """ValueError unless ``method`` is known and the shares ``x`` have a non-empty last axis."""
+def check(x: np.ndarray, method: str, ties: str = "random") -> None:
+    """ValueError unless ``method`` and ``ties`` are known and the shares ``x`` have a non-empty
+    last axis."""
     if method not in METHODS:
         raise ValueError(f"argmax method must be one of {METHODS}, got {method!r}")
+    if ties not in TIES:
+        raise ValueError(f"argmax ties must be one of {TIES}, got {ties!r}")
     if x.ndim < 2 or x.shape[-1] < 1:
         raise ValueError("argmax needs at least one element on the last axis, got shape "
                          f"{x.shape[1:]}")
 
 
-def argmax(ctx, x: np.ndarray, method: str = "auto") -> np.ndarray:
-    check(x, method)
+def argmax(ctx, x: np.ndarray, method: str = "auto", ties: str = "random") -> np.ndarray:
+    check(x, method, ties)
     if x.shape[-1] == 1:
         return ctx.add_public(np.zeros_like(x), np.ones(x.shape[1:], dtype=np.uint64))
-    return pairwise(ctx, x) if chosen(method, x.shape[-1]) == "pairwise" else tournament(ctx, x)
+    run = pairwise if chosen(method, x.shape[-1]) == "pairwise" else tournament
+    return run(ctx, x, ties)

@@ -99,3 +99,25 @@ def test_auto_picks_pairwise_up_to_the_crossover_and_tournament_above(arms):
     method = "pairwise" if arms <= AUTO_CROSSOVER else "tournament"
     assert argmax_cost(arms, "auto") == argmax_cost(arms, method)
     assert argmax_cost(arms, "pairwise") != argmax_cost(arms, "tournament")
+
+
+@pytest.mark.parametrize("method", ["pairwise", "tournament"])
+@pytest.mark.parametrize("arms", [2, 3, 5, 8, 13])
+def test_ties_first_picks_the_first_maximum_of_integer_keys_up_to_2_63(method, arms, rng):
+    """Keys anywhere in [0, 2^63) (Samba's float bits), heavy ties: the first maximum wins, as
+    ``list.index(max(...))``, with no dealer permutation."""
+    keys = rng.choice([0, 1, 2**62, 2**63 - 1], size=(40, arms)).astype(np.uint64)
+    ctx = mpc.local_context(2, seed=12)
+    x = ctx.share(keys, owner=0, frac_bits=0)
+    expected = np.eye(arms, dtype=np.int64)[[row.index(max(row)) for row in keys.tolist()]]
+    assert np.array_equal(mpc.argmax(x, method=method, ties="first").reveal(), expected)
+    assert np.array_equal(mpc.reveal_argmax(x, to=1, method=method, ties="first")[1], expected)
+    assert "permutation" not in ctx.store.generated
+
+
+def test_unknown_ties_is_refused():
+    x = mpc.local_context(2, seed=1).share(np.zeros(3), owner=0)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        mpc.argmax(x, ties="last")
+    with pytest.raises(ValueError, match="ties must be one of"):
+        mpc.reveal_argmax(x, ties="last")
