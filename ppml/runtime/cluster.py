@@ -50,6 +50,12 @@ def warm_up(workers: int) -> None:
     ray.get([ray.remote(_pid).remote() for _ in range(workers)])
 
 
+def node_address() -> str:
+    """The address this process's peers reach it at: its Ray node's IP, or the loopback
+    interface when Ray is not running here (every party in this process)."""
+    return ray.util.get_node_ip_address() if ray.is_initialized() else "127.0.0.1"
+
+
 def cluster_cpus() -> int:
     """CPUs of the cluster this process is part of (starting a private instance if none)."""
     ensure_ray()

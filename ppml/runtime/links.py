@@ -1,4 +1,4 @@
-"""Authenticated TCP links between party actors: the transport under :class:`RayComm`.
+"""Authenticated TCP links between parties: the transport under :class:`LinkComm`.
 
 Ray sets the links up (each party listens on its node's IP, the driver passes the addresses
 around) and then steps aside: a round's messages go party to party over the sockets, about 15
@@ -77,6 +77,18 @@ class Links:
 
     def send(self, peer: int, frame: bytes) -> None:
         self._sockets[peer].sendall(frame)
+
+    def close(self) -> None:
+        """Close every link and the listening socket; a peer waiting on this party fails at
+        once (its reader sees the connection close)."""
+        for sock in self._sockets.values():
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass                                  # already closed by the peer
+            sock.close()
+        self._sockets.clear()
+        self._server.close()
 
     # -- handshake: the connecting party (higher rank) greets, the listener welcomes ----------
     def _greet(self, sock, peer: int, key: bytes, deadline: float) -> None:

@@ -21,10 +21,11 @@ import ray
 from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import DealerStore
 from ppml.mpc.keys import PartyKeys, pair, pair_key
+from ppml.runtime.cluster import node_address
 from ppml.runtime.dealer_actor import DealerProxy
 from ppml.runtime.links import Links
 from ppml.runtime.mailbox import Mailbox
-from ppml.runtime.ray_comm import RayComm
+from ppml.runtime.link_comm import LinkComm
 
 
 @ray.remote
@@ -40,7 +41,7 @@ class PartyActor:
         self._dealer_key = None
         self._ran = False
         self._mailbox = Mailbox()
-        self._links = Links(rank, self.ranks, self._mailbox, ray.util.get_node_ip_address())
+        self._links = Links(rank, self.ranks, self._mailbox, node_address())
 
     def address(self) -> tuple:
         """Where the peers of higher rank connect to this party."""
@@ -84,7 +85,7 @@ class PartyActor:
         self._ran = True
         dealer_keys = {self.rank: self._dealer_key} if self.rank < self.parties else {}
         keys = PartyKeys(pairs=dict(self._pair_keys), dealer=dealer_keys)
-        comm = RayComm(self.rank, self.parties, self._links.send, self._mailbox, self.timeout_s,
+        comm = LinkComm(self.rank, self.parties, self._links.send, self._mailbox, self.timeout_s,
                        config.record_views, self.clients)
         source = None if dealer is None else DealerProxy(dealer, self.timeout_s)
         store = DealerStore(comm.held, keys.dealer, source)

@@ -21,6 +21,7 @@ pinned to their own node (`ppml.parallel`).
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import time
 
@@ -53,13 +54,16 @@ class RoleError(RuntimeError):
 
 
 class Pending:
-    """A started call: `gather` (or `result`) gives its value or raises its `RoleError`."""
+    """A started call: `gather` (or `result`) gives its value or raises its `RoleError`.
+    It holds the value or error of a call made at once, the Ray reference of an actor's call,
+    or the future of a background role's call."""
 
-    __slots__ = ("role", "method", "_value", "_error", "_ref")
+    __slots__ = ("role", "method", "_value", "_error", "_ref", "_future")
 
-    def __init__(self, role: "Role", method: str, value=None, error=None, ref=None):
+    def __init__(self, role: "Role", method: str, value=None, error=None, ref=None,
+                 future=None):
         self.role, self.method = role, method
-        self._value, self._error, self._ref = value, error, ref
+        self._value, self._error, self._ref, self._future = value, error, ref, future
 
     def result(self):
         return gather([self])[0]
@@ -69,20 +73,41 @@ def gather(pendings: list) -> list:
     """The values of ``pendings`` in order; the first failure raises a `RoleError` naming its
     role and method.  Ray calls are waited for together, each role within its ``timeout_s``."""
     refs = {p._ref: p for p in pendings if p._ref is not None}
-    if not refs and all(p._error is None for p in pendings):
+    futures = [p for p in pendings if p._future is not None]
+    if not refs and not futures and all(p._error is None for p in pendings):
         return [p._value for p in pendings]             # every role in this process
     for pending in pendings:
         if pending._error is not None:
             raise _noted(pending._error, pending)
-    values = _wait(refs) if refs else {}
-    return [values[p._ref] if p._ref is not None else p._value for p in pendings]
+    values = _finish(futures)
+    values.update(_wait(refs) if refs else {})
+    return [values[p._ref] if p._ref is not None else
+            values[p._future] if p._future is not None else p._value for p in pendings]
+
+
+def _finish(pendings: list) -> dict:
+    """The value of every background call (future -> value), each within its role's
+    ``timeout_s`` from now; the first failure raises, noted with its role."""
+    start, values = time.monotonic(), {}
+    for pending in pendings:
+        timeout_s = pending.role.timeout_s
+        left = None if timeout_s is None else max(start + timeout_s - time.monotonic(), 0.0)
+        try:
+            values[pending._future] = pending._future.result(timeout=left)
+        except concurrent.futures.TimeoutError:
+            raise RoleError(pending.role.name, f"{pending.role.name} did not answer "
+                                               f"{pending.method} within {timeout_s:g} s") \
+                from None
+        except Exception as err:
+            raise _noted(err, pending)
+    return values
 
 
 def call_all(calls: list) -> list:
     """``[role.call(method, *args) for role, method, args in calls]``, the Ray calls started
     together and waited for together (`gather`); roles in this process are called one after
     the other, at the cost of a method call (a protocol's inner loop may call them per step)."""
-    if all(type(role) is LocalRole for role, _, _ in calls):
+    if all(type(role) is LocalRole and role.pool is None for role, _, _ in calls):
         return [role.call(method, *args) for role, method, args in calls]
     return gather([role.submit(method, *args) for role, method, args in calls])
 
@@ -152,13 +177,19 @@ class Role:
 
 
 class LocalRole(Role):
-    """A role played by an object in this process: calls run at once."""
+    """A role played by an object in this process: calls run at once in the caller's thread,
+    or, for a ``background`` role, one at a time on the role's own thread (as an actor serves
+    them), so that the caller goes on while a call waits for it."""
 
-    def __init__(self, obj, name: str, timeout_s: float):
+    def __init__(self, obj, name: str, timeout_s: float, background: bool = False):
         super().__init__(type(obj), name, timeout_s)
         self.obj = obj
+        self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name) \
+            if background else None
 
     def call(self, method: str, *args):
+        if self.pool is not None:
+            return gather([self.submit(method, *args)])[0]
         try:
             return getattr(self.obj, method)(*args)
         except Exception as err:
@@ -166,16 +197,28 @@ class LocalRole(Role):
             raise
 
     def submit(self, method: str, *args) -> Pending:
+        if self.pool is not None:
+            return Pending(self, method, future=self.pool.submit(getattr(self.obj, method), *args))
         try:
             return Pending(self, method, value=getattr(self.obj, method)(*args))
         except Exception as err:
             return Pending(self, method, error=err)
 
     def close_within(self, method: str, timeout_s: float) -> None:
-        self.call(method)                 # in this process nothing else can be running
+        if self.pool is None:
+            self.call(method)             # in this process nothing else can be running
+            return
+        try:
+            self.pool.submit(getattr(self.obj, method)).result(timeout=timeout_s)
+        except concurrent.futures.TimeoutError:
+            raise RoleError(self.name, f"{self.name} did not {method} within {timeout_s:g} s "
+                                       "(still busy)") from None
 
     def stop(self) -> None:
-        pass
+        """A background role's thread ends once its current call returns (a call waiting on a
+        closed link fails at once); calls not yet started are dropped."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 class ActorRole(Role):
@@ -216,18 +259,21 @@ class ActorRole(Role):
 
 
 def spawn(cls, runtime: str, *args, name: str | None = None,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S, concurrency: int = 1, **kwargs) -> Role:
+          timeout_s: float | None = DEFAULT_TIMEOUT_S, concurrency: int = 1,
+          background: bool = False, **kwargs) -> Role:
     """``cls(*args, **kwargs)`` as a role in ``runtime`` (one of `RUNTIMES`), named ``name``
     (default: the class's ``name`` attribute, else the class name).  ``concurrency`` is how
     many calls an actor serves at once (a role whose method waits for another call needs 2 or
-    more; in this process calls are the caller's, and a waiting method needs the caller's
-    threads).  ``timeout_s`` bounds each call; None is for a role that drives the protocol,
+    more).  ``background`` runs a local role's calls on its own thread, as an actor's run
+    beside the caller: a role whose call waits for the caller (a seat of the engine, whose
+    peer is the caller) needs it; an actor always runs in the background.  ``timeout_s``
+    bounds each call; None is for a role that drives the protocol,
     whose own calls to the other roles each have their deadline.  Secrets do not belong in
     ``args``: Ray keeps actor-creation arguments in its control store; hand them over by a method
     call."""
     name = name or getattr(cls, "name", None) or cls.__name__
     if runtime == "local":
-        return LocalRole(cls(*args, **kwargs), name, timeout_s)
+        return LocalRole(cls(*args, **kwargs), name, timeout_s, background)
     if runtime == "ray":
         return ActorRole(cls, args, kwargs, name, timeout_s,
                          check_int("concurrency", concurrency, 1))

@@ -193,6 +193,30 @@ def test_role_errors_keep_their_role_through_pickling():
     assert type(err) is RoleError and err.role == "Comp" and str(err) == "Comp did not answer"
 
 
+def test_background_role_runs_beside_the_caller():
+    """A background role's call runs on its own thread: the caller goes on meanwhile, and the
+    role serves one call at a time, in order."""
+    import threading
+    role = spawn(Adder, "local", 3, name="B", background=True)
+    started = role.submit("sleep", 0.2)
+    assert not started._future.done()                 # the caller was not held up
+    assert gather([started, role.submit("add", 1)]) == [0.2, 4]
+    assert role.call("add", 2) == 5
+    assert threading.current_thread().name not in role.pool.submit(
+        lambda: threading.current_thread().name).result()
+    teardown([role])
+
+
+def test_background_role_errors_and_deadlines_name_it():
+    role = spawn(Adder, "local", 0, name="B", background=True, timeout_s=TIMEOUT_S)
+    with pytest.raises(Boom) as err:
+        role.call("fail", "no")
+    assert _note(err.value, "B", "fail")
+    with pytest.raises(RoleError, match="B did not answer sleep within 0.5 s"):
+        role.call("sleep", 1.0)
+    teardown([role])
+
+
 def test_slots_local_is_one():
     assert slots("local") == 1
 

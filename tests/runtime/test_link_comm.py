@@ -1,4 +1,4 @@
-"""RayComm without Ray: parties in threads, frames handed straight to the peers' mailboxes.
+"""LinkComm without Ray: parties in threads, frames handed straight to the peers' mailboxes.
 
 Counting and views must be exactly LocalComm's; duplicate deliveries must change nothing.
 """
@@ -12,11 +12,11 @@ import pytest
 from ppml.mpc.comm import LocalComm
 from ppml.runtime import wire
 from ppml.runtime.mailbox import Mailbox
-from ppml.runtime.ray_comm import RayComm
+from ppml.runtime.link_comm import LinkComm
 
 
 def comms(parties: int, copies: int = 1, timeout_s: float = 5.0) -> list:
-    """One RayComm per party; every frame is delivered ``copies`` times (at-least-once)."""
+    """One LinkComm per party; every frame is delivered ``copies`` times (at-least-once)."""
     boxes = [Mailbox() for _ in range(parties)]
 
     def sender(rank):
@@ -26,7 +26,7 @@ def comms(parties: int, copies: int = 1, timeout_s: float = 5.0) -> list:
                 boxes[peer].deliver(round_, rank, tag, body)
         return send
 
-    return [RayComm(r, parties, sender(r), boxes[r], timeout_s, record_views=True)
+    return [LinkComm(r, parties, sender(r), boxes[r], timeout_s, record_views=True)
             for r in range(parties)]
 
 
@@ -56,9 +56,9 @@ def steps(comm):
 def test_duplicated_deliveries_give_localcomm_results_stats_and_views():
     local = LocalComm(3, record_views=True)
     expected = steps(local)
-    ray_comms = comms(3, copies=2)
-    results = spmd(ray_comms, steps)
-    for rank, (comm, got) in enumerate(zip(ray_comms, results)):
+    link_comms = comms(3, copies=2)
+    results = spmd(link_comms, steps)
+    for rank, (comm, got) in enumerate(zip(link_comms, results)):
         for k in range(2):
             np.testing.assert_array_equal(got[0][k], expected[0][k])
         if rank == 1:

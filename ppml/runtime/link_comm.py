@@ -1,6 +1,6 @@
-"""The communicator of one party in the Ray runtime: peer-to-peer rounds over its links.
+"""The communicator of one party over its links: peer-to-peer rounds (Ray actors, role seats).
 
-A :class:`RayComm` holds one party (``held == (rank,)``), so share arrays carry a held-party axis
+A :class:`LinkComm` holds one party (``held == (rank,)``), so share arrays carry a held-party axis
 of size 1.  An exchange sends this party's piece of every payload to each receiving peer in ONE
 message (one frame per peer per round), then, if this party receives, waits in its mailbox for
 the P-1 pieces of the same round and stacks them over all P parties, exactly as
@@ -19,7 +19,7 @@ from ppml.runtime import wire
 from ppml.runtime.mailbox import Mailbox
 
 
-class RayComm(Comm):
+class LinkComm(Comm):
     """One rank's endpoint: ``send(peer, frame)`` moves bytes, the mailbox receives them.
 
     A compute party holds its own shares (held-party axis of size 1).  A client holds none (axis

@@ -1,0 +1,146 @@
+"""ppml/runtime/seat.py: the engine between two roles, step after step.
+
+Party 1 is a role (a background object here, an actor on Ray); party 0 is the test itself, as
+Samba's Controller is the driver.  With seeded keys the seats compute exactly what the local
+runtime computes, message for message.
+"""
+
+import numpy as np
+import pytest
+
+import ppml.mpc as mpc
+from ppml.mpc.context import EngineConfig
+from ppml.mpc.dealer import Dealer, material
+from ppml.mpc.keys import dealer_party_key, dealer_secret_key, pair_key
+from ppml.mpc.local import in_process
+from ppml.runtime import roles
+from ppml.runtime.seat import RoleDealer, Seat
+
+SEED = 21
+CONFIG = EngineConfig(2, seed=SEED, record_views=True)
+
+
+class Member:
+    """A role holding seat ``rank``."""
+
+    def __init__(self, rank: int, config: EngineConfig):
+        self.seat = Seat(rank, config, timeout_s=20)
+
+    def address(self):
+        return self.seat.address
+
+    def connect(self, addresses, key, dealer_key):
+        self.seat.connect(addresses, {(0, 1): key}, dealer_key)
+
+    def run(self, program, *args):
+        return self.seat.run(program, *args)
+
+    def received(self):
+        return self.seat.received()
+
+    def close(self):
+        self.seat.close()
+
+
+class DealerRole:
+    """The dealer as a role: its keys, and party 0's corrections on request."""
+
+    def __init__(self, seed: int):
+        self.dealer = Dealer({p: dealer_party_key(seed, p) for p in range(2)},
+                             dealer_secret_key(seed))
+
+    def corrections(self, kind, spec, batch, count):
+        return self.dealer.corrections(material(kind, spec), batch, count)
+
+
+def step(ctx, scores):
+    """Party 0's scores, party 1's weights (None at the other), the argmax to party 1."""
+    x = ctx.share(scores, owner=0, shape=(5,))
+    w = ctx.share(None if scores is not None else np.linspace(1, 2, 5), owner=1, shape=(5,))
+    return ctx.value_at(mpc.reveal_argmax(x * w, to=1, ties="first"), 1)
+
+
+def steps(runtime: str) -> tuple:
+    """Three steps between the test (party 0) and a Member role (party 1); (what party 1
+    got each step, what each seat received, party 0's operation counts)."""
+    member = roles.spawn(Member, runtime, 1, CONFIG, background=True, timeout_s=30)
+    dealer = roles.spawn(DealerRole, runtime, SEED)
+    seat = Seat(0, CONFIG, timeout_s=20)
+    try:
+        address = member.call("address")
+        joining = member.submit("connect", [seat.address, address], pair_key(SEED, 0, 1),
+                                dealer_party_key(SEED, 1))
+        seat.connect([seat.address, address], {(0, 1): pair_key(SEED, 0, 1)},
+                     dealer_party_key(SEED, 0), RoleDealer(dealer))
+        joining.result()
+        got = []
+        for k in range(3):
+            scores = np.arange(5.0) * (k - 1) ** 2 - k
+            theirs = member.submit("run", step, None)
+            assert seat.run(step, scores) is None
+            got.append(theirs.result())
+        return got, seat.received(), member.call("received"), seat.ctx.comm.stats[0]
+    finally:
+        seat.close()
+        roles.teardown([member, dealer])
+
+
+def local_steps() -> tuple:
+    ctx = in_process(CONFIG)
+    got = [ctx.value_at(mpc.reveal_argmax(
+        ctx.share(np.arange(5.0) * (k - 1) ** 2 - k, owner=0, shape=(5,))
+        * ctx.share(np.linspace(1, 2, 5), owner=1, shape=(5,)), to=1, ties="first"), 1)
+        for k in range(3)]
+    return got, ctx.comm.stats[0]
+
+
+def test_two_seats_compute_what_the_local_runtime_computes():
+    got, seen_0, seen_1, stats = steps("local")
+    expected, local_stats = local_steps()
+    weights = np.linspace(1, 2, 5)
+    for k, onehot in enumerate(got):
+        product = (np.arange(5.0) * (k - 1) ** 2 - k) * weights
+        assert onehot.tolist() == np.eye(5, dtype=int)[list(product).index(max(product))].tolist()
+        assert np.array_equal(onehot, expected[k])
+    assert (stats.rounds, stats.bytes_sent) == (local_stats.rounds, local_stats.bytes_sent)
+    assert seen_0 and seen_1 and len(seen_1) > len(seen_0)     # party 1 also gets the result
+
+
+@pytest.mark.ray
+def test_a_seat_in_an_actor_computes_the_same(ray_cluster):
+    assert [o.tolist() for o in steps("ray")[0]] == [o.tolist() for o in local_steps()[0]]
+
+
+def test_a_closed_peer_fails_the_waiting_seat_at_once():
+    member = roles.spawn(Member, "local", 1, CONFIG, background=True)
+    seat = Seat(0, CONFIG, timeout_s=20)
+    try:
+        joining = member.submit("connect", [seat.address, member.obj.seat.address],
+                                pair_key(SEED, 0, 1), dealer_party_key(SEED, 1))
+        seat.connect([seat.address, member.obj.seat.address], {(0, 1): pair_key(SEED, 0, 1)},
+                     dealer_party_key(SEED, 0), RoleDealer(roles.spawn(DealerRole, "local",
+                                                                       SEED)))
+        joining.result()
+        member.call("close")
+        with pytest.raises(ConnectionError, match="closed"):
+            seat.run(lambda ctx: ctx.open([np.zeros((1, 2), np.uint64)], mpc.ring.ARITHMETIC))
+    finally:
+        seat.close()
+        roles.teardown([member])
+
+
+def test_seat_checks_its_keys():
+    seat = Seat(0, CONFIG)
+    try:
+        with pytest.raises(ValueError, match="lacks the keys of pairs"):
+            seat.connect([seat.address, None], {}, b"k" * 32)
+        with pytest.raises(ValueError, match="dealer key exactly when"):
+            seat.connect([seat.address, None], {(0, 1): b"k" * 32}, None)
+        with pytest.raises(ValueError, match="only party 0"):
+            seat.connect([seat.address, None], {(0, 1): b"k" * 32}, b"k" * 32)
+        with pytest.raises(RuntimeError, match="not connected"):
+            seat.run(print)
+    finally:
+        seat.close()
+    with pytest.raises(ValueError, match="rank"):
+        Seat(2, CONFIG)
