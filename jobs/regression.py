@@ -85,18 +85,27 @@ CASES = (
                              "seed=34", *SMALL_KEYS), needs=("ml-100k",)),
     *(Case(f"samba_{algorithm}", ("experiment=samba", "dataset=synthetic",
                                   f"samba.algorithm={algorithm}", "arms=5", "horizon=60",
-                                  "seed=41", *SMALL_KEYS))
+                                  "seed=41", "samba.mask=paper", *SMALL_KEYS))
+      for algorithm in SAMBA_ALGORITHMS),
+    *(Case(f"samba_mpc_{algorithm}", ("experiment=samba", "dataset=synthetic",
+                                      f"samba.algorithm={algorithm}", "arms=5", "horizon=60",
+                                      "seed=45", *SMALL_KEYS))
       for algorithm in SAMBA_ALGORITHMS),
     Case("samba_movielens", ("experiment=samba", "samba.algorithm=ucb", "arms=6", "horizon=40",
-                             "seed=42", *SMALL_KEYS), needs=("ml-100k",)),
+                             "seed=42", "samba.mask=paper", *SMALL_KEYS), needs=("ml-100k",)),
     Case("private_cb_ray", ("experiment=private_cb", "runtime=ray", "horizon=20", "dims=6",
                             "seed=27", "progress=false")),
     Case("linucb_ds_ray", ("experiment=linucb_ds", "runtime=ray", "dataset=synthetic", "arms=4",
                            "dims=2", "horizon=12", "seed=35", *SMALL_KEYS)),
     Case("samba_ray", ("experiment=samba", "runtime=ray", "dataset=synthetic",
-                       "samba.algorithm=thompson", "arms=4", "horizon=30", "seed=44", *SMALL_KEYS)),
+                       "samba.algorithm=thompson", "arms=4", "horizon=30", "seed=44",
+                       "samba.mask=paper", *SMALL_KEYS)),
+    Case("samba_mpc_ray", ("experiment=samba", "runtime=ray", "dataset=synthetic",
+                           "samba.algorithm=pursuit", "arms=4", "horizon=30", "seed=46",
+                           *SMALL_KEYS)),
     Case("samba_jester", ("experiment=samba", "dataset=jester", "samba.algorithm=eps_greedy",
-                          "arms=6", "horizon=40", "seed=43", *SMALL_KEYS), needs=("jester",)),
+                          "arms=6", "horizon=40", "seed=43", "samba.mask=paper", *SMALL_KEYS),
+         needs=("jester",)),
 )
 
 

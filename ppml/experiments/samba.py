@@ -46,14 +46,15 @@ def samba(config: RunConfig) -> RunOutput:
                                denominator=options.denominator, min_ratings=options.min_ratings,
                                seed=config.data_seed, data_dir=config.data_dir)
     spec = options.spec()
-    setup = SambaConfig(config.horizon, spec, runtime=config.runtime,
+    setup = SambaConfig(config.horizon, spec, runtime=config.runtime, mask=options.mask,
                         owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                         insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
                         record_views=config.record_views, collect_keys=config.seed is None)
     distributed = run_samba(data, replace(setup, crypto=False, record_views=False,
                                           collect_keys=False))
     secure = run_samba(data, setup)
-    plain = run_reference(data, config.horizon, spec, replay_keys(config.seed, secure))
+    plain = run_reference(data, config.horizon, spec, replay_keys(config.seed, secure),
+                          options.mask)
     rows = [{"step": t + 1, "arm": secure.arms[t], "reward": float(data.reward(t, secure.arms[t])),
              "plaintext_arm": plain.arms[t], "plaintext_reward": float(plain.rewards[t])}
             for t in range(config.horizon)]
@@ -70,12 +71,13 @@ def samba(config: RunConfig) -> RunOutput:
         **secure.seconds, **secure.counts,
         "theorem4_aes_gcm_ops": 4 * config.arms * (config.horizon - config.arms) * iterations,
     }
-    shown = {"dataset": data.name, "algorithm": spec.name, "arms": config.arms,
+    shown = {"dataset": data.name, "algorithm": spec.name, "mask": options.mask,
+             "arms": config.arms,
              "steps": config.horizon, **{k: summary[k] for k in (
                  "secure_cumulative_reward", "plaintext_cumulative_reward", "arm_agreement",
                  "plaintext_wall_s", "distributed_wall_s", "wall_s", "keygen_s", "offline_s",
                  "end_s",
                  "step_ms", "distributed_step_ms", "comp_s", "controller_s", "owner_mean_s",
-                 "dc_s", "aes_gcm_ops", "theorem4_aes_gcm_ops")}}
+                 "dc_s", "aes_gcm_ops", "theorem4_aes_gcm_ops", "selection_rounds")}}
     return RunOutput(rows=rows, summary=summary, table=format_table([shown], list(shown)),
                      views=secure.views)

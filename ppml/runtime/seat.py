@@ -1,18 +1,28 @@
 """A seat of the secret-sharing engine inside a role: one compute party that a role holds for a
-whole run, running one program per call on the same links, keys and dealer.
+whole run, running one program per call on the same keys and dealer, rounds continuing.
 
 `ppml.runtime.spmd.run` starts fresh parties for one program.  A role-based protocol that
 computes on shares between two of its own roles, step after step (Samba's selection between the
-Controller and Comp, docs/samba.md), gives each of them a `Seat` instead:
+Controller and Comp, docs/samba.md), gives each of them a seat instead:
 
-1. each role makes its seat (``Seat(rank, config)``), which listens for its peers (`address`);
+1. each role makes its seat (`make`), which tells its `address`;
 2. its keys reach the role by method call, sealed to it (`ppml.crypto.agreement`), never as
    creation arguments: the key of each pair of seats, and its key shared with the dealer;
-3. every seat `connect`\\ s at the same time (authenticated `ppml.runtime.links`, in this
-   process over the loopback interface, on Ray between nodes);
-4. the role calls `run`\\ (program, ...) once per step in every seat at once: ``program(ctx,
-   ...)`` on the seat's `Context`, whose rounds, keys and dealer material continue from the
-   last call.
+3. every seat connects (`connect`) at the same time;
+4. each role calls `run` (program, its inputs) once per step, every seat at once.
+
+A seat program is written once for both kinds of seat: ``program(ctx, inputs)`` gets
+``inputs`` = {rank: that party's inputs} for the parties held in this process and returns
+{rank: that party's output}.
+
+* `Seat` (``runtime="ray"``): its own party over authenticated links (`ppml.runtime.links`),
+  in its role's actor; rounds are messages between processes.
+* `LocalSeat` (``runtime="local"``): the seats of one process meet at a `_Table`, the in-process
+  engine of their parties (found by the lowest rank's address, as a socket would be), which
+  runs each program once for all of them along the held-party axis (`ppml.mpc.comm.LocalComm`,
+  as the local runtime of `spmd.run` does) and hands each seat its own output and view: one
+  hand-over between threads per step instead of one per round.  Like every local runtime it
+  simulates the parties in one process; it is not a trust boundary.
 
 Party 0 asks the dealer for its corrections (`RoleDealer`: a role that answers
 ``corrections(kind, spec, batch, count)``, the next batch asked for ahead); the other parties
@@ -23,7 +33,11 @@ from __future__ import annotations
 
 import numpy as np
 
+import secrets
+import threading
+
 from ppml.checks import check_int
+from ppml.mpc.comm import LocalComm
 from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import DealerStore
 from ppml.mpc.keys import PartyKeys, pair
@@ -36,8 +50,27 @@ DEFAULT_TIMEOUT_S = 300.0
 """How long a seat waits for a peer's message, or for its peers to connect."""
 
 
+def make(runtime: str, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S):
+    """Seat ``rank`` of ``config``'s parties for a role of ``runtime`` ("local" or "ray")."""
+    return (LocalSeat if runtime == "local" else Seat)(rank, config, timeout_s)
+
+
+def _check_keys(rank: int, config: EngineConfig, pair_keys: dict, dealer_key, dealer) -> list:
+    """The pairs of seat ``rank``; ValueError when one of its keys is missing or misplaced."""
+    peers = [pair(rank, j) for j in range(config.ranks) if j != rank]
+    missing = [ij for ij in peers if ij not in pair_keys]
+    if missing:
+        raise ValueError(f"seat {rank} lacks the keys of pairs {missing}")
+    if (rank < config.parties) != (dealer_key is not None):
+        raise ValueError(f"seat {rank} needs a dealer key exactly when it is a compute party "
+                         f"(parties: {config.parties})")
+    if (rank == 0) != (dealer is not None):
+        raise ValueError("party 0, and only party 0, takes its corrections from the dealer")
+    return peers
+
+
 class Seat:
-    """Rank ``rank`` of ``config``'s parties (and clients), held by one role."""
+    """Rank ``rank`` of ``config``'s parties (and clients), held by one role, over links."""
 
     def __init__(self, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S):
         self.rank = check_int("rank", rank, 0, config.ranks - 1, what="a party index")
@@ -59,15 +92,7 @@ class Seat:
         pair this seat is in; ``dealer_key``: the key this compute party shares with the dealer
         (None for a client); ``dealer``: party 0's source of corrections (a `RoleDealer`).
         """
-        peers = [pair(self.rank, j) for j in range(self.config.ranks) if j != self.rank]
-        missing = [ij for ij in peers if ij not in pair_keys]
-        if missing:
-            raise ValueError(f"seat {self.rank} lacks the keys of pairs {missing}")
-        if (self.rank < self.config.parties) != (dealer_key is not None):
-            raise ValueError(f"seat {self.rank} needs a dealer key exactly when it is a compute "
-                             f"party (parties: {self.config.parties})")
-        if (self.rank == 0) != (dealer is not None):
-            raise ValueError("party 0, and only party 0, takes its corrections from the dealer")
+        peers = _check_keys(self.rank, self.config, pair_keys, dealer_key, dealer)
         self._links.connect(addresses, pair_keys, self.timeout_s)
         keys = PartyKeys(pairs={ij: pair_keys[ij] for ij in peers},
                          dealer={} if dealer_key is None else {self.rank: dealer_key})
@@ -75,21 +100,20 @@ class Seat:
                         self.timeout_s, self.config.record_views, self.config.clients)
         self.ctx = Context(comm, keys, DealerStore(comm.held, keys.dealer, dealer), self.config)
 
-    def run(self, program, *args):
-        """``program(ctx, *args)`` on this seat's context (every seat runs it at once)."""
+    def run(self, program, *inputs):
+        """This party's output of ``program`` on its ``inputs`` (every seat runs it at once)."""
         if self.ctx is None:
             raise RuntimeError(f"seat {self.rank} is not connected")
-        return program(self.ctx, *args)
+        return program(self.ctx, {self.rank: inputs})[self.rank]
 
     def received(self) -> list:
         """Every ring element this seat received since the last call (its view, in order;
         needs ``record_views``)."""
-        entries = self.ctx.comm.views[self.rank]
-        values = [int(v) for *_, payload in entries
-                  for piece in (payload if isinstance(payload, list) else [payload])
-                  for v in np.asarray(piece).reshape(-1).tolist()]
-        entries.clear()
-        return values
+        return _drain(self.ctx.comm.views[self.rank])
+
+    def stats(self):
+        """This party's online rounds and bytes sent so far (`ppml.mpc.comm.PartyStats`)."""
+        return self.ctx.comm.stats[self.rank]
 
     def close(self) -> None:
         """Close the links: a peer still waiting for this seat fails at once."""
@@ -114,3 +138,125 @@ class RoleDealer:
             self._ask(material, batch, count)
         self._ahead[material.key] = ((batch + 1, count), self._ask(material, batch + 1, count))
         return pending.result()
+
+
+def _drain(entries: list) -> list:
+    """The ring elements of view ``entries`` in order, which it empties."""
+    values = [int(v) for *_, payload in entries
+              for piece in (payload if isinstance(payload, list) else [payload])
+              for v in np.asarray(piece).reshape(-1).tolist()]
+    entries.clear()
+    return values
+
+
+_TABLES: dict = {}
+"""This process's tables by the token of their lowest rank's address."""
+_TABLES_LOCK = threading.Lock()
+
+
+class _Table:
+    """Where the local seats of one engine meet: their keys make one context holding every
+    party, and each program runs once all of them have brought their inputs."""
+
+    def __init__(self, config: EngineConfig, timeout_s: float):
+        self.config, self.timeout_s = config, timeout_s
+        self._ready = threading.Condition()
+        self._keys, self._dealer = {}, None
+        self._inputs, self._outputs = {}, {}
+        self._closed = self._failed = None
+        self.ctx: Context | None = None
+
+    def _wait(self, rank: int, done, what: str) -> None:
+        if not self._ready.wait_for(lambda: done() or self._closed is not None
+                                    or self._failed is not None, self.timeout_s):
+            raise TimeoutError(f"seat {rank}'s peers did not {what} within "
+                               f"{self.timeout_s:g} s (timeout_s)")
+        if self._failed is not None:
+            raise ConnectionError(f"the program failed while seat {rank} waited: "
+                                  f"{type(self._failed).__name__}: {self._failed}")
+        if not done():
+            raise ConnectionError(f"seat {self._closed} closed while seat {rank} waited to "
+                                  f"{what}")
+
+    def join(self, rank: int, pair_keys: dict, dealer_key, dealer) -> None:
+        with self._ready:
+            self._keys[rank] = (pair_keys, dealer_key)
+            self._dealer = self._dealer or dealer
+            if len(self._keys) == self.config.ranks:
+                pairs = {ij: k for keys, _ in self._keys.values() for ij, k in keys.items()}
+                dealers = {r: k for r, (_, k) in self._keys.items() if k is not None}
+                comm = LocalComm(self.config.parties, self.config.record_views,
+                                 self.config.clients)
+                store = DealerStore(comm.held, dealers, self._dealer)
+                self.ctx = Context(comm, PartyKeys(pairs, dealers), store, self.config)
+                self._ready.notify_all()
+            self._wait(rank, lambda: self.ctx is not None, "connect")
+
+    def run(self, rank: int, program, inputs: tuple):
+        with self._ready:
+            if self._closed is not None:
+                raise ConnectionError(f"seat {self._closed} has closed")
+            self._inputs[rank] = inputs
+            if len(self._inputs) == self.config.ranks:    # the last to come runs it for all
+                inputs, self._inputs = self._inputs, {}
+                try:
+                    self._outputs = program(self.ctx, inputs)
+                except BaseException as err:
+                    self._failed = err                     # the others fail too, at once
+                    raise
+                finally:
+                    self._ready.notify_all()
+            else:
+                self._wait(rank, lambda: rank in self._outputs, "run their part")
+            return self._outputs.pop(rank)
+
+    def close(self, rank: int) -> None:
+        with self._ready:
+            self._closed = rank if self._closed is None else self._closed
+            self._ready.notify_all()
+
+
+class LocalSeat:
+    """A seat whose peers are seats in this process (module docstring): the same calls as
+    `Seat`; its address names the table of the lowest rank."""
+
+    def __init__(self, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S):
+        self.rank = check_int("rank", rank, 0, config.ranks - 1, what="a party index")
+        self.config = config
+        self.address = ("in-process", secrets.token_hex(16))
+        self._table = None
+        if rank == 0:
+            with _TABLES_LOCK:
+                _TABLES[self.address[1]] = self._table = _Table(config, timeout_s)
+
+    def connect(self, addresses: list, pair_keys: dict, dealer_key: bytes | None,
+                dealer=None) -> None:
+        """Meet the other seats at the lowest rank's table (they come at the same time)."""
+        peers = _check_keys(self.rank, self.config, pair_keys, dealer_key, dealer)
+        with _TABLES_LOCK:
+            self._table = _TABLES.get(tuple(addresses[0])[1])
+        if self._table is None:
+            raise ConnectionError(f"no seat 0 at {addresses[0]} in this process")
+        self._table.join(self.rank, {ij: pair_keys[ij] for ij in peers}, dealer_key, dealer)
+
+    @property
+    def ctx(self) -> Context | None:
+        return None if self._table is None else self._table.ctx
+
+    def run(self, program, *inputs):
+        if self.ctx is None:
+            raise RuntimeError(f"seat {self.rank} is not connected")
+        return self._table.run(self.rank, program, inputs)
+
+    def received(self) -> list:
+        return _drain(self.ctx.comm.views[self.rank])
+
+    def stats(self):
+        return self.ctx.comm.stats[self.rank]
+
+    def close(self) -> None:
+        if self._table is not None:
+            self._table.close(self.rank)
+        if self.rank == 0:
+            with _TABLES_LOCK:
+                _TABLES.pop(self.address[1], None)

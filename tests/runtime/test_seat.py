@@ -1,8 +1,8 @@
 """ppml/runtime/seat.py: the engine between two roles, step after step.
 
-Party 1 is a role (a background object here, an actor on Ray); party 0 is the test itself, as
-Samba's Controller is the driver.  With seeded keys the seats compute exactly what the local
-runtime computes, message for message.
+Party 1 is a role (a background object with a `LocalSeat`, or an actor with a `Seat` on
+links); party 0 is the test itself, as Samba's Controller is the driver.  With seeded keys both
+kinds of seat compute exactly what the local runtime of `spmd.run` computes.
 """
 
 import numpy as np
@@ -14,7 +14,8 @@ from ppml.mpc.dealer import Dealer, material
 from ppml.mpc.keys import dealer_party_key, dealer_secret_key, pair_key
 from ppml.mpc.local import in_process
 from ppml.runtime import roles
-from ppml.runtime.seat import RoleDealer, Seat
+from ppml.runtime import seat as seats
+from ppml.runtime.seat import LocalSeat, RoleDealer, Seat
 
 SEED = 21
 CONFIG = EngineConfig(2, seed=SEED, record_views=True)
@@ -23,8 +24,8 @@ CONFIG = EngineConfig(2, seed=SEED, record_views=True)
 class Member:
     """A role holding seat ``rank``."""
 
-    def __init__(self, rank: int, config: EngineConfig):
-        self.seat = Seat(rank, config, timeout_s=20)
+    def __init__(self, rank: int, config: EngineConfig, runtime: str):
+        self.seat = seats.make(runtime, rank, config, timeout_s=20)
 
     def address(self):
         return self.seat.address
@@ -32,8 +33,8 @@ class Member:
     def connect(self, addresses, key, dealer_key):
         self.seat.connect(addresses, {(0, 1): key}, dealer_key)
 
-    def run(self, program, *args):
-        return self.seat.run(program, *args)
+    def run(self, program, *inputs):
+        return self.seat.run(program, *inputs)
 
     def received(self):
         return self.seat.received()
@@ -53,19 +54,20 @@ class DealerRole:
         return self.dealer.corrections(material(kind, spec), batch, count)
 
 
-def step(ctx, scores):
-    """Party 0's scores, party 1's weights (None at the other), the argmax to party 1."""
-    x = ctx.share(scores, owner=0, shape=(5,))
-    w = ctx.share(None if scores is not None else np.linspace(1, 2, 5), owner=1, shape=(5,))
-    return ctx.value_at(mpc.reveal_argmax(x * w, to=1, ties="first"), 1)
+def step(ctx, inputs):
+    """Party 0's scores, party 1's weights, the argmax to party 1 (a seat program)."""
+    x = ctx.share(inputs[0][0] if ctx.holds(0) else None, owner=0, shape=(5,))
+    w = ctx.share(np.linspace(1, 2, 5) if ctx.holds(1) else None, owner=1, shape=(5,))
+    onehot = ctx.value_at(mpc.reveal_argmax(x * w, to=1, ties="first"), 1)
+    return {p: onehot if p == 1 else None for p in ctx.held}
 
 
 def steps(runtime: str) -> tuple:
     """Three steps between the test (party 0) and a Member role (party 1); (what party 1
     got each step, what each seat received, party 0's operation counts)."""
-    member = roles.spawn(Member, runtime, 1, CONFIG, background=True, timeout_s=30)
+    member = roles.spawn(Member, runtime, 1, CONFIG, runtime, background=True, timeout_s=30)
     dealer = roles.spawn(DealerRole, runtime, SEED)
-    seat = Seat(0, CONFIG, timeout_s=20)
+    seat = seats.make(runtime, 0, CONFIG, timeout_s=20)
     try:
         address = member.call("address")
         joining = member.submit("connect", [seat.address, address], pair_key(SEED, 0, 1),
@@ -76,10 +78,10 @@ def steps(runtime: str) -> tuple:
         got = []
         for k in range(3):
             scores = np.arange(5.0) * (k - 1) ** 2 - k
-            theirs = member.submit("run", step, None)
+            theirs = member.submit("run", step)
             assert seat.run(step, scores) is None
             got.append(theirs.result())
-        return got, seat.received(), member.call("received"), seat.ctx.comm.stats[0]
+        return got, seat.received(), member.call("received"), seat.stats()
     finally:
         seat.close()
         roles.teardown([member, dealer])
@@ -94,8 +96,12 @@ def local_steps() -> tuple:
     return got, ctx.comm.stats[0]
 
 
-def test_two_seats_compute_what_the_local_runtime_computes():
-    got, seen_0, seen_1, stats = steps("local")
+@pytest.mark.parametrize("runtime", [
+    "local", pytest.param("ray", marks=pytest.mark.ray)])
+def test_two_seats_compute_what_the_local_runtime_computes(runtime, request):
+    if runtime == "ray":
+        request.getfixturevalue("ray_cluster")
+    got, seen_0, seen_1, stats = steps(runtime)
     expected, local_stats = local_steps()
     weights = np.linspace(1, 2, 5)
     for k, onehot in enumerate(got):
@@ -106,31 +112,54 @@ def test_two_seats_compute_what_the_local_runtime_computes():
     assert seen_0 and seen_1 and len(seen_1) > len(seen_0)     # party 1 also gets the result
 
 
-@pytest.mark.ray
-def test_a_seat_in_an_actor_computes_the_same(ray_cluster):
-    assert [o.tolist() for o in steps("ray")[0]] == [o.tolist() for o in local_steps()[0]]
-
-
-def test_a_closed_peer_fails_the_waiting_seat_at_once():
-    member = roles.spawn(Member, "local", 1, CONFIG, background=True)
-    seat = Seat(0, CONFIG, timeout_s=20)
+@pytest.mark.parametrize("kind", [LocalSeat, Seat])
+def test_a_closed_peer_fails_the_waiting_seat_at_once(kind):
+    runtime = "local" if kind is LocalSeat else "ray"
+    member = roles.spawn(Member, "local", 1, CONFIG, runtime, background=True)
+    seat = kind(0, CONFIG, timeout_s=20)
     try:
-        joining = member.submit("connect", [seat.address, member.obj.seat.address],
-                                pair_key(SEED, 0, 1), dealer_party_key(SEED, 1))
-        seat.connect([seat.address, member.obj.seat.address], {(0, 1): pair_key(SEED, 0, 1)},
+        address = member.call("address")
+        joining = member.submit("connect", [seat.address, address], pair_key(SEED, 0, 1),
+                                dealer_party_key(SEED, 1))
+        seat.connect([seat.address, address], {(0, 1): pair_key(SEED, 0, 1)},
                      dealer_party_key(SEED, 0), RoleDealer(roles.spawn(DealerRole, "local",
                                                                        SEED)))
         joining.result()
         member.call("close")
         with pytest.raises(ConnectionError, match="closed"):
-            seat.run(lambda ctx: ctx.open([np.zeros((1, 2), np.uint64)], mpc.ring.ARITHMETIC))
+            seat.run(step, np.zeros(5))
     finally:
         seat.close()
         roles.teardown([member])
 
 
-def test_seat_checks_its_keys():
-    seat = Seat(0, CONFIG)
+def test_a_failing_program_fails_every_local_seat():
+    member = roles.spawn(Member, "local", 1, CONFIG, "local", background=True, timeout_s=30)
+    seat = LocalSeat(0, CONFIG, timeout_s=20)
+    try:
+        joining = member.submit("connect", [seat.address, member.call("address")],
+                                pair_key(SEED, 0, 1), dealer_party_key(SEED, 1))
+        seat.connect([seat.address, None], {(0, 1): pair_key(SEED, 0, 1)},
+                     dealer_party_key(SEED, 0), RoleDealer(roles.spawn(DealerRole, "local",
+                                                                       SEED)))
+        joining.result()
+        theirs = member.submit("run", step)
+        errors = []
+        for call in (lambda: seat.run(step, np.zeros(4)),    # 4 scores where 5 are shared
+                     theirs.result):
+            with pytest.raises((ValueError, ConnectionError), match="shape") as err:
+                call()
+            errors.append(type(err.value))
+        # the seat that came last ran the program and raised its error; the other was told
+        assert sorted(e.__name__ for e in errors) == ["ConnectionError", "ValueError"]
+    finally:
+        seat.close()
+        roles.teardown([member])
+
+
+@pytest.mark.parametrize("kind", [LocalSeat, Seat])
+def test_seat_checks_its_keys(kind):
+    seat = kind(0, CONFIG)
     try:
         with pytest.raises(ValueError, match="lacks the keys of pairs"):
             seat.connect([seat.address, None], {}, b"k" * 32)
@@ -143,4 +172,4 @@ def test_seat_checks_its_keys():
     finally:
         seat.close()
     with pytest.raises(ValueError, match="rank"):
-        Seat(2, CONFIG)
+        kind(2, CONFIG)

@@ -19,9 +19,11 @@ from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.runtime.roles import RUNTIMES
 
 
-MASKS = ("paper",)
-"""How the DOs hide their scores from Comp: ``paper``, y = alpha_t x (section 4.1.2), which shows
-Comp every ratio of scores (docs/samba.md, "What Comp learns")."""
+MASKS = ("mpc", "paper")
+"""How the DOs hide their scores from Comp: ``mpc`` (the default), secret shares between the
+Controller and Comp, who select on them (`ppml.protocols.samba.selection`: Comp learns the
+selected position only); ``paper``, y = alpha_t x (section 4.1.2), which shows Comp every ratio
+of scores (docs/samba.md, "What Comp learns")."""
 
 
 @dataclass
@@ -49,7 +51,7 @@ class SambaOptions:
     items are movies with 1-8 ratings, all liked, at mean 1.0)."""
     owners_per_actor: Optional[int] = None
     """On Ray: DOs per actor (None: one each while there is a CPU per DO)."""
-    mask: str = "paper"
+    mask: str = "mpc"
     """How the DOs hide their scores from Comp, one of `MASKS`."""
 
     def __post_init__(self) -> None:
@@ -79,6 +81,8 @@ class SambaConfig:
     horizon: int
     spec: AlgorithmSpec
     runtime: str = "local"
+    mask: str = "mpc"
+    """One of `MASKS`."""
     crypto: bool = True
     """False: the same participants and messages with every Enc and E removed (A_no-enc in the
     proof of Theorem 2), to measure what the cryptography costs."""
@@ -100,6 +104,8 @@ class SambaConfig:
         if self.runtime not in RUNTIMES:
             raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}; got "
                              f"{self.runtime!r}")
+        if self.mask not in MASKS:
+            raise ValueError(f"samba.mask must be one of {', '.join(MASKS)}; got {self.mask!r}")
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
         if self.owners_per_actor is not None:
             check_int("owners_per_actor", self.owners_per_actor, 1)

@@ -112,6 +112,11 @@ class Policy:
         """p_i after step 1's initial pull (Fig. 6(a)); only Pursuit uses it."""
         return 0.0
 
+    def match_bound(self) -> float:
+        """An upper bound of every probability-matching score (the fixed point of the
+        selection on shares, `ppml.protocols.samba.selection`)."""
+        return 1.0
+
     def compute_scores(self, t: int, l: int, arms: list) -> list:
         """Each DO's ComputeScore(t, l) from its own `Arm` (s, n, p, draws) only."""
         raise NotImplementedError
@@ -168,6 +173,10 @@ class Softmax(Policy):
     def compute_scores(self, t, l, arms):
         tau, exp = self.spec.softmax_tau, math.exp
         return [exp(a.s / a.n / tau) for a in arms]
+
+    def match_bound(self):
+        """e^(mu/tau) <= e^(1/tau), for means mu <= 1."""
+        return math.exp(1.0 / self.spec.softmax_tau)
 
 
 class Pursuit(Policy):

@@ -12,6 +12,11 @@ Controller asks Comp to select among equal scores, and sigma_t alone picks the a
 "Algorithm-Specific Optimizations").  At the end the DOs send E(s_i) (step 6), the Controller
 multiplies them and DC decrypts the sum (step 7).
 
+Under ``mask=mpc`` (the default) step 2 sends Comp only its shares of the scores, and step 4 is
+SelectArm on shares between the Controller's seat (party 0) and Comp's (party 1), with DC as
+dealer (`ppml.protocols.samba.selection`); the Controller's shares are its words of the streams
+it shares with each DO, permuted by sigma_t like Comp's.
+
 Both runtimes run the same objects on the same streams, so they give the same run.
 """
 
@@ -24,13 +29,21 @@ import operator
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.draws import Permutations, Words
 from ppml.protocols.samba.keys import SambaKeys, make_run_id, role_key, streams
-from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup
+from ppml.protocols.samba.policies import MATCH
+from ppml.protocols.samba.roles import (Comp, DataCustomer, DataOwnerGroup, engine_config,
+                                        hand_over_context)
+from ppml.protocols.samba.selection import U_BITS, check_arms, match_words, select_on_shares
+from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.rng import Stream, warn_insecure
 from ppml.privacy.views import ViewRecorder
 from ppml.runtime import roles
+from ppml.runtime import seat
+from ppml.runtime.seat import RoleDealer
 
 @dataclass
 class SambaRun:
@@ -59,7 +72,10 @@ class Controller:
     """The Controller (Fig. 6(b)): permutations and message routing.  It makes its own keys
     (the permutations' key and seed_eps, which it shares with the DOs) and the public run id,
     relays the other keys only as public keys and sealed boxes, and holds no key that opens a
-    score, a bit or a share of the reward.  ``seconds`` is its own work only."""
+    score, a bit or a share of the reward.  Under mask=mpc it is also party 0 of the selection
+    on shares: it makes the key of each stream it shares with a DO (its shares of the DO's
+    scores), draws probability matching's u, and holds its `Seat`.  ``seconds`` is its own
+    work only."""
 
     def __init__(self, setup: SambaConfig, arms: int, groups, layout, customer):
         self.setup, self.arms = setup, arms
@@ -69,6 +85,14 @@ class Controller:
         self._explore_key = role_key(setup.seed, "explore")
         self.permutations = Permutations(streams(self._permutation_key)[0], arms)
         self.explore = Words(Stream(self._explore_key))
+        self.seat = None
+        if setup.mask == "mpc":
+            check_arms(self.policy)
+            self.agreement = KeyAgreement(role_key(setup.seed, "x25519", "controller"))
+            self._share_keys = [role_key(setup.seed, "shares", i) for i in range(arms)]
+            self.shares = [Words(Stream(key)).word for key in self._share_keys]
+            self.match = match_words(self._permutation_key)
+            self.seat = seat.make(setup.runtime, 0, engine_config(setup.record_views))
         self.groups, self.layout, self.customer = groups, layout, customer
         self.comp = None
         """Comp's role, attached once Comp is made with this run's id."""
@@ -84,19 +108,49 @@ class Controller:
         publics = {}
         for part in self.gather(self.groups, [("join", ([data.arm(i) for i in members],
                                                         self.setup.seed,
-                                                        self.setup.record_views))
+                                                        self.setup.record_views,
+                                                        self.setup.mask))
                                               for members in self.layout]):
             publics.update(part)
         comp_public, aes_boxes = self.gather([self.comp, self.comp], [
             ("public", ()), ("share_enc_key", (publics,))])
-        alpha_boxes = self.gather(self.groups[:1],                   # the group hosting DO 0
+        if self.seat is None:                   # seed_alpha, from DO 0 (which keeps its own)
+            hiding, sender = "masks", ("DO0", publics[0])
+            hidings = self.gather(self.groups[:1],                  # the group hosting DO 0
                                   [("share_alpha", (publics, self.run_id))])[0]
-        senders = {"Comp": comp_public, 0: publics[0]}
-        self.gather(self.groups, [("setup", ({i: (aes_boxes[i], alpha_boxes.get(i))
-                                              for i in members}, senders, self._explore_key,
-                                             self.run_id, self.arms, self.setup.horizon,
-                                             self.setup.spec, self.setup.crypto, public_key))
+        else:                                   # the key of each DO's shares, from here
+            hiding, sender = "shares", ("Controller", self.agreement.public)
+            hidings = {i: self.agreement.seal(publics[i], key, hand_over_context(
+                self.run_id, "shares", "Controller", f"DO{i}"))
+                for i, key in enumerate(self._share_keys)}
+        senders = {"aes-gcm": ("Comp", comp_public), hiding: sender}
+        boxes = {i: {"aes-gcm": aes_boxes[i], **({hiding: hidings[i]} if i in hidings else {})}
+                 for i in range(self.arms)}
+        self.gather(self.groups, [("setup", ({i: boxes[i] for i in members}, senders,
+                                             self._explore_key, self.run_id, self.arms,
+                                             self.setup.horizon, self.setup.spec,
+                                             self.setup.crypto, public_key))
                                   for members in self.layout])
+        if self.seat is not None:
+            self._join_engine(comp_public)
+
+    def _join_engine(self, comp_public: bytes) -> None:
+        """mask=mpc: DC deals each party its dealer key, sealed; the Controller seals the key
+        of the pair to Comp; both seats link up."""
+        comp_address, (dealer, dealer_boxes) = self.gather(
+            [self.comp, self.customer],
+            [("engine_address", ()), ("deal", ({0: self.agreement.public, 1: comp_public},
+                                               self.run_id))])
+        pair_key = role_key(self.setup.seed, "engine-pair")
+        pair_box = self.agreement.seal(comp_public, pair_key, hand_over_context(
+            self.run_id, "engine-pair", "Controller", "Comp"))
+        addresses = [self.seat.address, comp_address]
+        joining = self.comp.submit("join_engine", addresses, self.agreement.public, pair_box,
+                                   dealer, dealer_boxes[1])
+        dealer_key = self.agreement.open(dealer, dealer_boxes[0], hand_over_context(
+            self.run_id, "dealer", "DC", "Controller"))
+        self.seat.connect(addresses, {(0, 1): pair_key}, dealer_key, RoleDealer(self.customer))
+        joining.result()
 
     def replay_keys(self) -> tuple:
         """EVALUATION ONLY (never called by the protocol): the permutations' key and seed_eps,
@@ -134,13 +188,39 @@ class Controller:
             if scores is not None and self.view.enabled:        # sealed: all it receives
                 self.view.record(t, l, [int.from_bytes(c, "big") for c in scores])
             permuted = None if explores else list(map(scores.__getitem__, sigma))   # step 3
-            self.seconds += time.perf_counter() - start
-            bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]       # step 4
+            if permuted is None or self.seat is None:
+                self.seconds += time.perf_counter() - start
+                bits = self.gather([self.comp], [("select", (t, l, permuted))])[0]   # step 4
+            else:
+                bits = self._select_on_shares(t, l, sigma, permuted, start)
             start = time.perf_counter()
             unpermuted = list(map(bits.__getitem__, inverse))                       # step 5
             self._deliveries = [(t, l, unpermuted[m.start:m.stop]) for m in self.layout]
             self.seconds += time.perf_counter() - start
             start = time.perf_counter()
+
+    def _select_on_shares(self, t: int, l: int, sigma: list, permuted: list,
+                          start: float) -> list:
+        """mask=mpc, steps 3-4: its own shares (a word of each DO's stream) permuted by
+        sigma_t, u for probability matching, and SelectArm in its seat beside Comp's."""
+        words = [word() for word in self.shares]
+        mine = np.array(list(map(words.__getitem__, sigma)), dtype=np.uint64)
+        kind = self.policy.kind(l)
+        u = self.match() >> (64 - U_BITS) if kind == MATCH else None
+        self.seconds += time.perf_counter() - start
+        selecting = self.comp.submit("select", t, l, permuted)
+        self.seat.run(select_on_shares, kind, mine, u)
+        if self.view.enabled:          # after the boxes: its shares, then what Comp sent it
+            values = words + self.seat.received()
+            self.view.record(t, l, values, range(self.arms, self.arms + len(values)))
+        return selecting.result()
+
+    def selection_counts(self) -> dict:
+        """The selection on shares' online rounds and the bytes the Controller sent in them
+        (0 under mask=paper)."""
+        stats = None if self.seat is None else self.seat.stats()
+        return {"selection_rounds": 0 if stats is None else stats.rounds,
+                "selection_bytes": 0 if stats is None else stats.bytes_sent}
 
     def cumulative_reward(self) -> int:
         """The last bits, then steps 6-7: E(s_1) ... E(s_K) = E(sum s_i) (each DO's obfuscator
@@ -168,7 +248,8 @@ class Controller:
         counts = {"aes_gcm_ops": comp_ops + sum(r[3] for r in reports),
                   "paillier_encryptions": self.arms if crypto else 0,
                   "paillier_additions": self.arms - 1 if crypto else 0,
-                  "paillier_decryptions": 1 if crypto else 0}
+                  "paillier_decryptions": 1 if crypto else 0,
+                  **self.selection_counts()}
         seconds = {"controller_s": self.seconds, "comp_s": comp_s, "dc_s": dc_s,
                    "keygen_s": keygen_s, "owner_mean_s": sum(owner_s) / len(owner_s),
                    "owner_max_s": max(owner_s), "offline_s": sum(r[4] for r in reports),
@@ -200,6 +281,7 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
         participants.append(roles.spawn(cls, setup.runtime, *args, **options))
         return participants[-1]
 
+    controller = None
     try:
         customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
                         setup.crypto, setup.record_views)
@@ -207,9 +289,12 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
         groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
         controller = Controller(setup, arms, groups, layout, customer)
         controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
-                               setup.seed, setup.record_views)
+                               setup.seed, setup.record_views, setup.mask, setup.runtime,
+                               background=setup.mask == "mpc")     # its seat meets the caller's
         return _play(data, setup, start, controller)
     finally:
+        if controller is not None and controller.seat is not None:
+            controller.seat.close()
         roles.teardown(participants)
 
 

@@ -3,8 +3,9 @@ algorithms, driven by the same random streams as a Samba run (Theorem 2).
 
 The randomness Samba spreads over its participants is drawn here from the same streams:
 sigma_t from the Controller's stream is argmax's tie-breaking (and epsilon-greedy's random arm,
-the permuted list's first position), u from Comp's stream drives probability matching, theta_i
-from DO_i's own stream, x from seed_eps.  Scores are never masked or encrypted here.
+the permuted list's first position), u drives probability matching (from Comp's stream under
+mask=paper, from the Controller's under mask=mpc), theta_i from DO_i's own stream, x from
+seed_eps.  Scores are never masked or encrypted here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from ppml.protocols.samba.policies import MATCH, AlgorithmSpec, Arm, select_arm
 from ppml.protocols.samba.draws import BetaDraws, Permutations, Words
 from ppml.protocols.samba.keys import SambaKeys, streams
+from ppml.protocols.samba.selection import U_BITS, match_position, match_words, score_key
 from ppml.crypto.rng import Stream
 
 
@@ -31,8 +33,14 @@ class Trace:
         return int(sum(self.rewards))
 
 
-def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> Trace:
-    """Fig. 3: pull each arm once (t = 1..K), then one arm per step t in [K + 1, N]."""
+def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys,
+                  mask: str = "mpc") -> Trace:
+    """Fig. 3: pull each arm once (t = 1..K), then one arm per step t in [K + 1, N].
+
+    ``mask`` (one of `config.MASKS`) picks the probability matching that Samba runs: ``paper``
+    compares floats against Comp's u (`select_arm`), ``mpc`` the fixed-point keys of the
+    selection on shares against the Controller's u (`selection.match_position`).  Argmax is
+    the same float argmax either way."""
     arms = len(data.means)
     if horizon < arms:
         raise ValueError(f"horizon must be >= arms ({arms}): Fig. 3 pulls every arm once, "
@@ -42,6 +50,8 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> T
     state = [Arm(BetaDraws(streams(keys.owner_key(i))[0])) for i in range(arms)]
     permutations = Permutations(streams(keys.controller_key())[0], arms)
     selection = Words(streams(keys.comp_key())[0])
+    match = match_words(keys.controller_key())
+    bound = policy.match_bound()
     explore = Words(Stream(keys.explore_key()))
     pulled, rewards = [], []
 
@@ -63,8 +73,14 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys) -> T
             sigma = permutations.next()[0]
             scores = policy.compute_scores(t, l, state)
             kind = policy.kind(l)
-            u = selection.uniform() if kind == MATCH else None
-            chosen = sigma[select_arm(kind, [scores[a] for a in sigma], u)]
+            permuted = [scores[a] for a in sigma]
+            if kind == MATCH and mask == "mpc":
+                position = match_position([score_key(kind, x, bound) for x in permuted],
+                                          match() >> (64 - U_BITS))
+            else:
+                position = select_arm(kind, permuted,
+                                      selection.uniform() if kind == MATCH else None)
+            chosen = sigma[position]
             if l < policy.iterations:
                 policy.after_iteration(l, state, [int(i == chosen) for i in range(arms)])
         pull(t, chosen)

@@ -22,15 +22,18 @@ import numpy as np
 from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, Arm, select_arm
 from ppml.protocols.samba.draws import BetaDraws, Words, uniform
 from ppml.protocols.samba.keys import role_key, streams
+from ppml.protocols.samba.selection import (PADDING, SCORE_BYTES, check_arms, comp_shares,
+                                            select_on_shares, unpack_shares)
 from ppml.crypto.aead import (Channel, Endpoint, Endpoints, MessageRejected, PlainChannel,
                               ReplayGuard)
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
 from ppml.crypto.rng import Stream
+from ppml.mpc.context import EngineConfig
+from ppml.mpc.dealer import Dealer, material
 from ppml.privacy.views import ViewRecorder
+from ppml.runtime import seat
 
-SCORE_BYTES = 16
-"""Every score and pull bit travels as 16 plaintext bytes (then 44 bytes sealed)."""
 BIT_ZERO, BIT_ONE = bytes(SCORE_BYTES), b"\x01" + bytes(SCORE_BYTES - 1)
 _BIT_VALUES = {BIT_ZERO: 0, BIT_ONE: 1}
 MASK_EXPONENT = 32
@@ -38,7 +41,6 @@ MASK_EXPONENT = 32
 _EXPONENT_STEP = 2**53 // (2 * MASK_EXPONENT)
 """floor(64 u) for u = m 2^-53 (m the word's top 53 bits) is m // 2^47, exactly."""
 _DOUBLE = struct.Struct(">d")
-_PADDING = bytes(SCORE_BYTES - 8)
 
 
 def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
@@ -64,12 +66,12 @@ def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
         raise ValueError(f"masked score {xs[bad[0]]!r} of DO {owners[bad[0]].index} is not a "
                          f"finite{' normal' if kind == ARGMAX else ''} float")
     pack = _DOUBLE.pack
-    return [pack(y) + _PADDING for y in ys]
+    return [pack(y) + PADDING for y in ys]
 
 
 def unpack_scores(plaintexts: list) -> list:
     """Comp's view of the masked scores: the floats alpha_t x_i."""
-    if {p[8:] for p in plaintexts} - {_PADDING}:
+    if {p[8:] for p in plaintexts} - {PADDING}:
         raise MessageRejected("a masked score has non-zero padding")
     return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
 
@@ -89,24 +91,32 @@ def bit_plaintexts(arms: int, position: int) -> list[bytes]:
     return bits
 
 
-def hand_over_context(run_id: bytes, purpose: str, sender: str, receiver: int) -> bytes:
+def hand_over_context(run_id: bytes, purpose: str, sender: str, receiver: str) -> bytes:
     """What a sealed hand-over is bound to: the run, the secret's purpose and both ends."""
-    return run_id + f"/{purpose}/{sender}->DO{receiver}".encode()
+    return run_id + f"/{purpose}/{sender}->{receiver}".encode()
+
+
+def engine_config(record_views: bool) -> EngineConfig:
+    """The two-party engine of the selection on shares: the Controller (party 0) and Comp
+    (party 1); its keys are handed over sealed, never derived from a seed here."""
+    return EngineConfig(2, record_views=record_views)
 
 
 class DataOwner(Arm):
     """DO_i (Fig. 6(a)), its own object: its arm's state (`Arm`: s_i, n_i, p_i and its Thompson
     draws from its own stream), its arm's rewards (``rewards``), the steps it pulled, its own
     key and X25519 pair (``agreement``), and once the shared keys have arrived (`take_keys`) its
-    readers of seed_alpha (``mask``, a `Words.word`) and seed_eps (``explore``) and its AES-GCM
-    `Endpoint` (Enc's key, nonce stream from its own key; None without cryptography); its
-    precomputed Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it).
-    DO 0 also makes seed_alpha (``alpha``) for all DOs."""
+    readers of seed_alpha (``mask``, a `Words.word`; mask=paper) or of the stream it shares
+    with the Controller (``share``: the Controller's shares of its scores; mask=mpc), of
+    seed_eps (``explore``) and its AES-GCM `Endpoint` (Enc's key, nonce stream from its own key;
+    None without cryptography); its precomputed Paillier obfuscator for step 6 (``pool``,
+    ``offline_s`` seconds to make it).  Under mask=paper DO 0 also makes seed_alpha (``alpha``)
+    for all DOs."""
 
     __slots__ = ("index", "rewards", "pulled", "own_key", "nonces", "agreement", "alpha", "mask",
-                 "explore", "endpoint", "pool", "offline_s")
+                 "share", "explore", "endpoint", "pool", "offline_s")
 
-    def __init__(self, index: int, rewards, seed: int | None):
+    def __init__(self, index: int, rewards, seed: int | None, mask: str = "mpc"):
         if rewards.index != index:
             raise ValueError(f"DO {index} was given arm {rewards.index}'s rewards")
         self.own_key = role_key(seed, "owner", index)
@@ -114,13 +124,18 @@ class DataOwner(Arm):
         super().__init__(BetaDraws(draws))
         self.index, self.rewards, self.pulled = index, rewards, []
         self.agreement = KeyAgreement(role_key(seed, "x25519", "owner", index))
-        self.alpha = role_key(seed, "masks") if index == 0 else None
-        self.mask = self.explore = self.endpoint = None
+        self.alpha = role_key(seed, "masks") if index == 0 and mask == "paper" else None
+        self.mask = self.share = self.explore = self.endpoint = None
         self.pool, self.offline_s = None, 0.0
 
-    def take_keys(self, aes_key: bytes, alpha: bytes, explore_key: bytes, crypto: bool) -> None:
-        """Enc's key (from Comp), seed_alpha (from DO 0) and seed_eps (from the Controller)."""
-        self.mask = Words(Stream(alpha)).word
+    def take_keys(self, aes_key: bytes, hiding: dict, explore_key: bytes, crypto: bool) -> None:
+        """Enc's key (from Comp), the key that hides its scores (``hiding``: seed_alpha from DO
+        0 as {"masks": key}, or {"shares": key} from the Controller) and seed_eps (from the
+        Controller)."""
+        if "masks" in hiding:
+            self.mask = Words(Stream(hiding["masks"])).word
+        else:
+            self.share = Words(Stream(hiding["shares"])).word
         self.explore = Words(Stream(explore_key))
         self.endpoint = Endpoint(aes_key, self.nonces) if crypto else None
 
@@ -148,12 +163,14 @@ class DataOwnerGroup:
     and op counts.
     """
 
-    def join(self, rewards: list, seed: int | None, record_views: bool = False) -> dict:
+    def join(self, rewards: list, seed: int | None, record_views: bool = False,
+             mask: str = "mpc") -> dict:
         """Its DOs, each making its own keys (``rewards``: one `ArmRewards` per DO, in DO
-        order); returns their X25519 public keys by DO index, for the Controller to relay.
+        order; ``mask``: how they hide their scores, one of `config.MASKS`); returns their
+        X25519 public keys by DO index, for the Controller to relay.
         With ``record_views`` the group records what its DOs open: each DO's pull bit at
         (t, l), its position the DO's index."""
-        self.owners = [DataOwner(r.index, r, seed) for r in rewards]
+        self.owners = [DataOwner(r.index, r, seed, mask) for r in rewards]
         self.view = ViewRecorder(record_views)
         return {o.index: o.agreement.public for o in self.owners}
 
@@ -165,27 +182,29 @@ class DataOwnerGroup:
             raise ValueError(f"seed_alpha is DO 0's to share; this group hosts DOs "
                              f"{first.index}-{self.owners[-1].index}")
         return {i: first.agreement.seal(public, first.alpha,
-                                        hand_over_context(run_id, "masks", "DO0", i))
+                                        hand_over_context(run_id, "masks", "DO0", f"DO{i}"))
                 for i, public in publics.items() if i != 0}
 
-    def setup(self, sealed: dict, publics: dict, explore_key: bytes, run_id: bytes, arms: int,
+    def setup(self, sealed: dict, senders: dict, explore_key: bytes, run_id: bytes, arms: int,
               horizon: int, spec: AlgorithmSpec, crypto: bool, public_key) -> None:
-        """Step 1: each DO opens Enc's key (sealed by Comp) and seed_alpha (sealed by DO 0) from
-        ``sealed`` = {index: (aes box, alpha box)}, with the senders' X25519 keys ``publics``
-        ("Comp", 0), and takes seed_eps; pulls its arm once; and, offline, makes its obfuscator
-        r^n for step 6 under DC's public key (step 0).  Keys arrive by method call, never as
-        actor creation arguments."""
+        """Step 1: each DO opens the keys sealed to it, ``sealed`` = {index: {purpose: box}}:
+        Enc's key ("aes-gcm", from Comp) and the key that hides its scores ("masks": seed_alpha
+        from DO 0, which DO 0 itself holds; or "shares", from the Controller), ``senders`` =
+        {purpose: (sender's name, its X25519 key)}; takes seed_eps; pulls its arm once; and,
+        offline, makes its obfuscator r^n for step 6 under DC's public key (step 0).  Keys
+        arrive by method call, never as actor creation arguments."""
         start = time.perf_counter()
         self.horizon, self.crypto = horizon, crypto
         self.policy = spec.policy(arms)
         for owner in self.owners:
-            aes_box, alpha_box = sealed[owner.index]
-            agree = owner.agreement
-            aes = agree.open(publics["Comp"], aes_box,
-                             hand_over_context(run_id, "aes-gcm", "Comp", owner.index))
-            alpha = owner.alpha if owner.index == 0 else agree.open(
-                publics[0], alpha_box, hand_over_context(run_id, "masks", "DO0", owner.index))
-            owner.take_keys(aes, alpha, explore_key, crypto)
+            opened = {"masks": owner.alpha} if owner.alpha is not None else {}
+            for purpose, box in sealed[owner.index].items():
+                name, public = senders[purpose]
+                opened[purpose] = owner.agreement.open(public, box, hand_over_context(
+                    run_id, purpose, name, f"DO{owner.index}"))
+            aes = opened.pop("aes-gcm")
+            owner.take_keys(aes, opened, explore_key, crypto)
+        self.hiding = masked_scores if self.owners[0].share is None else self._shares
         self.ends = [owner.endpoint for owner in self.owners]
         self.wire = Endpoints(run_id, SCORE_BYTES) if crypto else PlainChannel(SCORE_BYTES)
         first, last = self.owners[0].index, self.owners[-1].index
@@ -237,9 +256,14 @@ class DataOwnerGroup:
                                    "shortcut)")
             kind = self.policy.kind(l)
             x = self.policy.compute_scores(t, l, owners)
-            scores = self.wire.seal_each(ends, masked_scores(kind, x, owners), t, l, "score")
+            scores = self.wire.seal_each(ends, self.hiding(kind, x, owners), t, l, "score")
         self.seconds += time.perf_counter() - start
         return scores
+
+    def _shares(self, kind: str, xs: list, owners: list) -> list[bytes]:
+        """mask=mpc: Comp's shares of the scores, the Controller's being each DO's next word
+        of the stream they share (`ppml.protocols.samba.selection`)."""
+        return comp_shares(kind, xs, [o.share for o in owners], self.policy.match_bound())
 
     def reward_shares(self) -> list:
         """Step 6: each DO's E(s_i) under DC's key with its precomputed obfuscator (s_i itself
@@ -271,15 +295,20 @@ class DataOwnerGroup:
 
 class Comp:
     """Comp (Fig. 6(c)): decrypts the permuted masked scores, runs SelectArm, returns permuted
-    encrypted pull bits.  With no scores (epsilon-greedy's exploration shortcut) every arm
-    scores alike, so the first position wins and sigma_t alone picks the arm uniformly."""
+    encrypted pull bits.  Under mask=mpc it decrypts its shares of the scores instead and runs
+    SelectArm with the Controller on shares, in its `Seat` (party 1), learning the position
+    only.  With no scores (epsilon-greedy's exploration shortcut) every arm scores alike, so
+    the first position wins and sigma_t alone picks the arm uniformly."""
 
     name = "Comp"
 
     def __init__(self, arms: int, spec: AlgorithmSpec, run_id: bytes, crypto: bool,
-                 seed: int | None = None, record_views: bool = False):
+                 seed: int | None = None, record_views: bool = False, mask: str = "mpc",
+                 runtime: str = "local"):
         self.arms, self.policy, self.run_id = arms, spec.policy(arms), run_id
         self.view = ViewRecorder(record_views)
+        self.seat = seat.make(runtime, 1, engine_config(record_views)) if mask == "mpc" \
+            else None
         self._own_key = role_key(seed, "comp")
         self._aes_key = role_key(seed, "aes-gcm")            # Enc's key: Comp makes it
         self.agreement = KeyAgreement(role_key(seed, "x25519", "comp"))
@@ -297,8 +326,27 @@ class Comp:
     def share_enc_key(self, publics: dict) -> dict:
         """Enc's AES key sealed to each DO (``publics``: X25519 keys by DO index)."""
         return {i: self.agreement.seal(public, self._aes_key,
-                                       hand_over_context(self.run_id, "aes-gcm", "Comp", i))
+                                       hand_over_context(self.run_id, "aes-gcm", "Comp", f"DO{i}"))
                 for i, public in publics.items()}
+
+    def engine_address(self) -> tuple:
+        """Where the Controller's seat meets Comp's (mask=mpc)."""
+        return self.seat.address
+
+    def join_engine(self, addresses: list, controller: bytes, pair_box: bytes, dealer: bytes,
+                    dealer_box: bytes) -> None:
+        """Open the key of the pair Controller-Comp (sealed by the Controller, X25519 key
+        ``controller``) and Comp's dealer key (sealed by DC, ``dealer``), and link up with the
+        Controller's seat (which connects at the same time)."""
+        pair_key = self.agreement.open(controller, pair_box, hand_over_context(
+            self.run_id, "engine-pair", "Controller", "Comp"))
+        dealer_key = self.agreement.open(dealer, dealer_box, hand_over_context(
+            self.run_id, "dealer", "DC", "Comp"))
+        self.seat.connect(addresses, {(0, 1): pair_key}, dealer_key)
+
+    def close(self) -> None:
+        if self.seat is not None:
+            self.seat.close()
 
     def replay_key(self) -> bytes:
         """EVALUATION ONLY (never called by the protocol): Comp's own key, whose draws drive
@@ -312,10 +360,17 @@ class Comp:
         if messages is not None:
             kind = self.policy.kind(l)
             plain = self.channel.open_batch(messages, t, l, "score", self.arms)
-            values = unpack_scores(plain)
-            self.view.record(t, l, values)
-            u = self.selection.uniform() if kind == MATCH else None
-            position = select_arm(kind, values, u)
+            if self.seat is None:
+                values = unpack_scores(plain)
+                self.view.record(t, l, values)
+                u = self.selection.uniform() if kind == MATCH else None
+                position = select_arm(kind, values, u)
+            else:
+                shares = unpack_shares(plain)
+                position = self.seat.run(select_on_shares, kind,
+                                         np.array(shares, dtype=np.uint64), None)
+                if self.view.enabled:          # its shares, then what the Controller sent it
+                    self.view.record(t, l, shares + self.seat.received())
         bits = self.channel.seal_many(bit_plaintexts(self.arms, position), t, l, "bit")
         self.seconds += time.perf_counter() - start
         return bits
@@ -336,10 +391,34 @@ class DataCustomer:
     def __init__(self, key_bits: int, insecure_key_bits_ok: bool, seed: int | None,
                  crypto: bool, record_views: bool = False):
         start = time.perf_counter()
+        self.seed = seed
         self.view = ViewRecorder(record_views)
         self.public_key, self._private_key = (None, None) if not crypto else \
             generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok, seed=seed)
+        self._dealer = None
         self.seconds = self.keygen_seconds = time.perf_counter() - start
+
+    def deal(self, publics: dict, run_id: bytes) -> tuple:
+        """mask=mpc: DC becomes the dealer of the Controller's and Comp's selection on shares.
+        It makes its dealer keys and hands each party its own, sealed to the party's X25519 key
+        (``publics``: {0: the Controller's, 1: Comp's}); returns (DC's X25519 key, {party:
+        box}).  DC must not collude with either party (docs/samba.md)."""
+        seed = self.seed
+        self._dealer = Dealer({p: role_key(seed, "dealer", p) for p in (0, 1)},
+                              role_key(seed, "dealer-secret"))
+        agreement = KeyAgreement(role_key(seed, "x25519", "dc"))
+        names = ("Controller", "Comp")
+        return agreement.public, {p: agreement.seal(publics[p], self._dealer.party_keys[p],
+                                                    hand_over_context(run_id, "dealer", "DC",
+                                                                      names[p]))
+                                  for p in (0, 1)}
+
+    def corrections(self, kind: str, spec: tuple, batch: int, count: int) -> dict:
+        """The Controller's pieces of one batch of dealer material (`ppml.mpc.dealer`)."""
+        start = time.perf_counter()
+        out = self._dealer.corrections(material(kind, spec), batch, count)
+        self.seconds += time.perf_counter() - start
+        return out
 
     def public(self):
         """Step 0 also hands DC's public key to the DOs (through the Controller)."""

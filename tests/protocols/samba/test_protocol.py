@@ -47,12 +47,12 @@ def setup_for(name, seed, horizon, **options):
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
-@pytest.mark.parametrize("seed", [1, 2])
-def test_secure_run_matches_the_reference(name, seed):
+@pytest.mark.parametrize("seed, mask", [(1, "mpc"), (2, "mpc"), (1, "paper")])
+def test_secure_run_matches_the_reference(name, seed, mask):
     data = ToyArms([0.3, 0.5, 0.5, 0.7, 0.2], 60, seed)
-    setup = setup_for(name, seed, 60, owners_per_actor=2)
+    setup = setup_for(name, seed, 60, owners_per_actor=2, mask=mask)
     secure = run_samba(data, setup)
-    reference = run_reference(data, 60, setup.spec, SambaKeys.for_seed(seed))
+    reference = run_reference(data, 60, setup.spec, SambaKeys.for_seed(seed), mask)
     assert secure.arms == reference.arms
     assert secure.cumulative_reward == reference.cumulative_reward
 
@@ -79,12 +79,19 @@ def test_exploration_shortcut_sends_no_scores():
     assert run.arms == run_reference(data, 40, spec, SambaKeys.for_seed(4)).arms
 
 
-def test_without_crypto_same_run_no_operations():
+@pytest.mark.parametrize("mask", ["mpc", "paper"])
+def test_without_crypto_same_run_no_operations(mask):
+    """crypto=False drops AES-GCM and Paillier; the selection on shares stays (it is how
+    mask=mpc hides the scores, not an encryption)."""
     data = ToyArms([0.3, 0.6, 0.5], 40)
-    plain = run_samba(data, setup_for("ucb", 5, 40, crypto=False))
-    assert plain.arms == run_samba(data, setup_for("ucb", 5, 40)).arms
+    plain = run_samba(data, setup_for("ucb", 5, 40, crypto=False, mask=mask))
+    secure = run_samba(data, setup_for("ucb", 5, 40, mask=mask))
+    assert plain.arms == secure.arms
     assert plain.counts == {"aes_gcm_ops": 0, "paillier_encryptions": 0,
-                            "paillier_additions": 0, "paillier_decryptions": 0}
+                            "paillier_additions": 0, "paillier_decryptions": 0,
+                            "selection_rounds": secure.counts["selection_rounds"],
+                            "selection_bytes": secure.counts["selection_bytes"]}
+    assert (plain.counts["selection_rounds"] > 0) == (mask == "mpc")
 
 
 def test_placement_of_owners():
@@ -102,13 +109,17 @@ def test_short_horizon_and_2048_bit_policy_are_refused():
 
 
 def participants(arms=3, seed=6):
-    """A DO group and Comp set up as the Controller sets them up (keys relayed sealed)."""
+    """A DO group and Comp set up as the Controller sets them up under mask=paper (keys
+    relayed sealed)."""
     spec, run_id = AlgorithmSpec("ucb"), b"r" * 16
-    group, comp = DataOwnerGroup(), Comp(arms, spec, run_id, True, seed)
-    publics = group.join([ToyArms([0.5] * arms, 20).arm(i) for i in range(arms)], seed)
+    group, comp = DataOwnerGroup(), Comp(arms, spec, run_id, True, seed, mask="paper")
+    publics = group.join([ToyArms([0.5] * arms, 20).arm(i) for i in range(arms)], seed,
+                         mask="paper")
     aes, alpha = comp.share_enc_key(publics), group.share_alpha(publics, run_id)
-    group.setup({i: (aes[i], alpha.get(i)) for i in range(arms)},
-                {"Comp": comp.public(), 0: publics[0]}, bytes(32), run_id, arms, 20, spec, True,
+    group.setup({i: {"aes-gcm": aes[i], **({"masks": alpha[i]} if i else {})}
+                 for i in range(arms)},
+                {"aes-gcm": ("Comp", comp.public()), "masks": ("DO0", publics[0])}, bytes(32),
+                run_id, arms, 20, spec, True,
                 generate_keypair(512, insecure_key_bits_ok=True, seed=seed)[0])
     return group, comp
 

@@ -28,7 +28,7 @@ def recorded_run(monkeypatch, algorithm="ucb"):
 
     monkeypatch.setattr(samba_roles, "masked_scores", spy)
     setup = SambaConfig(HORIZON, AlgorithmSpec(algorithm), key_bits=512,
-                        insecure_key_bits_ok=True, seed=5, record_views=True)
+                        insecure_key_bits_ok=True, seed=5, record_views=True, mask="paper")
     arms = BernoulliArms("toy", np.linspace(0.2, 0.8, ARMS), np.arange(1, ARMS + 1), seed=3)
     out = run_samba(arms, setup)
     return out, list(true.values())
