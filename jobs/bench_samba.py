@@ -1,9 +1,10 @@
 """Benchmark: Samba's running time against its targets and Fig. 8(a)/(b) (Ciucanu et al.).
 
 ``python -m jobs.bench_samba [sweep=targets] [sizes=] [algorithms=ucb,thompson]
-[dataset=movielens] [runtime=local] [key_bits=2048] [results_dir=results]`` runs the samba
-experiment (plaintext reference, protocol without cryptography, secure run; fresh OS keys) once
-per algorithm and size KxN.  ``sweep`` names the sizes unless ``sizes`` lists them:
+[masks=mpc,paper] [dataset=movielens] [runtime=local] [key_bits=2048] [results_dir=results]``
+runs the samba experiment (plaintext reference, protocol without cryptography, secure run; fresh
+OS keys) once per algorithm, mask and size KxN.  ``sweep`` names the sizes unless ``sizes``
+lists them:
 
 * ``targets``: K = 10, N = 10^5 and K = 100, N = 5,000 (the configurations the authors' code
   was timed at) and K = 100, N = 10^5;
@@ -14,12 +15,13 @@ Each row has the run's dataset, runtime and key size, the three wall times, the 
 phases (setup with DC's key generation and the DOs' offline obfuscators ``offline_s``, steps 2-5,
 steps 6-7 with the K Paillier encryptions, each one multiplication online), the time per
 step, the AES-GCM floor of a step measured in the same run (``aead_floor_us``: 4K AEAD calls of
-the run's sizes per iteration) and the step's ratio to it (``floor_ratio``), whether secure and
-plaintext agree (arms and reward), ``target_s`` where docs/samba.md
-sets one (a third of the authors' time at K = 10, N = 10^5 and K = 100, N = 5,000: UCB's
-figure for the algorithms whose only iteration is argmax, Thompson's for the others; 180 s at
-K = 100, N = 10^5 for single-iteration algorithms) and the load average before and after (the
-machine may be shared).  Prints the table and writes one Parquet file (``jobs.report`` draws
+the run's sizes per iteration) and the step's ratio to it (``floor_ratio``), the selection on shares'
+rounds per step (``selection_rounds``), whether secure and plaintext agree (arms and reward),
+``target_s`` where docs/samba.md sets one (mask=paper: a third of the authors' time at K = 10,
+N = 10^5 and K = 100, N = 5,000, UCB's figure for the algorithms whose only iteration is
+argmax, Thompson's for the others, and 180 s at K = 100, N = 10^5 for single-iteration
+algorithms; mask=mpc: 180 s at K = 10, N = 10^5 and 600 s at K = 100, N = 10^5 per iteration
+of a step) and the load average before and after (the machine may be shared).  Prints the table and writes one Parquet file (``jobs.report`` draws
 Fig. 8(a)/(b) from it); the numbers are in docs/samba.md.
 """
 
@@ -37,7 +39,7 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
 from ppml.protocols.samba.config import SambaOptions
 from ppml.protocols.samba.policies import AlgorithmSpec
-from ppml.protocols.samba.roles import SCORE_BYTES
+from ppml.protocols.samba.selection import SCORE_BYTES
 
 SWEEPS = {
     "targets": [(10, 100_000), (100, 5_000), (100, 100_000)],
@@ -50,20 +52,25 @@ AUTHORS_S = {(10, 100_000): {"argmax": 29.0, "other": 33.0},
 ARGMAX_ONLY = ("ucb", "eps_greedy", "eps_greedy_decreasing")
 """Algorithms whose single iteration is an argmax of deterministic scores (UCB's figure)."""
 SINGLE_ITERATION_LIMIT_S = 180.0
-DEFAULTS = {"sweep": "targets", "sizes": "", "algorithms": "ucb,thompson",
+MPC_LIMITS_S = {(10, 100_000): 180.0, (100, 100_000): 600.0}
+"""mask=mpc: the limits of issue 11 for one iteration a step."""
+DEFAULTS = {"sweep": "targets", "sizes": "", "algorithms": "ucb,thompson", "masks": "mpc,paper",
             "dataset": "movielens", "runtime": "local", "key_bits": 2048,
             "results_dir": "results"}
 
 
-def target(algorithm: str, arms: int, horizon: int) -> float | None:
-    """The time limit of one run (a third of the authors' time; docs/samba.md), None where none
-    is set.
+def target(algorithm: str, arms: int, horizon: int, mask: str = "paper") -> float | None:
+    """The time limit of one run (docs/samba.md), None where none is set.
 
-    The authors' code was timed for UCB and Thompson only.  An algorithm of nb_A iterations a
-    step (Pursuit: 2) runs the core nb_A times (Theorem 4), so its limit is nb_A times the
-    figure of its kind: an estimate of the authors' time, stated as such in docs/samba.md.
+    mask=paper: a third of the authors' time.  The authors' code was timed for UCB and Thompson
+    only.  An algorithm of nb_A iterations a step (Pursuit: 2) runs the core nb_A times
+    (Theorem 4), so its limit is nb_A times the figure of its kind: an estimate of the authors'
+    time, stated as such in docs/samba.md.  mask=mpc: `MPC_LIMITS_S` per iteration.
     """
     iterations = AlgorithmSpec(algorithm).policy(arms).iterations
+    if mask == "mpc":
+        limit = MPC_LIMITS_S.get((arms, horizon))
+        return None if limit is None else iterations * limit
     if (arms, horizon) in AUTHORS_S:
         kind = "argmax" if algorithm in ARGMAX_ONLY else "other"
         return iterations * AUTHORS_S[arms, horizon][kind] / 3
@@ -93,16 +100,17 @@ def aead_floor_us(arms: int, iterations: int, repeats: int = 5) -> float:
     return 1e6 * iterations * seconds / rounds
 
 
-def measure(opts: dict, algorithm: str, arms: int, horizon: int) -> dict:
+def measure(opts: dict, algorithm: str, mask: str, arms: int, horizon: int) -> dict:
     load_before = os.getloadavg()[0]
-    out = samba(RunConfig(experiment="samba", samba=SambaOptions(algorithm=algorithm),
+    out = samba(RunConfig(experiment="samba", samba=SambaOptions(algorithm=algorithm, mask=mask),
                           dataset=opts["dataset"],
                           arms=arms, horizon=horizon, runtime=opts["runtime"],
                           key_bits=opts["key_bits"], insecure_key_bits_ok=True, progress=False))
     s = out.summary
-    limit = target(algorithm, arms, horizon)
+    limit = target(algorithm, arms, horizon, mask)
     floor = aead_floor_us(arms, AlgorithmSpec(algorithm).policy(arms).iterations)
-    return {"samba.algorithm": algorithm, "samba.mask": "paper", "arms": arms,
+    steps = max(1, horizon - arms)
+    return {"samba.algorithm": algorithm, "samba.mask": mask, "arms": arms,
             "horizon": horizon,
             "dataset": opts["dataset"], "runtime": opts["runtime"], "key_bits": opts["key_bits"],
             "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
@@ -113,6 +121,8 @@ def measure(opts: dict, algorithm: str, arms: int, horizon: int) -> dict:
             "end_s": s["end_s"], "step_us": 1e3 * s["step_ms"],
             "aead_floor_us": floor, "floor_ratio": 1e3 * s["step_ms"] / floor,
             "distributed_step_us": 1e3 * s["distributed_step_ms"],
+            "selection_rounds": s["selection_rounds"] / steps,
+            "selection_kb": s["selection_bytes"] / steps / 1e3,
             "agree": s["arm_agreement"] == 1.0
             and s["secure_cumulative_reward"] == s["plaintext_cumulative_reward"],
             "load_before": load_before, "load_after": os.getloadavg()[0]}
@@ -127,8 +137,8 @@ def main(argv=None) -> None:
         sizes = SWEEPS[opts["sweep"]]
     else:
         raise SystemExit(f"sweep must be one of {', '.join(SWEEPS)}, got {opts['sweep']!r}")
-    rows = [measure(opts, algorithm, arms, horizon) for arms, horizon in sizes
-            for algorithm in opts["algorithms"].split(",")]
+    rows = [measure(opts, algorithm, mask, arms, horizon) for arms, horizon in sizes
+            for algorithm in opts["algorithms"].split(",") for mask in opts["masks"].split(",")]
     finish("bench_samba", rows, opts["results_dir"], started_at)
 
 

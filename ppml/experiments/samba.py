@@ -5,7 +5,8 @@
   run's draws in an explicit evaluation mode (`replay_keys`): the seeded mode's keys, or each
   role's own keys collected after a fresh run;
 * ``distributed``: Samba's participants and messages with every Enc and E removed (A_no-enc in
-  the proof of Theorem 2);
+  the proof of Theorem 2) and the paper's masks instead of the selection on shares: what the
+  protocol costs without its privacy;
 * ``secure``: Samba (ppml/protocols/samba/protocol.py), DC decrypting the cumulative reward.
 
 Per step: the arm and reward of the secure run and of the reference.  Per run: both cumulative
@@ -13,9 +14,10 @@ rewards, the wall time of each version, each participant's own seconds (Fig. 8(d
 phases of the secure run (``setup_s`` with DC's ``keygen_s`` and the DOs' offline obfuscators
 ``offline_s``, ``steps_s`` of steps 2-5, ``end_s`` of steps 6-7 with the K Paillier
 encryptions), the time per step t of the secure and
-the crypto-free runs (``step_ms``, ``distributed_step_ms``: on Ray their difference is the
-cryptography, the rest messaging), and the counts of AES-GCM and Paillier operations beside
-Theorem 4's.
+the distributed runs (``step_ms``, ``distributed_step_ms``: their difference is the
+cryptography and the selection on shares, the rest messaging), the counts of AES-GCM and
+Paillier operations beside Theorem 4's, and the selection's rounds and the bytes the Controller
+sent in them (``selection_rounds``, ``selection_bytes``; 0 under mask=paper).
 """
 
 from __future__ import annotations
@@ -50,8 +52,8 @@ def samba(config: RunConfig) -> RunOutput:
                         owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                         insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
                         record_views=config.record_views, collect_keys=config.seed is None)
-    distributed = run_samba(data, replace(setup, crypto=False, record_views=False,
-                                          collect_keys=False))
+    distributed = run_samba(data, replace(setup, crypto=False, mask="paper",
+                                          record_views=False, collect_keys=False))
     secure = run_samba(data, setup)
     plain = run_reference(data, config.horizon, spec, replay_keys(config.seed, secure),
                           options.mask)

@@ -10,10 +10,11 @@ def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
     bench_samba.main(["sizes=3x30,4x20", "algorithms=ucb,pursuit", "dataset=synthetic",
                       "key_bits=512", f"results_dir={tmp_path}"])
     rows = read_results(tmp_path).to_pylist()
-    assert sorted((r["samba.algorithm"], r["arms"]) for r in rows) == [
-        ("pursuit", 3), ("pursuit", 4), ("ucb", 3), ("ucb", 4)]
+    assert sorted((r["samba.algorithm"], r["samba.mask"], r["arms"]) for r in rows) == [
+        (a, m, k) for a in ("pursuit", "ucb") for m in ("mpc", "paper") for k in (3, 4)]
     for r in rows:
         assert r["agree"] and r["target_s"] is None and r["step_us"] > 0
+        assert (r["selection_rounds"] > 0) == (r["samba.mask"] == "mpc")
         assert (r["dataset"], r["runtime"], r["key_bits"]) == ("synthetic", "local", 512)
         assert r["setup_s"] + r["steps_s"] + r["end_s"] <= r["secure_s"]
         assert 0 < r["offline_s"] <= r["setup_s"]
@@ -28,6 +29,13 @@ def test_targets_are_a_third_of_the_authors_times():
     assert bench_samba.target("pursuit", 100, 100_000) is None
     assert bench_samba.target("pursuit", 10, 100_000) == pytest.approx(2 * 33 / 3)   # nb_A = 2
     assert bench_samba.target("ucb", 50, 100_000) is None
+
+
+def test_mpc_targets_are_issue_11s_per_iteration():
+    assert bench_samba.target("ucb", 10, 100_000, "mpc") == 180.0
+    assert bench_samba.target("softmax", 100, 100_000, "mpc") == 600.0
+    assert bench_samba.target("pursuit", 100, 100_000, "mpc") == 1200.0
+    assert bench_samba.target("ucb", 100, 5_000, "mpc") is None
 
 
 def test_unknown_sweep_is_refused():
