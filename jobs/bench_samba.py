@@ -39,7 +39,7 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
 from ppml.protocols.samba.config import SambaOptions
 from ppml.protocols.samba.policies import AlgorithmSpec
-from ppml.protocols.samba.selection import SCORE_BYTES
+from ppml.protocols.samba.wire import SCORE_BYTES
 
 SWEEPS = {
     "targets": [(10, 100_000), (100, 5_000), (100, 100_000)],

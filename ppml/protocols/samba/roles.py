@@ -17,13 +17,15 @@ import math
 import struct
 import sys
 import time
+
 import numpy as np
 
 from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, Arm, select_arm
 from ppml.protocols.samba.draws import BetaDraws, Words, uniform
 from ppml.protocols.samba.keys import role_key, streams
-from ppml.protocols.samba.selection import (PADDING, SCORE_BYTES, check_arms, comp_shares,
-                                            select_on_shares, unpack_shares)
+from ppml.protocols.samba.selection import comp_shares, select_on_shares, unpack_shares
+from ppml.protocols.samba.wire import (PADDING, SCORE_BYTES, bit_plaintexts, check_padding,
+                                       unpack_bits)
 from ppml.crypto.aead import (Channel, Endpoint, Endpoints, MessageRejected, PlainChannel,
                               ReplayGuard)
 from ppml.crypto.agreement import KeyAgreement
@@ -34,8 +36,6 @@ from ppml.mpc.dealer import Dealer, material
 from ppml.privacy.views import ViewRecorder
 from ppml.runtime import seat
 
-BIT_ZERO, BIT_ONE = bytes(SCORE_BYTES), b"\x01" + bytes(SCORE_BYTES - 1)
-_BIT_VALUES = {BIT_ZERO: 0, BIT_ONE: 1}
 MASK_EXPONENT = 32
 """alpha_t = 2^w with w in [-32, 32): the mask hides a score's scale within 64 binades."""
 _EXPONENT_STEP = 2**53 // (2 * MASK_EXPONENT)
@@ -71,24 +71,8 @@ def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
 
 def unpack_scores(plaintexts: list) -> list:
     """Comp's view of the masked scores: the floats alpha_t x_i."""
-    if {p[8:] for p in plaintexts} - {PADDING}:
-        raise MessageRejected("a masked score has non-zero padding")
+    check_padding(plaintexts, "a masked score")
     return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
-
-
-def unpack_bits(plaintexts: list) -> list:
-    """The DOs' pull bits; anything but the two fixed plaintexts is refused."""
-    try:
-        return [_BIT_VALUES[p] for p in plaintexts]
-    except KeyError:
-        raise MessageRejected("a pull bit is neither 0 nor 1 with zero padding") from None
-
-
-def bit_plaintexts(arms: int, position: int) -> list[bytes]:
-    """Comp's K pull bits in permuted order: 1 at ``position`` only."""
-    bits = [BIT_ZERO] * arms
-    bits[position] = BIT_ONE
-    return bits
 
 
 def hand_over_context(run_id: bytes, purpose: str, sender: str, receiver: str) -> bytes:
@@ -367,10 +351,9 @@ class Comp:
                 position = select_arm(kind, values, u)
             else:
                 shares = unpack_shares(plain)
-                position = self.seat.run(select_on_shares, kind,
-                                         np.array(shares, dtype=np.uint64), None)
+                position = self.seat.run(select_on_shares, kind, shares, None)
                 if self.view.enabled:          # its shares, then what the Controller sent it
-                    self.view.record(t, l, shares + self.seat.received())
+                    self.view.record(t, l, shares.tolist() + self.seat.received())
         bits = self.channel.seal_many(bit_plaintexts(self.arms, position), t, l, "bit")
         self.seconds += time.perf_counter() - start
         return bits

@@ -32,10 +32,10 @@ from ppml.mpc.protocols.convert import most_significant_bit
 from ppml.mpc.protocols.multiply import beaver
 from ppml.mpc.ring import BINARY
 from ppml.mpc.tensor import ArithmeticShared
-from ppml.crypto.aead import MessageRejected
 from ppml.crypto.rng import Stream, derive_key
 from ppml.protocols.samba.draws import Words
 from ppml.protocols.samba.policies import ARGMAX, MATCH
+from ppml.protocols.samba.wire import PADDING, check_padding
 
 MATCH_BITS = 30
 """Fractional bits of a probability-matching key: x / bound_A in [0, 1] as round(. 2^30)."""
@@ -47,10 +47,7 @@ PAIRWISE_ARMS = 40
 """Argmax compares all pairs up to this many arms and runs the tournament above: the crossover
 of the two in the local runtime (docs/samba.md, "Selection on shares"; the engine's own `auto`
 crosses at 128 arms, where it counts LAN rounds)."""
-SCORE_BYTES = 16
-"""Every score share travels as 16 plaintext bytes, as the paper's masked scores do."""
 WORD = struct.Struct(">Q")
-PADDING = bytes(SCORE_BYTES - WORD.size)
 MASK = (1 << 64) - 1
 
 
@@ -121,18 +118,16 @@ def _reveal_match(ctx, data: np.ndarray, u: int | None):
 
 def comp_shares(kind: str, xs: list, words: list, bound: float) -> list[bytes]:
     """The plaintexts of Comp's shares of the DOs' scores ``xs``: key - word mod 2^64, each
-    DO's word the next of the stream it shares with the Controller (``words``: those readers),
-    padded to `SCORE_BYTES`."""
+    DO's word the next of the stream it shares with the Controller (``words``: those readers)."""
     pack = WORD.pack
     return [pack((score_key(kind, x, bound) - word()) & MASK) + PADDING
             for x, word in zip(xs, words, strict=True)]
 
 
-def unpack_shares(plaintexts: list) -> list[int]:
-    """Comp's shares from their plaintexts; non-zero padding is refused."""
-    if {p[WORD.size:] for p in plaintexts} - {PADDING}:
-        raise MessageRejected("a score share has non-zero padding")
-    return [WORD.unpack_from(p)[0] for p in plaintexts]
+def unpack_shares(plaintexts: list) -> np.ndarray:
+    """Comp's shares (uint64) from their plaintexts; non-zero padding is refused."""
+    check_padding(plaintexts, "a score share")
+    return np.array([WORD.unpack_from(p)[0] for p in plaintexts], dtype=np.uint64)
 
 
 def check_arms(policy) -> None:

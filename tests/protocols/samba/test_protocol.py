@@ -9,8 +9,8 @@ from ppml.protocols.samba.policies import ALGORITHMS, AlgorithmSpec
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.protocol import owner_groups, run_samba
 from ppml.protocols.samba.keys import SambaKeys
-from ppml.protocols.samba.roles import (SCORE_BYTES, Comp, DataOwner, DataOwnerGroup,
-                                        unpack_bits, unpack_scores)
+from ppml.protocols.samba.roles import Comp, DataOwner, DataOwnerGroup, unpack_scores
+from ppml.protocols.samba.wire import SCORE_BYTES, unpack_bits
 from ppml.crypto.aead import MessageRejected
 from ppml.crypto.paillier import generate_keypair
 
