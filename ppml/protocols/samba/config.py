@@ -23,7 +23,7 @@ MASKS = ("mpc", "paper")
 """How the DOs hide their scores from Comp: ``mpc`` (the default), secret shares between the
 Controller and Comp, who select on them (`ppml.protocols.samba.selection`: Comp learns the
 selected position only); ``paper``, y = alpha_t x (section 4.1.2), which shows Comp every ratio
-of scores (docs/samba.md, "What Comp learns")."""
+of scores (docs/samba.md, "What each role learns")."""
 
 
 @dataclass

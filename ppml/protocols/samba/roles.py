@@ -1,14 +1,17 @@
 """Samba's participants other than the Controller (Ciucanu et al., Fig. 6(a), (c), (d)): data
-owners, Comp, the data customer, and the wire format of scores and pull bits.
+owners, Comp, the data customer, and the paper's mask.
 
-Masks come from seed_alpha, which only the DOs hold, fresh per (t, l): the paper's
-y = alpha_t x (section 4.1.2, proof of Theorem 2), which shows Comp every ratio x_i / x_j
-(docs/samba.md, "What Comp learns").  Every score and bit is 16 bytes.
-Each DO is its own `DataOwner` object (state, streams, keys, AES-GCM `Endpoint`); a
-`DataOwnerGroup` hosts several in one Ray actor and runs each phase as one loop over them.
+The DOs hide their scores from Comp one of two ways (`config.MASKS`): by default each sends Comp
+its share of the score (`ppml.protocols.samba.selection`), and Comp selects with the Controller
+on shares in its seat, DC dealing their material; with ``mask=paper``, masks from seed_alpha,
+which only the DOs hold, fresh per (t, l): the paper's y = alpha_t x (section 4.1.2, proof of
+Theorem 2), which shows Comp every ratio x_i / x_j.  Every score, share and bit is 16 bytes
+(`ppml.protocols.samba.wire`).  Each DO is its own `DataOwner` object (state, streams, keys,
+AES-GCM `Endpoint`); a `DataOwnerGroup` hosts several in one Ray actor and runs each phase as
+one loop over them.
 
-Design: docs/samba.md, "The protocol as built" (placement of the DOs) and "What Comp learns"
-(the masks).
+Design: docs/samba.md, "The protocol as built" (placement of the DOs), "Selection on shares"
+and "What each role learns".
 """
 
 from __future__ import annotations
