@@ -1,4 +1,4 @@
-"""Authenticated TCP links between parties: the transport under :class:`LinkComm`.
+"""Authenticated, encrypted TCP links between parties: the transport under :class:`LinkComm`.
 
 Ray sets the links up (each party listens on its node's IP, the driver passes the addresses
 around) and then steps aside: a round's messages go party to party over the sockets, about 15
@@ -7,20 +7,28 @@ times faster than Ray actor calls on one machine (docs/ray-runtime.md has the nu
 There is one connection per pair of parties: the higher rank connects to the lower.  Both ends
 prove they hold the pair's key (the PRSS key the two parties share) with an HMAC over fresh
 nonces before the link carries anything, so nobody else on the network can pose as a peer.
-Each link has a reader thread that decodes frames (:mod:`ppml.runtime.wire`) into the mailbox;
-when a link breaks, the mailbox is told, so a party waiting on that peer fails at once.
-The links are not encrypted, like Ray's own traffic without TLS.
+Every frame then travels sealed with AES-256-GCM under a key of its direction, derived from the
+pair key and both handshake nonces (fresh per connection), its nonce the frame's sequence
+number and its associated data the two ranks: an eavesdropper learns the frames' lengths and
+times only, and a frame altered, dropped, replayed or reordered on the wire fails
+authentication, which closes the link.  Each link has a reader thread that opens frames and
+decodes them (:mod:`ppml.runtime.wire`) into the mailbox; when a link breaks, the mailbox is
+told, so a party waiting on that peer fails at once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import os
 import socket
 import struct
 import threading
 import time
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ppml.crypto.rng import derive_key
 from ppml.runtime import wire
@@ -30,6 +38,35 @@ NONCE_BYTES = 16
 MAC_BYTES = 32
 HANDSHAKE_S = 10.0  # a connection that does not complete the handshake in time is dropped
 RANK = struct.Struct("<I")
+LENGTH = struct.Struct("<Q")
+SEQUENCE = struct.Struct(">4xQ")
+"""A frame's 96-bit AES-GCM nonce: its sequence number in its direction."""
+MAX_FRAME_BYTES = 2**31 - 1
+"""The largest frame one AES-GCM call seals here."""
+
+
+class _Sealer:
+    """One direction of a link: AES-256-GCM under its own key, nonces counting frames."""
+
+    __slots__ = ("_aead", "_associated", "_next", "_lock")
+
+    def __init__(self, key: bytes, sender: int, receiver: int):
+        self._aead = AESGCM(key)
+        self._associated = b"ppml-frame|%d->%d" % (sender, receiver)
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def seal(self, frame: bytes) -> bytes:
+        if len(frame) > MAX_FRAME_BYTES:
+            raise ValueError(f"a frame of {len(frame)} bytes exceeds the links' limit of "
+                             f"{MAX_FRAME_BYTES} bytes")
+        with self._lock:                       # the sequence number and the write go together
+            nonce, self._next = SEQUENCE.pack(self._next), self._next + 1
+            return self._aead.encrypt(nonce, frame, self._associated)
+
+    def open(self, sealed: bytes) -> bytes:
+        nonce, self._next = SEQUENCE.pack(self._next), self._next + 1
+        return self._aead.decrypt(nonce, sealed, self._associated)
 
 
 class Links:
@@ -41,6 +78,7 @@ class Links:
         self.mailbox = mailbox
         self._server = socket.create_server((host, 0))
         self._sockets = {}  # peer -> connected socket
+        self._sealers = {}  # peer -> the sealer of frames to it
 
     @property
     def address(self) -> tuple:
@@ -54,12 +92,13 @@ class Links:
         this party shares with each peer.
         """
         deadline = time.monotonic() + timeout_s
-        auth = {peer: derive_key(pair_keys[min(peer, self.rank), max(peer, self.rank)],
-                                 "tcp-link") for peer in range(self.parties) if peer != self.rank}
+        keys = {peer: pair_keys[min(peer, self.rank), max(peer, self.rank)]
+                for peer in range(self.parties) if peer != self.rank}
+        auth = {peer: derive_key(key, "tcp-link") for peer, key in keys.items()}
         for peer in range(self.rank):
             sock = socket.create_connection(tuple(addresses[peer]), timeout=_left(deadline))
-            self._greet(sock, peer, auth[peer], deadline)
-            self._start(peer, sock)
+            nonces = self._greet(sock, peer, auth[peer], deadline)
+            self._start(peer, sock, keys[peer], nonces)
         while len(self._sockets) < self.parties - 1:
             self._server.settimeout(_left(deadline))
             try:
@@ -68,15 +107,18 @@ class Links:
                 absent = [p for p in range(self.rank + 1, self.parties) if p not in self._sockets]
                 raise TimeoutError(f"parties {absent} did not connect within {timeout_s:g} s "
                                    f"(timeout_s)") from None
-            peer = self._welcome(sock, auth, deadline)
-            if peer is None:
+            welcomed = self._welcome(sock, auth, deadline)
+            if welcomed is None:
                 sock.close()  # not a peer holding the pair key: ignore it, keep listening
             else:
-                self._start(peer, sock)
+                peer, nonces = welcomed
+                self._start(peer, sock, keys[peer], nonces)
         self._server.close()
 
     def send(self, peer: int, frame: bytes) -> None:
-        self._sockets[peer].sendall(frame)
+        """``frame`` to ``peer``, sealed."""
+        sealed = self._sealers[peer].seal(frame)
+        self._sockets[peer].sendall(LENGTH.pack(len(sealed)) + sealed)
 
     def close(self) -> None:
         """Close every link and the listening socket; a peer waiting on this party fails at
@@ -106,9 +148,11 @@ class Links:
                                                 nonce)):
             raise ConnectionError(f"the listener at {sock.getpeername()} failed to "
                                   f"authenticate as party {peer}")
+        return bytes(server_nonce), nonce
 
-    def _welcome(self, sock, auth: dict, deadline: float) -> int | None:
-        """The authenticated rank of a connecting peer, or None if it is not one."""
+    def _welcome(self, sock, auth: dict, deadline: float) -> tuple | None:
+        """(The authenticated rank of a connecting peer, the handshake's (listener's,
+        connector's) nonces), or None if it is not a peer."""
         try:
             sock.settimeout(min(_left(deadline), HANDSHAKE_S))
             nonce = os.urandom(NONCE_BYTES)
@@ -123,19 +167,28 @@ class Links:
                                                  client_nonce)):
                 return None
             sock.sendall(_mac(key, b"accept", self.rank, peer, nonce, client_nonce))
-            return peer
+            return peer, (nonce, bytes(client_nonce))
         except (OSError, EOFError):
             return None
 
     # -- reading -----------------------------------------------------------------------------
-    def _start(self, peer: int, sock) -> None:
+    def _start(self, peer: int, sock, key: bytes, nonces: tuple) -> None:
+        """Start the link to ``peer``: one frame key per direction from the pair ``key`` and
+        the handshake's ``nonces`` (listener's, connector's)."""
         sock.settimeout(None)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._sockets[peer] = sock
-        threading.Thread(target=self._read_from, args=(peer, sock), daemon=True,
-                         name=f"ppml-link-{self.rank}-{peer}").start()
+        low, high = sorted((self.rank, peer))
 
-    def _read_from(self, peer: int, sock) -> None:
+        def direction(sender: int, receiver: int) -> _Sealer:
+            return _Sealer(derive_key(key, "tcp-frames", low, high, nonces[0].hex(),
+                                      nonces[1].hex(), sender, receiver), sender, receiver)
+
+        self._sealers[peer] = direction(self.rank, peer)
+        self._sockets[peer] = sock
+        threading.Thread(target=self._read_from, args=(peer, sock, direction(peer, self.rank)),
+                         daemon=True, name=f"ppml-link-{self.rank}-{peer}").start()
+
+    def _read_from(self, peer: int, sock, opener: _Sealer) -> None:
         """Deliver ``peer``'s frames into the mailbox until the link closes or breaks."""
         stream = sock.makefile("rb", buffering=1 << 16)  # a small frame: one recv, not three
 
@@ -147,12 +200,30 @@ class Links:
 
         try:
             while True:
-                round_, tag, body = wire.read_message(read)
+                (length,) = LENGTH.unpack(read(LENGTH.size))
+                if length > MAX_FRAME_BYTES + 16:
+                    raise ValueError(f"a sealed frame of {length} bytes is over the limit")
+                round_, tag, body = wire.read_message(_reader(opener.open(read(length))))
                 self.mailbox.deliver(round_, peer, tag, body)
         except EOFError:
             self.mailbox.close(peer, "the peer closed the connection")
+        except InvalidTag:
+            self.mailbox.close(peer, "a frame failed authentication (altered, dropped, "
+                                     "replayed or reordered on the wire)")
         except (OSError, ValueError) as exc:
             self.mailbox.close(peer, f"{type(exc).__name__}: {exc}")
+
+
+def _reader(frame: bytes):
+    """``read(n)`` over one opened frame: exactly n bytes, or ValueError."""
+    stream = io.BytesIO(frame)
+
+    def read(n: int) -> bytes:
+        data = stream.read(n)
+        if len(data) < n:
+            raise ValueError("malformed frame: shorter than its header says")
+        return data
+    return read
 
 
 def _mac(key: bytes, role: bytes, low: int, high: int, nonce_low: bytes,
