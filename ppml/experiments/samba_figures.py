@@ -28,11 +28,11 @@ import numpy as np
 from ppml.protocols.samba.policies import ALGORITHMS
 from ppml.experiments.figures import controlled, figure, grouped_bars, line_figure, runs_of, save
 
-TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor")
+TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor", "samba.mask")
 """Settings that change a run's time; the others (dataset, algorithm parameters) barely do."""
 REWARD_SETTINGS = ("arms", "horizon", "samba.threshold", "samba.denominator", "samba.min_ratings",
                    "data_seed", "samba.epsilon", "samba.eps_decay", "samba.ucb_c",
-                   "samba.softmax_tau", "samba.pursuit_beta")
+                   "samba.softmax_tau", "samba.pursuit_beta", "samba.mask")
 """Settings that change a run's reward besides the algorithm and the dataset."""
 TIMES = {"samba": ("wall_s", "plaintext_wall_s", "distributed_wall_s"),
          "bench_samba": ("secure_s", "plaintext_s", "distributed_s")}
