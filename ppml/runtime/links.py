@@ -56,13 +56,16 @@ class _Sealer:
         self._next = 0
         self._lock = threading.Lock()
 
-    def seal(self, frame: bytes) -> bytes:
+    def send(self, sock, frame: bytes) -> None:
+        """Seal ``frame`` and write it to ``sock``: sequence number and write under one lock,
+        so frames reach the wire in the order of their nonces."""
         if len(frame) > MAX_FRAME_BYTES:
             raise ValueError(f"a frame of {len(frame)} bytes exceeds the links' limit of "
                              f"{MAX_FRAME_BYTES} bytes")
-        with self._lock:                       # the sequence number and the write go together
+        with self._lock:
             nonce, self._next = SEQUENCE.pack(self._next), self._next + 1
-            return self._aead.encrypt(nonce, frame, self._associated)
+            sealed = self._aead.encrypt(nonce, frame, self._associated)
+            sock.sendall(LENGTH.pack(len(sealed)) + sealed)
 
     def open(self, sealed: bytes) -> bytes:
         nonce, self._next = SEQUENCE.pack(self._next), self._next + 1
@@ -96,8 +99,16 @@ class Links:
                 for peer in range(self.parties) if peer != self.rank}
         auth = {peer: derive_key(key, "tcp-link") for peer, key in keys.items()}
         for peer in range(self.rank):
-            sock = socket.create_connection(tuple(addresses[peer]), timeout=_left(deadline))
-            nonces = self._greet(sock, peer, auth[peer], deadline)
+            try:
+                sock = socket.create_connection(tuple(addresses[peer]), timeout=_left(deadline))
+            except OSError as exc:
+                raise ConnectionError(f"party {self.rank} could not reach party {peer} at "
+                                      f"{addresses[peer]}: {exc}") from exc
+            try:
+                nonces = self._greet(sock, peer, auth[peer], deadline)
+            except BaseException:
+                sock.close()
+                raise
             self._start(peer, sock, keys[peer], nonces)
         while len(self._sockets) < self.parties - 1:
             self._server.settimeout(_left(deadline))
@@ -117,8 +128,7 @@ class Links:
 
     def send(self, peer: int, frame: bytes) -> None:
         """``frame`` to ``peer``, sealed."""
-        sealed = self._sealers[peer].seal(frame)
-        self._sockets[peer].sendall(LENGTH.pack(len(sealed)) + sealed)
+        self._sealers[peer].send(self._sockets[peer], frame)
 
     def close(self) -> None:
         """Close every link and the listening socket; a peer waiting on this party fails at
@@ -133,7 +143,8 @@ class Links:
         self._server.close()
 
     # -- handshake: the connecting party (higher rank) greets, the listener welcomes ----------
-    def _greet(self, sock, peer: int, key: bytes, deadline: float) -> None:
+    def _greet(self, sock, peer: int, key: bytes, deadline: float) -> tuple:
+        """The handshake's (listener's, connector's) nonces, once ``peer`` proved its key."""
         sock.settimeout(_left(deadline))
         try:
             server_nonce = _read(sock, NONCE_BYTES)

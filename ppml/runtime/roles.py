@@ -87,20 +87,28 @@ def gather(pendings: list) -> list:
 
 def _finish(pendings: list) -> dict:
     """The value of every background call (future -> value), each within its role's
-    ``timeout_s`` from now; the first failure raises, noted with its role."""
-    start, values = time.monotonic(), {}
-    for pending in pendings:
-        timeout_s = pending.role.timeout_s
-        left = None if timeout_s is None else max(start + timeout_s - time.monotonic(), 0.0)
-        try:
-            values[pending._future] = pending._future.result(timeout=left)
-        except concurrent.futures.TimeoutError:
+    ``timeout_s`` from now.  The first failure raises as soon as it is known, noted with its
+    role: a call's own error, or the first role whose deadline has passed."""
+    start = time.monotonic()
+    deadlines = {p._future: start + p.role.timeout_s for p in pendings
+                 if p.role.timeout_s is not None}
+    by_future = {p._future: p for p in pendings}
+    waiting = set(by_future)
+    while waiting:
+        due = [deadlines[f] for f in waiting if f in deadlines]
+        left = max(min(due) - time.monotonic(), 0.0) if due else None
+        done, waiting = concurrent.futures.wait(waiting, left,
+                                                concurrent.futures.FIRST_EXCEPTION)
+        for future in done:
+            if future.exception() is not None:
+                raise _noted(future.exception(), by_future[future])
+        late = [f for f in waiting if f in deadlines and deadlines[f] <= time.monotonic()]
+        if late:
+            pending = by_future[min(late, key=deadlines.__getitem__)]
             raise RoleError(pending.role.name, f"{pending.role.name} did not answer "
-                                               f"{pending.method} within {timeout_s:g} s") \
-                from None
-        except Exception as err:
-            raise _noted(err, pending)
-    return values
+                                               f"{pending.method} within "
+                                               f"{pending.role.timeout_s:g} s")
+    return {future: future.result() for future in by_future}
 
 
 def call_all(calls: list) -> list:

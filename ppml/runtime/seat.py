@@ -45,9 +45,8 @@ from ppml.runtime.cluster import node_address
 from ppml.runtime.link_comm import LinkComm
 from ppml.runtime.links import Links
 from ppml.runtime.mailbox import Mailbox
+from ppml.runtime.roles import DEFAULT_TIMEOUT_S
 
-DEFAULT_TIMEOUT_S = 300.0
-"""How long a seat waits for a peer's message, or for its peers to connect."""
 
 
 def make(runtime: str, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S):
@@ -207,7 +206,12 @@ class _Table:
                 finally:
                     self._ready.notify_all()
             else:
-                self._wait(rank, lambda: rank in self._outputs, "run their part")
+                try:
+                    self._wait(rank, lambda: rank in self._outputs, "run their part")
+                except TimeoutError as err:               # no late peer runs on stale inputs
+                    self._inputs.pop(rank, None)
+                    self._failed = err
+                    raise
             return self._outputs.pop(rank)
 
     def close(self, rank: int) -> None:

@@ -37,7 +37,7 @@ from ppml.protocols.samba.keys import SambaKeys, make_run_id, role_key, streams
 from ppml.protocols.samba.policies import MATCH
 from ppml.protocols.samba.roles import (Comp, DataCustomer, DataOwnerGroup, engine_config,
                                         hand_over_context)
-from ppml.protocols.samba.selection import U_BITS, check_arms, match_words, select_on_shares
+from ppml.protocols.samba.selection import U_BITS, check_policy, match_words, select_on_shares
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.rng import Stream, warn_insecure
 from ppml.privacy.views import ViewRecorder
@@ -75,7 +75,8 @@ class Controller:
     score, a bit or a share of the reward.  Under mask=mpc it is also party 0 of the selection
     on shares: it makes the key of each stream it shares with a DO (its shares of the DO's
     scores), draws probability matching's u, and holds its `Seat`.  ``seconds`` is its own
-    work only."""
+    work only (under mask=mpc with the selection, which it computes with Comp, as Comp's
+    ``seconds`` do)."""
 
     def __init__(self, setup: SambaConfig, arms: int, groups, layout, customer):
         self.setup, self.arms = setup, arms
@@ -87,7 +88,7 @@ class Controller:
         self.explore = Words(Stream(self._explore_key))
         self.seat = None
         if setup.mask == "mpc":
-            check_arms(self.policy)
+            check_policy(self.policy)
             self.agreement = KeyAgreement(role_key(setup.seed, "x25519", "controller"))
             self._share_keys = [role_key(setup.seed, "shares", i) for i in range(arms)]
             self.shares = [Words(Stream(key)).word for key in self._share_keys]
@@ -207,9 +208,13 @@ class Controller:
         mine = np.array(list(map(words.__getitem__, sigma)), dtype=np.uint64)
         kind = self.policy.kind(l)
         u = self.match() >> (64 - U_BITS) if kind == MATCH else None
-        self.seconds += time.perf_counter() - start
         selecting = self.comp.submit("select", t, l, permuted)
-        self.seat.run(select_on_shares, kind, mine, u)
+        try:
+            self.seat.run(select_on_shares, kind, mine, u)
+        except ConnectionError:
+            selecting.result()                  # Comp's own failure, if that closed its seat
+            raise
+        self.seconds += time.perf_counter() - start     # with the selection it computes
         if self.view.enabled:          # after the boxes: its shares, then what Comp sent it
             values = words + self.seat.received()
             self.view.record(t, l, values, range(self.arms, self.arms + len(values)))

@@ -337,10 +337,18 @@ class Comp:
 
     def replay_key(self) -> bytes:
         """EVALUATION ONLY (never called by the protocol): Comp's own key, whose draws drive
-        probability matching, for a plaintext reference that replays the run."""
+        probability matching under mask=paper, for a plaintext reference that replays the run."""
         return self._own_key
 
     def select(self, t: int, l: int, messages) -> list:
+        try:
+            return self._select(t, l, messages)
+        except Exception:
+            if self.seat is not None:      # the Controller's seat, waiting on it, fails at once
+                self.seat.close()
+            raise
+
+    def _select(self, t: int, l: int, messages) -> list:
         start = time.perf_counter()
         self.guard.advance(t, l)
         position = 0

@@ -18,11 +18,15 @@ as the dealer of their correlated randomness; only Comp learns the selected posi
   draws u with `U_BITS` bits and shares it (Comp never knows u); the parties compare
   2^U_BITS S_j against u S_K for the prefix sums S_j and open to Comp the first j where it is
   larger (`match_position` is the same rule in the clear, which the plaintext reference runs).
-  Each arm's selection probability is that of the float rule to within 2^-U_BITS + K 2^-MATCH_BITS.
+  Each arm's selection probability is that of the float rule to within 2^-U_BITS + K / (2 S_K),
+  S_K the sum of the keys.  Softmax's keys are e^((mu - 1)/tau) 2^MATCH_BITS, so every key is at
+  least 1 only for tau >= `MIN_SOFTMAX_TAU` (below, arms of low mean would round to 0, and with
+  every mean low all keys would: a uniform choice); `check_policy` refuses smaller tau.
 """
 
 from __future__ import annotations
 
+import math
 import struct
 
 import numpy as np
@@ -42,7 +46,9 @@ MATCH_BITS = 30
 U_BITS = 16
 """Bits of the Controller's uniform u in [0, 1)."""
 MAX_MATCH_ARMS = 1 << (62 - MATCH_BITS - U_BITS)
-"""2^U_BITS S_j and u S_K stay below 2^62, so their difference's sign is exact."""
+"""2^U_BITS S_j and u S_K stay at most 2^62, so their difference's sign is exact."""
+MIN_SOFTMAX_TAU = 1 / (MATCH_BITS * math.log(2))
+"""e^(-1/tau) 2^MATCH_BITS >= 1: no Softmax key rounds to 0 (about 0.048)."""
 PAIRWISE_ARMS = 40
 """Argmax compares all pairs up to this many arms and runs the tournament above: the crossover
 of the two in the local runtime (docs/samba.md, "Selection on shares"; the engine's own `auto`
@@ -55,6 +61,7 @@ def score_key(kind: str, x: float, bound: float) -> int:
     """DO_i's integer key of its score ``x`` for SelectArm ``kind`` (module docstring)."""
     if not (x >= 0.0 and x != float("inf")):
         raise ValueError(f"a score must be finite and >= 0 to be shared, got {x!r}")
+    x += 0.0                                       # -0.0 becomes 0.0: its bits are 2^63
     if kind == ARGMAX:
         return WORD.unpack(struct.pack(">d", x))[0]
     key = round(x / bound * (1 << MATCH_BITS))
@@ -130,9 +137,14 @@ def unpack_shares(plaintexts: list) -> np.ndarray:
     return np.array([WORD.unpack_from(p)[0] for p in plaintexts], dtype=np.uint64)
 
 
-def check_arms(policy) -> None:
-    """ValueError when ``policy`` matches probabilities over more arms than its keys allow."""
+def check_policy(policy) -> None:
+    """ValueError when ``policy`` matches probabilities over more arms than its keys allow, or
+    with a Softmax temperature at which keys would round to 0."""
     matches = any(policy.kind(l) == MATCH for l in range(1, policy.iterations + 1))
     if matches and policy.arms > MAX_MATCH_ARMS:
         raise ValueError(f"samba.mask=mpc matches probabilities over at most {MAX_MATCH_ARMS} "
                          f"arms, got arms={policy.arms} (samba.mask=paper has no such bound)")
+    if policy.spec.name == "softmax" and policy.spec.softmax_tau < MIN_SOFTMAX_TAU:
+        raise ValueError(f"samba.softmax_tau must be >= {MIN_SOFTMAX_TAU:.4f} under "
+                         f"samba.mask=mpc (smaller, low-mean arms' keys round to 0), got "
+                         f"{policy.spec.softmax_tau}")

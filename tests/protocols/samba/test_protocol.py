@@ -157,3 +157,31 @@ def test_participants_refuse_replayed_misrouted_and_malformed_messages():
         unpack_bits([bytes(SCORE_BYTES), b"\x02" + bytes(SCORE_BYTES - 1)])
     with pytest.raises(MessageRejected, match="non-zero padding"):
         unpack_scores([bytes(8) + b"\x01" + bytes(SCORE_BYTES - 9)])
+
+
+def test_a_tampered_share_fails_the_run_at_once_naming_comp(monkeypatch):
+    """mask=mpc: Comp refuses a share altered on its way and closes its seat, so the Controller's
+    seat, waiting for Comp, fails at once with Comp's own error, not after its timeout."""
+    import time
+    exchange = DataOwnerGroup.exchange
+
+    def tampering(self, delivery, asked):
+        sealed = exchange(self, delivery, asked)
+        if asked == (6, 1):
+            sealed[0] = sealed[0][:-1] + bytes([sealed[0][-1] ^ 1])
+        return sealed
+
+    monkeypatch.setattr(DataOwnerGroup, "exchange", tampering)
+    start = time.monotonic()
+    with pytest.raises(MessageRejected, match="authentication failed") as err:
+        run_samba(ToyArms([0.3, 0.6, 0.5], 20), setup_for("ucb", 5, 20))
+    assert "(in Comp.select)" in err.value.__notes__ and time.monotonic() - start < 30
+
+
+def test_softmax_temperature_too_small_for_the_shares_is_refused():
+    spec = AlgorithmSpec("softmax", softmax_tau=0.02)
+    with pytest.raises(ValueError, match="samba.softmax_tau must be >= 0.048"):
+        run_samba(ToyArms([0.3, 0.6], 10), SambaConfig(10, spec, key_bits=512,
+                                                       insecure_key_bits_ok=True, seed=1))
+    run_samba(ToyArms([0.3, 0.6], 10), SambaConfig(10, spec, key_bits=512, mask="paper",
+                                                   insecure_key_bits_ok=True, seed=1))
