@@ -46,6 +46,12 @@ def dealer_secret_key(seed) -> bytes:
     return _key(seed, "dealer-secret")
 
 
+def agreement_key(seed, holder: str) -> bytes:
+    """The private X25519 key of ``holder`` ("party 3", "dealer"), for sealed hand-overs of
+    the keys above (`ppml.crypto.agreement`)."""
+    return _key(seed, "x25519", holder)
+
+
 def local_keys(parties: int, seed, clients: int = 0) -> tuple:
     """Keys for every compute party and client in one process, and the dealer's secret key.
 
@@ -56,3 +62,8 @@ def local_keys(parties: int, seed, clients: int = 0) -> tuple:
         pairs={(i, j): pair_key(seed, i, j) for i in range(ranks) for j in range(i + 1, ranks)},
         dealer={p: dealer_party_key(seed, p) for p in range(parties)})
     return keys, dealer_secret_key(seed)
+
+
+def sealed_context(purpose: str, sender: str, receiver: int) -> bytes:
+    """What a key sealed to party ``receiver`` is bound to: its purpose and both ends."""
+    return f"ppml-spmd/{purpose}/{sender}->party {receiver}".encode()

@@ -1,7 +1,7 @@
 """The trusted dealer as a Ray actor, its batches as Ray tasks, and party 0's prefetching proxy.
 
 The :class:`DealerActor` owns the dealer key of every party and its own secret key, and nothing
-else.  It hands each party its dealer key (and only that one) during setup.  Online, only party
+else.  It seals each party its dealer key (and only that one) during setup.  Online, only party
 0 needs the dealer: its :class:`ppml.mpc.dealer.DealerStore` asks a :class:`DealerProxy` for the
 corrections of each batch; the proxy asks the actor, which submits one Ray task per batch
 (:class:`ppml.mpc.dealer.Dealer.corrections` on the dealer's keys).  The task's result goes
@@ -15,7 +15,8 @@ from __future__ import annotations
 import ray
 
 from ppml.mpc.dealer import Dealer, material
-from ppml.mpc.keys import dealer_party_key, dealer_secret_key
+from ppml.crypto.agreement import KeyAgreement
+from ppml.mpc.keys import agreement_key, dealer_party_key, dealer_secret_key, sealed_context
 
 
 @ray.remote
@@ -37,21 +38,25 @@ class DealerActor:
                  secret_key: bytes | None = None):
         self._party_keys = {p: dealer_party_key(seed, p) for p in range(parties)}
         self._secret_key = dealer_secret_key(seed) if secret_key is None else secret_key
+        self._agreement = KeyAgreement(agreement_key(seed, "dealer"))
         self._handed_out = False
         self._task = corrections_task.options(resources=task_resources) if task_resources \
             else corrections_task
 
-    def hand_out_keys(self, members: list) -> None:
-        """Give party p (``members[p]``, a PartyActor) its own dealer key, and only that one.
+    def hand_out_keys(self, publics: list) -> tuple:
+        """(The dealer's X25519 public key, {p: party p's dealer key sealed to ``publics[p]``}):
+        each party can open its own key only.
 
-        Once: party 0 later holds this actor's handle, and must not get the keys handed out
-        again to actors of its choosing.
+        Once: party 0 later holds this actor's handle, and must not get the keys sealed again
+        to public keys of its choosing.
         """
         if self._handed_out:
             raise RuntimeError("the dealer keys have already been handed out")
         self._handed_out = True
-        ray.get([member.accept_dealer_key.remote(self._party_keys[p])
-                 for p, member in enumerate(members)])
+        return self._agreement.public, {
+            p: self._agreement.seal(public, self._party_keys[p],
+                                    sealed_context("dealer", "dealer", p))
+            for p, public in enumerate(publics)}
 
     def corrections(self, kind: str, spec: tuple, batch: int, count: int) -> list:
         """Start making one batch; returns ``[ObjectRef]`` of party 0's corrections.

@@ -1,17 +1,19 @@
 """The party actor: one computing party, holding only its own secrets.
 
 A party holds the keys it shares with each peer (PRSS), its dealer key and its inputs; they
-never leave the actor except as protocol messages.  Keys are made where they belong, never by
-the driver:
+never leave the actor except as protocol messages or sealed boxes.  Keys are made where they
+belong, never by the driver, and travel sealed (X25519, HKDF-SHA256, AES-256-GCM:
+`ppml.crypto.agreement`) to the one actor that must hold them, the driver passing on public keys
+and boxes only:
 
-* the key of a pair (i, j), i < j: drawn by party i and sent to party j alone;
-* its dealer key: drawn by the dealer actor and sent to this party alone.
+* the key of a pair (i, j), i < j: drawn by party i and sealed to party j;
+* its dealer key: drawn by the dealer actor and sealed to this party.
 
-With an integer seed every key is the one :mod:`ppml.mpc.keys` derives, so a seeded run is
-bit-identical to the local runtime; with ``seed=None`` every key comes from ``os.urandom``.
-The setup calls, in order: :meth:`address`, :meth:`send_pair_keys` (with the dealer's
-``hand_out_keys``), :meth:`connect`, then :meth:`run`.  Key hand-overs are idempotent, so a
-retried call is harmless.
+With an integer seed every key is the one :mod:`ppml.mpc.keys` derives (the X25519 keys too), so
+a seeded run is bit-identical to the local runtime and takes the same sealed path; with
+``seed=None`` every key comes from ``os.urandom``.  The setup calls, in order: :meth:`address`
+and :meth:`public`, :meth:`seal_pair_keys` (with the dealer's ``hand_out_keys``),
+:meth:`connect`, then :meth:`run`.  No party holds another party's actor handle.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import ray
 
 from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import DealerStore
-from ppml.mpc.keys import PartyKeys, pair, pair_key
+from ppml.crypto.agreement import KeyAgreement
+from ppml.mpc.keys import PartyKeys, agreement_key, pair, pair_key, sealed_context
 from ppml.runtime.cluster import node_address
 from ppml.runtime.dealer_actor import DealerProxy
 from ppml.runtime.links import Links
@@ -38,6 +41,7 @@ class PartyActor:
         self.timeout_s = timeout_s
         self._pair_keys = {pair(rank, j): pair_key(seed, rank, j)
                            for j in range(rank + 1, self.ranks)}
+        self._agreement = KeyAgreement(agreement_key(seed, f"party {rank}"))
         self._dealer_key = None
         self._ran = False
         self._mailbox = Mailbox()
@@ -48,24 +52,30 @@ class PartyActor:
         return self._links.address
 
     # -- key setup ---------------------------------------------------------------------------
-    def send_pair_keys(self, members: list) -> None:
-        """Send the key of each pair (rank, j), j > rank, to party j (``members[j]``) alone."""
-        ray.get([members[j].accept_pair_key.remote(self.rank, self._pair_keys[pair(self.rank, j)])
-                 for j in range(self.rank + 1, self.ranks)], timeout=self.timeout_s)
+    def public(self) -> bytes:
+        """This party's X25519 public key, to which its keys are sealed."""
+        return self._agreement.public
 
-    def accept_pair_key(self, sender: int, key: bytes) -> None:
-        if not 0 <= sender < self.rank:
-            raise ValueError(f"party {self.rank} takes pair keys only from lower ranks, "
-                             f"got one from party {sender}")
-        _set_once(self._pair_keys, pair(sender, self.rank), key, f"pair key {sender}-{self.rank}")
+    def seal_pair_keys(self, publics: list) -> dict:
+        """The key of each pair (rank, j), j > rank, sealed to party j (``publics[j]``)."""
+        return {j: self._agreement.seal(publics[j], self._pair_keys[pair(self.rank, j)],
+                                        sealed_context("pair", f"party {self.rank}", j))
+                for j in range(self.rank + 1, self.ranks)}
 
-    def accept_dealer_key(self, key: bytes) -> None:
-        if self._dealer_key is not None and self._dealer_key != key:
-            raise ValueError(f"party {self.rank} already holds a different dealer key")
-        self._dealer_key = key
-
-    def connect(self, addresses: list) -> None:
-        """Open the authenticated links to every peer (needs all pair keys)."""
+    def connect(self, addresses: list, publics: list, pair_boxes: dict, dealer_public: bytes,
+                dealer_box: bytes | None) -> None:
+        """Open the pair keys sealed to this party by the lower ranks (``pair_boxes``: sender ->
+        box) and its dealer key (None for a client), then open the authenticated links to every
+        peer.  A box altered, or sealed to another party or purpose, is refused."""
+        for sender, box in pair_boxes.items():
+            if not 0 <= sender < self.rank:
+                raise ValueError(f"party {self.rank} takes pair keys only from lower ranks, "
+                                 f"got one from party {sender}")
+            self._pair_keys[pair(sender, self.rank)] = self._agreement.open(
+                publics[sender], box, sealed_context("pair", f"party {sender}", self.rank))
+        if dealer_box is not None:
+            self._dealer_key = self._agreement.open(
+                dealer_public, dealer_box, sealed_context("dealer", "dealer", self.rank))
         missing = [ij for ij in (pair(self.rank, j) for j in range(self.ranks) if j != self.rank)
                    if ij not in self._pair_keys]
         needs_dealer = self.rank < self.parties
@@ -91,9 +101,3 @@ class PartyActor:
         store = DealerStore(comm.held, keys.dealer, source)
         ctx = Context(comm, keys, store, config)
         return program(ctx, **inputs)
-
-
-def _set_once(keys: dict, slot, key: bytes, name: str) -> None:
-    if keys.get(slot, key) != key:
-        raise ValueError(f"{name} was already set to a different key")
-    keys[slot] = key

@@ -5,8 +5,8 @@ private local Ray instance when Ray is not running (and leaves it running for th
 creates the dealer actor and one :class:`~ppml.runtime.party.PartyActor` per party, lets them
 set up their keys and links among themselves, runs the program in every party at once, and
 kills the actors.
-The driver only ever sees public values: addresses, the program, each party's own inputs going
-in, and each party's return value coming out.
+The driver only ever sees public values: addresses, X25519 public keys, sealed keys, the
+program, each party's own inputs going in, and each party's return value coming out.
 """
 
 from __future__ import annotations
@@ -64,9 +64,13 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
     ranks = list(range(config.ranks))
     try:
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
-        _gather([m.send_pair_keys.remote(members) for m in members]
-                + [dealer.hand_out_keys.remote(members[:parties])], ranks + [None], timeout_s)
-        _gather([m.connect.remote(addresses) for m in members], ranks, timeout_s)
+        publics = _gather([m.public.remote() for m in members], ranks, timeout_s)
+        *boxes, (dealer_public, dealer_boxes) = _gather(
+            [m.seal_pair_keys.remote(publics) for m in members]
+            + [dealer.hand_out_keys.remote(publics[:parties])], ranks + [None], timeout_s)
+        _gather([m.connect.remote(addresses, publics, {i: boxes[i][p] for i in range(p)},
+                                  dealer_public, dealer_boxes.get(p))
+                 for p, m in enumerate(members)], ranks, timeout_s)
         return _gather([m.run.remote(program, inputs.get(p, {}), config,
                                      dealer if p == 0 else None)
                         for p, m in enumerate(members)], ranks)

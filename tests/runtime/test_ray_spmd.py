@@ -141,3 +141,34 @@ def test_bad_options_are_refused_before_any_actor_starts(ray_cluster, options, m
 def test_view_needs_record_views():
     with pytest.raises(ValueError, match="record_views=True"):
         spmd.run(lambda ctx: ctx.view(), 2)
+
+
+def test_keys_travel_sealed_to_the_one_party_that_opens_them(ray_cluster):
+    """The driver passes on public keys and boxes only: a pair key sealed by party 0 opens at
+    party 1 alone, an altered box or another party's dealer box is refused, and the dealer
+    seals its keys once."""
+    import ray
+    from ppml.crypto.aead import MessageRejected
+    from ppml.mpc.keys import dealer_party_key, pair_key
+    from ppml.runtime.dealer_actor import DealerActor
+    from ppml.runtime.party import PartyActor
+
+    members = [PartyActor.remote(p, 2, 7, 30.0) for p in range(2)]
+    dealer = DealerActor.remote(2, 7)
+    try:
+        addresses = ray.get([m.address.remote() for m in members])
+        publics = ray.get([m.public.remote() for m in members])
+        box = ray.get(members[0].seal_pair_keys.remote(publics))[1]
+        dealer_public, dealer_boxes = ray.get(dealer.hand_out_keys.remote(publics))
+        assert pair_key(7, 0, 1) not in box and dealer_party_key(7, 1) not in dealer_boxes[1]
+        altered = box[:-1] + bytes([box[-1] ^ 1])
+        for boxes in ({0: altered}, {0: box}):
+            with pytest.raises(MessageRejected, match="failed authentication"):
+                ray.get(members[1].connect.remote(addresses, publics, boxes, dealer_public,
+                                                  dealer_boxes[0] if boxes[0] is box
+                                                  else dealer_boxes[1]))
+        with pytest.raises(RuntimeError, match="already been handed out"):
+            ray.get(dealer.hand_out_keys.remote(publics))
+    finally:
+        for actor in members + [dealer]:
+            ray.kill(actor)
