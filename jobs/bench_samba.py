@@ -16,7 +16,9 @@ phases (setup with DC's key generation and the DOs' offline obfuscators ``offlin
 steps 6-7 with the K Paillier encryptions, each one multiplication online), the time per
 step, the AES-GCM floor of a step measured in the same run (``aead_floor_us``: 4K AEAD calls of
 the run's sizes per iteration) and the step's ratio to it (``floor_ratio``), the selection on shares'
-rounds per step (``selection_rounds``), whether secure and plaintext agree (arms and reward),
+rounds per step (``selection_rounds``) and the kB the Controller sent in them
+(``selection_controller_kb``; Comp sends as much in every round but the last, and the dealer's
+material is not counted), whether secure and plaintext agree (arms and reward),
 ``target_s`` where docs/samba.md sets one (mask=paper: a third of the authors' time at K = 10,
 N = 10^5 and K = 100, N = 5,000, UCB's figure for the algorithms whose only iteration is
 argmax, Thompson's for the others, and 180 s at K = 100, N = 10^5 for single-iteration
@@ -122,7 +124,7 @@ def measure(opts: dict, algorithm: str, mask: str, arms: int, horizon: int) -> d
             "aead_floor_us": floor, "floor_ratio": 1e3 * s["step_ms"] / floor,
             "distributed_step_us": 1e3 * s["distributed_step_ms"],
             "selection_rounds": s["selection_rounds"] / steps,
-            "selection_kb": s["selection_bytes"] / steps / 1e3,
+            "selection_controller_kb": s["selection_bytes"] / steps / 1e3,
             "agree": s["arm_agreement"] == 1.0
             and s["secure_cumulative_reward"] == s["plaintext_cumulative_reward"],
             "load_before": load_before, "load_after": os.getloadavg()[0]}

@@ -59,8 +59,8 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
     dealer_resources = resources.get("dealer")
     dealer = DealerActor.options(resources=dealer_resources or {}).remote(
         parties, seed, dealer_resources, dealer_secret)
-    members = [PartyActor.options(resources=resources.get(p, {})).remote(
-        p, parties, seed, timeout_s, config.clients) for p in range(config.ranks)]
+    members = [PartyActor.options(resources=resources.get(p, {})).remote(p, config, timeout_s)
+               for p in range(config.ranks)]
     ranks = list(range(config.ranks))
     try:
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
@@ -69,11 +69,10 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
             [m.seal_pair_keys.remote(publics) for m in members]
             + [dealer.hand_out_keys.remote(publics[:parties])], ranks + [None], timeout_s)
         _gather([m.connect.remote(addresses, publics, {i: boxes[i][p] for i in range(p)},
-                                  dealer_public, dealer_boxes.get(p))
+                                  dealer_public, dealer_boxes.get(p), dealer if p == 0 else None)
                  for p, m in enumerate(members)], ranks, timeout_s)
-        return _gather([m.run.remote(program, inputs.get(p, {}), config,
-                                     dealer if p == 0 else None)
-                        for p, m in enumerate(members)], ranks)
+        return _gather([m.run.remote(program, inputs.get(p, {})) for p, m in enumerate(members)],
+                       ranks)
     finally:
         for actor in members + [dealer]:
             ray.kill(actor)

@@ -153,7 +153,8 @@ def test_keys_travel_sealed_to_the_one_party_that_opens_them(ray_cluster):
     from ppml.runtime.dealer_actor import DealerActor
     from ppml.runtime.party import PartyActor
 
-    members = [PartyActor.remote(p, 2, 7, 30.0) for p in range(2)]
+    from ppml.mpc.context import EngineConfig
+    members = [PartyActor.remote(p, EngineConfig(2, seed=7), 30.0) for p in range(2)]
     dealer = DealerActor.remote(2, 7)
     try:
         addresses = ray.get([m.address.remote() for m in members])

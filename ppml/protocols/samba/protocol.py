@@ -102,9 +102,11 @@ class Controller:
         self.view = ViewRecorder(setup.record_views)
 
     def set_up(self, data) -> None:
-        """Steps 0-1: DC's public key to the DOs; Enc's key from Comp and seed_alpha from DO 0
-        relayed to each DO as sealed boxes (the Controller sees public keys and boxes only);
-        seed_eps to the DOs; each DO receives its own arm's rewards only."""
+        """Steps 0-1: DC's public key to the DOs; Enc's key from Comp and the key that hides a
+        DO's scores (mask=paper: seed_alpha from DO 0; mask=mpc: the key of its shares, from
+        here) relayed to each DO as sealed boxes (the Controller relays public keys and boxes
+        only); seed_eps to the DOs; each DO receives its own arm's rewards only.  Under mask=mpc
+        the two seats then link up (`_join_engine`)."""
         public_key = self.gather([self.customer], [("public", ())])[0]                 # step 0
         publics = {}
         for part in self.gather(self.groups, [("join", ([data.arm(i) for i in members],
