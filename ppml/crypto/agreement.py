@@ -38,12 +38,16 @@ class KeyAgreement:
         self._private = X25519PrivateKey.from_private_bytes(private_bytes)
         self.public = self._private.public_key().public_bytes_raw()
 
-    def _box_key(self, peer_public: bytes, context: bytes) -> AESGCM:
+    def agree(self, peer_public: bytes, context: bytes) -> bytes:
+        """The key this role shares with the holder of ``peer_public`` for ``context`` (X25519,
+        then HKDF-SHA256): both ends derive it, nobody else can."""
         if not isinstance(peer_public, bytes) or len(peer_public) != PUBLIC_BYTES:
             raise ValueError(f"peer_public must be {PUBLIC_BYTES} bytes, got {peer_public!r:.40}")
         shared = self._private.exchange(X25519PublicKey.from_public_bytes(peer_public))
-        key = HKDF(hashes.SHA256(), KEY_BYTES, salt=None, info=context).derive(shared)
-        return AESGCM(key)
+        return HKDF(hashes.SHA256(), KEY_BYTES, salt=None, info=context).derive(shared)
+
+    def _box_key(self, peer_public: bytes, context: bytes) -> AESGCM:
+        return AESGCM(self.agree(peer_public, context))
 
     def seal(self, peer_public: bytes, secret: bytes, context: bytes) -> bytes:
         """``secret`` sealed to the holder of ``peer_public`` under ``context``."""

@@ -24,7 +24,7 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from ppml.checks import check_int
+from ppml.checks import check_int, check_positive
 from ppml.crypto.fixed import check_precision_bits
 from ppml.crypto.paillier.keys import check_key_bits
 from ppml.data.checksums import DATA_DIR_ENV
@@ -33,6 +33,9 @@ from ppml.protocols.linucb_ds.config import LinUCBDSOptions
 from ppml.protocols.private_cb.config import PrivateCBOptions
 from ppml.protocols.samba.config import SambaOptions
 from ppml.runtime.roles import RUNTIMES
+
+RUN_RUNTIMES = RUNTIMES + ("federated",)
+"""Where a run's parties run: the roles' runtimes, and one process per party."""
 
 
 @dataclass
@@ -82,7 +85,9 @@ class RunConfig:
     seed: Optional[int] = None
     """None: randomness from the OS CSPRNG. An int: INSECURE reproducible mode."""
     runtime: str = "local"
-    """'local': all parties in one process. 'ray': parties as Ray actors."""
+    """'local': all parties in one process. 'ray': parties as Ray actors in one cluster (one
+    trust domain). 'federated': one OS process per party, meeting over TLS links
+    (docs/federated.md)."""
     dataset: str = "digits"
     """Dataset loader name; 'digits' is embedded (ships with scikit-learn)."""
     results_dir: str = "results"
@@ -105,6 +110,9 @@ class RunConfig:
     """Seed of the data stream (order, reward draws): public, so secure runs stay comparable."""
     placement: bool = False
     """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
+    party_timeout_s: float = 300.0
+    """runtime=federated: how long a party waits for a peer (to connect, to send a round's
+    message, to answer a call) before the run fails naming it."""
     record_views: bool = False
     """Each role records what it received (after its own decryptions); the run writes the views
     to views/<run_id>/<role>.parquet beside its results (Samba's Controller, Comp, DC and DO
@@ -125,7 +133,8 @@ class RunConfig:
         check_int("data_seed", self.data_seed, 0)
         if self.seed is not None:
             check_int("seed", self.seed, 0)
-        _one_of("runtime", self.runtime, RUNTIMES)
+        _one_of("runtime", self.runtime, RUN_RUNTIMES)
+        check_positive("party_timeout_s", self.party_timeout_s)
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
         check_precision_bits(self.precision_bits)
         for name in ("experiment", "dataset", "results_dir"):

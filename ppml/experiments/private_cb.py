@@ -29,6 +29,7 @@ from ppml.crypto.fixed import decode
 from ppml.crypto.rng import fresh_key
 from ppml.data import load_contextual
 from ppml.experiments.config import RunConfig, engine_options
+from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
@@ -90,7 +91,10 @@ def membership_audit(config: RunConfig, data, saved: list) -> dict:
 
 
 def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: bytes) -> dict:
-    """Algorithm 1 with every role a party; returns arms, rewards, stats, checkpoints, time."""
+    """Algorithm 1 with every role a party; returns arms, rewards, stats, checkpoints, time
+    (and under runtime=federated the dealer's own secret, which the reference replays)."""
+    if config.runtime == "federated":
+        return run_federated(config, bandit)
     inputs = {p: {f"features_{p}": data.contexts[:bandit.horizon, cols]}
               for p, cols in enumerate(bandit.feature_blocks)}
     world = roles.spawn(World, config.runtime, data, concurrency=4)
@@ -109,6 +113,18 @@ def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: 
     return {"arms": outs[bandit.puller]["arms"], "rewards": outs[bandit.rewarder]["rewards"],
             "wall_s": wall, "stats": stats,
             "checkpoints": [out["checkpoints"] for out in outs[:bandit.parties]]}
+
+
+def run_federated(config: RunConfig, bandit: PrivateCBConfig) -> dict:
+    """Every role its own process on loopback (`ppml.experiments.private_cb_parties`)."""
+    start = time.perf_counter()
+    outs = run_parties(config)
+    feature = [outs[f"party-{p}"] for p in range(bandit.parties)]
+    return {"arms": outs["puller"]["arms"], "rewards": outs["rewarder"]["rewards"],
+            "wall_s": time.perf_counter() - start, "stats": [out["stats"] for out in feature],
+            "checkpoints": [out["checkpoints"] for out in feature],
+            "program_s": max(out["program_s"] for out in outs.values() if "program_s" in out),
+            "dealer_secret": outs["dealer"]["audit_dealer_secret"]}
 
 
 REFERENCE_TIMINGS = 5
@@ -148,7 +164,8 @@ def private_cb(config: RunConfig) -> RunOutput:
                            data_dir=config.data_dir)
     dealer_secret = fresh_key() if config.seed is None else dealer_secret_key(config.seed)
     secure = run_secure(config, bandit, data, dealer_secret)
-    plain = run_plaintext(bandit, data, dealer_secret, config.precision_bits)
+    plain = run_plaintext(bandit, data, secure.get("dealer_secret", dealer_secret),
+                          config.precision_bits)
     steps = np.arange(1, bandit.horizon + 1)
     secure_avg = np.cumsum(secure["rewards"]) / steps
     plain_avg = np.cumsum(plain["rewards"]) / steps
@@ -161,7 +178,8 @@ def private_cb(config: RunConfig) -> RunOutput:
         rows[step - 1].update({"mi_advantage": attack["advantage"], "mi_tpr": attack["tpr"],
                                "mi_fpr": attack["fpr"]})
     offline = float(np.mean([s["offline_seconds"] for s in secure["stats"]]))
-    online = secure["wall_s"] - offline if config.runtime == "local" else secure["wall_s"]
+    online = {"local": secure["wall_s"] - offline,           # the parties' program, for federated
+              "federated": secure.get("program_s")}.get(config.runtime, secure["wall_s"])
     summary = {
         "secure_cumulative_reward": float(np.sum(secure["rewards"])),
         "plaintext_cumulative_reward": float(np.sum(plain["rewards"])),
@@ -170,7 +188,8 @@ def private_cb(config: RunConfig) -> RunOutput:
         "plaintext_wall_s": plain["wall_s"],
         "slowdown": online / plain["wall_s"],
         "rounds": int(secure["stats"][0]["rounds"]),
-        "seconds_per_step": secure["wall_s"] / bandit.horizon,
+        "seconds_per_step": (online if config.runtime == "federated" else secure["wall_s"])
+        / bandit.horizon,
         "wait_seconds_per_step": float(np.mean([s["wait_seconds"] for s in secure["stats"]]))
         / bandit.horizon,
         "bytes_per_party": int(np.mean([s["bytes_sent"] for s in secure["stats"]])),

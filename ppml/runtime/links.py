@@ -1,259 +1,338 @@
-"""Authenticated, encrypted TCP links between parties: the transport under :class:`LinkComm`.
+"""Mutually authenticated TLS 1.3 links between parties: the transport of every cross-party
+message, in the Ray runtime's one cluster and between federated parties alike.
 
-Ray sets the links up (each party listens on its node's IP, the driver passes the addresses
-around) and then steps aside: a round's messages go party to party over the sockets, about 15
-times faster than Ray actor calls on one machine (docs/ray-runtime.md has the numbers).
+A party's `Links` listens on one port.  Each pair of parties has one connection: the party
+later in the run's roster connects to the earlier one.  The TLS handshake authenticates both
+ends by certificate (`ppml.runtime.tls`: chain, dates, the name expected at that end, the
+pinned fingerprint), so nobody else can pose as a peer, read a frame or alter, drop, replay or
+reorder one without the link failing (TLS records are sealed with AES-GCM under per-direction
+keys and sequence numbers).  Right after the handshake, both ends send an X25519 public key over
+the link and derive the pair's key from it (`agreed`): the two parties agree on it over their
+authenticated link, and nobody else ever holds it.
 
-There is one connection per pair of parties: the higher rank connects to the lower.  Both ends
-prove they hold the pair's key (the PRSS key the two parties share) with an HMAC over fresh
-nonces before the link carries anything, so nobody else on the network can pose as a peer.
-Every frame then travels sealed with AES-256-GCM under a key of its direction, derived from the
-pair key and both handshake nonces (fresh per connection), its nonce the frame's sequence
-number and its associated data the two ranks: an eavesdropper learns the frames' lengths and
-times only, and a frame altered, dropped, replayed or reordered on the wire fails
-authentication, which closes the link.  Each link has a reader thread that opens frames and
-decodes them (:mod:`ppml.runtime.wire`) into the mailbox; when a link breaks, the mailbox is
-told, so a party waiting on that peer fails at once.
+A frame is ``length | channel | payload``.  Channel `ENGINE` carries the secret-sharing
+engine's rounds (:mod:`ppml.runtime.wire`), delivered into the mailbox under the sender's
+engine rank; other channels go to the handler registered for them (`on`).  Each link has a
+reader thread.  TLS runs over memory buffers (`ssl.MemoryBIO`) under one lock per link, so the
+reader and the senders never drive one SSL object at once (OpenSSL objects are not
+thread-safe); when a link breaks, the mailbox and the handlers are told, so a party waiting on
+that peer fails at once, naming it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import io
 import os
 import socket
+import ssl
 import struct
 import threading
 import time
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-from ppml.crypto.rng import derive_key
+from ppml.crypto.agreement import PUBLIC_BYTES, KeyAgreement
 from ppml.runtime import wire
 from ppml.runtime.mailbox import Mailbox
+from ppml.runtime.tls import Identity, Trust
 
-NONCE_BYTES = 16
-MAC_BYTES = 32
-HANDSHAKE_S = 10.0  # a connection that does not complete the handshake in time is dropped
-RANK = struct.Struct("<I")
-LENGTH = struct.Struct("<Q")
-SEQUENCE = struct.Struct(">4xQ")
-"""A frame's 96-bit AES-GCM nonce: its sequence number in its direction."""
-MAX_FRAME_BYTES = 2**31 - 1
-"""The largest frame one AES-GCM call seals here."""
+HANDSHAKE_S = 10.0
+"""An accepted connection that does not complete its handshake in time is dropped."""
+LENGTH = struct.Struct("<QB")
+"""A frame's head: payload length and channel."""
+MAX_FRAME_BYTES = 2**40
+"""The largest frame a link accepts (its length is read before the payload)."""
+ENGINE, CALL, ANSWER = 0, 1, 2
+"""Channels: the engine's rounds; calls to a role and their answers (`ppml.runtime.remote`)."""
+_RECORD = 1 << 16
 
 
-class _Sealer:
-    """One direction of a link: AES-256-GCM under its own key, nonces counting frames."""
+class LinkError(ConnectionError):
+    """A link could not be made or broke; ``peer`` names the party at its other end."""
 
-    __slots__ = ("_aead", "_associated", "_next", "_lock")
+    def __init__(self, peer: str, message: str):
+        super().__init__(message)
+        self.peer = peer
 
-    def __init__(self, key: bytes, sender: int, receiver: int):
-        self._aead = AESGCM(key)
-        self._associated = b"ppml-frame|%d->%d" % (sender, receiver)
-        self._next = 0
-        self._lock = threading.Lock()
 
-    def send(self, sock, frame: bytes) -> None:
-        """Seal ``frame`` and write it to ``sock``: sequence number and write under one lock,
-        so frames reach the wire in the order of their nonces."""
-        if len(frame) > MAX_FRAME_BYTES:
-            raise ValueError(f"a frame of {len(frame)} bytes exceeds the links' limit of "
-                             f"{MAX_FRAME_BYTES} bytes")
-        with self._lock:
-            nonce, self._next = SEQUENCE.pack(self._next), self._next + 1
-            sealed = self._aead.encrypt(nonce, frame, self._associated)
-            sock.sendall(LENGTH.pack(len(sealed)) + sealed)
+class _Tls:
+    """One TLS connection over memory buffers: sends under a lock, reads by one thread."""
 
-    def open(self, sealed: bytes) -> bytes:
-        nonce, self._next = SEQUENCE.pack(self._next), self._next + 1
-        return self._aead.decrypt(nonce, sealed, self._associated)
+    def __init__(self, sock, context: ssl.SSLContext, server: bool, hostname: str | None):
+        self.sock = sock
+        self._in, self._out = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.obj = context.wrap_bio(self._in, self._out, server_side=server,
+                                    server_hostname=hostname)
+        self._ssl_lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._plain = bytearray()
+
+    def handshake(self, deadline: float) -> None:
+        while True:
+            try:
+                self.obj.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                self._flush()
+                self._fill(deadline)
+        self._flush()
+
+    def _flush(self) -> None:
+        data = self._out.read()
+        if data:
+            self.sock.sendall(data)
+
+    def _fill(self, deadline: float | None) -> None:
+        self.sock.settimeout(None if deadline is None else _left(deadline))
+        data = self.sock.recv(_RECORD)
+        if not data:
+            raise EOFError
+        with self._ssl_lock:
+            self._in.write(data)
+
+    def send(self, data: bytes) -> None:
+        with self._send_lock:
+            with self._ssl_lock:
+                self.obj.write(data)
+                out = self._out.read()
+            self.sock.sendall(out)
+
+    def read(self, n: int, deadline: float | None = None) -> bytes:
+        """Exactly ``n`` plaintext bytes; EOFError when the peer closes first."""
+        while len(self._plain) < n:
+            with self._ssl_lock:
+                try:
+                    self._plain += self.obj.read(max(n - len(self._plain), _RECORD))
+                    continue
+                except ssl.SSLWantReadError:
+                    pass
+                except ssl.SSLZeroReturnError:
+                    raise EOFError from None
+            self._fill(deadline)
+        data = bytes(self._plain[:n])
+        del self._plain[:n]
+        return data
 
 
 class Links:
-    """This party's links to all its peers, and the listening socket they connect to."""
+    """This party's links to its peers, and the listening socket they connect to.
 
-    def __init__(self, rank: int, parties: int, mailbox: Mailbox, host: str):
-        self.rank = rank
-        self.parties = parties
+    ``identity``: this party's `Identity`; ``host``, ``port``: where it listens (port 0: any
+    free port); ``mailbox``: where engine frames go, under ``ranks[peer name]`` (None when this
+    party runs no engine program)."""
+
+    def __init__(self, identity: Identity, host: str, mailbox: Mailbox | None = None,
+                 ranks: dict | None = None, port: int = 0):
+        self.identity = identity
+        self.name = identity.name
         self.mailbox = mailbox
-        self._server = socket.create_server((host, 0))
-        self._sockets = {}  # peer -> connected socket
-        self._sealers = {}  # peer -> the sealer of frames to it
+        self.ranks = dict(ranks or {})
+        self.agreed = {}     # peer -> the key agreed over the link
+        self.refused = []    # (address, why) of connections refused while accepting
+        self._server = socket.create_server((host, port))
+        self._links = {}     # peer -> _Tls
+        self._handlers = {}  # channel -> handler(peer, payload)
+        self._closers = []   # handler(peer, reason) when a link breaks
+        self._closed = {}    # peer -> why its link closed
+        self._heard = time.monotonic()   # when a frame last came in
+        self._change = threading.Condition()
 
     @property
     def address(self) -> tuple:
-        """(host, port) on which the peers of higher rank connect."""
+        """(host, port) on which the peers later in the roster connect."""
         return self._server.getsockname()[:2]
 
-    def connect(self, addresses: list, pair_keys: dict, timeout_s: float) -> None:
-        """Link up with every peer: connect to lower ranks, accept higher ranks, authenticate.
+    def on(self, channel: int, handler, closed=None) -> None:
+        """Deliver the frames of ``channel`` to ``handler(peer, payload)``; ``closed(peer,
+        reason)`` hears when a link breaks."""
+        self._handlers[channel] = handler
+        if closed is not None:
+            self._closers.append(closed)
 
-        ``addresses[j]`` is party j's :attr:`address`; ``pair_keys[(i, j)]`` (i < j) the key
-        this party shares with each peer.
+    def connect(self, roster: list, addresses: dict, trust: Trust, timeout_s: float) -> None:
+        """Link up with every other party of ``roster`` (names, this party among them): connect
+        to those before it, accept those after it, each within ``timeout_s``.
+
+        ``addresses[name]``: (host, port) of each party this one connects to.  A peer that is
+        refused, or that does not come in time, raises `LinkError` naming it.
         """
+        if self.name not in roster:
+            raise ValueError(f"{self.name} is not in the roster {roster}")
         deadline = time.monotonic() + timeout_s
-        keys = {peer: pair_keys[min(peer, self.rank), max(peer, self.rank)]
-                for peer in range(self.parties) if peer != self.rank}
-        auth = {peer: derive_key(key, "tcp-link") for peer, key in keys.items()}
-        for peer in range(self.rank):
-            try:
-                sock = socket.create_connection(tuple(addresses[peer]), timeout=_left(deadline))
-            except OSError as exc:
-                raise ConnectionError(f"party {self.rank} could not reach party {peer} at "
-                                      f"{addresses[peer]}: {exc}") from exc
-            try:
-                nonces = self._greet(sock, peer, auth[peer], deadline)
-            except BaseException:
-                sock.close()
-                raise
-            self._start(peer, sock, keys[peer], nonces)
-        while len(self._sockets) < self.parties - 1:
-            self._server.settimeout(_left(deadline))
-            try:
-                sock, _ = self._server.accept()
-            except TimeoutError:
-                absent = [p for p in range(self.rank + 1, self.parties) if p not in self._sockets]
-                raise TimeoutError(f"parties {absent} did not connect within {timeout_s:g} s "
-                                   f"(timeout_s)") from None
-            welcomed = self._welcome(sock, auth, deadline)
-            if welcomed is None:
-                sock.close()  # not a peer holding the pair key: ignore it, keep listening
-            else:
-                peer, nonces = welcomed
-                self._start(peer, sock, keys[peer], nonces)
+        position = roster.index(self.name)
+        client = self.identity.context(trust, server=False)
+        for peer in roster[:position]:
+            self._dial(peer, tuple(addresses[peer]), client, trust, deadline, timeout_s)
+        later = roster[position + 1:]
+        if later:
+            server = self.identity.context(trust, server=True)
+            while any(p not in self._links for p in later):
+                self._server.settimeout(_left(deadline))
+                try:
+                    sock, where = self._server.accept()
+                except TimeoutError:
+                    absent = [p for p in later if p not in self._links]
+                    refused = "".join(f"; refused {a[0]}:{a[1]}: {why}" for a, why in self.refused)
+                    raise LinkError(absent[0], f"{', '.join(absent)} did not connect to "
+                                               f"{self.name} within {timeout_s:g} s "
+                                               f"(timeout_s){refused}") from None
+                self._welcome(sock, where, server, trust, later, deadline)
         self._server.close()
 
-    def send(self, peer: int, frame: bytes) -> None:
-        """``frame`` to ``peer``, sealed."""
-        self._sealers[peer].send(self._sockets[peer], frame)
+    def _dial(self, peer: str, address: tuple, context, trust: Trust, deadline: float,
+              timeout_s: float) -> None:
+        while True:                                      # the peer may not listen yet
+            try:
+                sock = socket.create_connection(address, timeout=_left(deadline))
+                break
+            except OSError as exc:
+                if time.monotonic() >= deadline:
+                    raise LinkError(peer, f"{self.name} could not reach {peer} at {address} "
+                                          f"within {timeout_s:g} s (timeout_s): {exc}") from None
+                time.sleep(0.05)
+        tls = _Tls(sock, context, False, peer)
+        try:
+            try:
+                tls.handshake(deadline)
+            except ssl.SSLCertVerificationError as exc:
+                raise LinkError(peer, f"{self.name} refused the certificate of {peer} at "
+                                      f"{address}: {exc.verify_message}") from None
+            trust.check(peer, tls.obj.getpeercert(binary_form=True))
+            self._agree(peer, tls, deadline)
+        except LinkError:
+            sock.close()
+            raise
+        except ConnectionError as exc:
+            sock.close()
+            raise LinkError(peer, f"{self.name} refused {peer} at {address}: {exc}") from None
+        except (ssl.SSLError, EOFError, OSError) as exc:
+            sock.close()
+            why = "closed the connection" if isinstance(exc, EOFError) else str(exc)
+            raise LinkError(peer, f"{peer} at {address} refused {self.name} during the TLS "
+                                  f"handshake ({why}): is {self.name}'s certificate one "
+                                  f"{peer} trusts?") from None
+        self._start(peer, tls)
+
+    def _welcome(self, sock, where, context, trust: Trust, later: list, deadline: float) -> None:
+        """Authenticate one connecting party; a stranger is refused and recorded, not fatal."""
+        tls = _Tls(sock, context, True, None)
+        handshake_deadline = min(deadline, time.monotonic() + HANDSHAKE_S)
+        try:
+            tls.handshake(handshake_deadline)
+            peer = trust.check(None, tls.obj.getpeercert(binary_form=True))
+            if peer not in later or peer in self._links:
+                raise ConnectionError(f"{peer} is not expected to connect to {self.name} now")
+            self._agree(peer, tls, handshake_deadline)
+        except (ssl.SSLError, ConnectionError, EOFError, OSError) as exc:
+            self.refused.append((where[:2], getattr(exc, "verify_message", None) or str(exc)
+                                 or type(exc).__name__))
+            sock.close()
+            return
+        self._start(peer, tls)
+
+    def _agree(self, peer: str, tls: _Tls, deadline: float) -> None:
+        """The pair's key, from X25519 public keys sent over the authenticated link."""
+        mine = KeyAgreement(os.urandom(32))
+        tls.send(mine.public)
+        theirs = tls.read(PUBLIC_BYTES, deadline)
+        low, high = sorted((self.name, peer))
+        self.agreed[peer] = mine.agree(theirs, f"ppml-link|{low}|{high}".encode())
+
+    def send(self, peer: str, payload: bytes, channel: int = ENGINE) -> None:
+        """``payload`` to ``peer`` on ``channel``."""
+        link = self._links.get(peer)
+        if link is None:
+            raise LinkError(peer, f"{self.name} has no link to {peer}")
+        try:
+            link.send(LENGTH.pack(len(payload), channel) + payload)
+        except OSError as exc:
+            raise LinkError(peer, f"the link from {self.name} to {peer} broke: {exc}") from None
 
     def close(self) -> None:
         """Close every link and the listening socket; a peer waiting on this party fails at
         once (its reader sees the connection close)."""
-        for sock in self._sockets.values():
+        for link in list(self._links.values()):
             try:
-                sock.shutdown(socket.SHUT_RDWR)
+                link.sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass                                  # already closed by the peer
-            sock.close()
-        self._sockets.clear()
+            link.sock.close()
+        self._links.clear()
         self._server.close()
 
-    # -- handshake: the connecting party (higher rank) greets, the listener welcomes ----------
-    def _greet(self, sock, peer: int, key: bytes, deadline: float) -> tuple:
-        """The handshake's (listener's, connector's) nonces, once ``peer`` proved its key."""
-        sock.settimeout(_left(deadline))
-        try:
-            server_nonce = _read(sock, NONCE_BYTES)
-            nonce = os.urandom(NONCE_BYTES)
-            sock.sendall(RANK.pack(self.rank) + nonce
-                         + _mac(key, b"connect", peer, self.rank, server_nonce, nonce))
-            answer = _read(sock, MAC_BYTES)
-        except EOFError:
-            raise ConnectionError(f"party {peer} closed the link during the handshake "
-                                  f"(it does not hold the same pair key?)") from None
-        if not hmac.compare_digest(answer, _mac(key, b"accept", peer, self.rank, server_nonce,
-                                                nonce)):
-            raise ConnectionError(f"the listener at {sock.getpeername()} failed to "
-                                  f"authenticate as party {peer}")
-        return bytes(server_nonce), nonce
-
-    def _welcome(self, sock, auth: dict, deadline: float) -> tuple | None:
-        """(The authenticated rank of a connecting peer, the handshake's (listener's,
-        connector's) nonces), or None if it is not a peer."""
-        try:
-            sock.settimeout(min(_left(deadline), HANDSHAKE_S))
-            nonce = os.urandom(NONCE_BYTES)
-            sock.sendall(nonce)
-            (peer,) = RANK.unpack(_read(sock, RANK.size))
-            client_nonce = _read(sock, NONCE_BYTES)
-            mac = _read(sock, MAC_BYTES)
-            if not self.rank < peer < self.parties or peer in self._sockets:
-                return None
-            key = auth[peer]
-            if not hmac.compare_digest(mac, _mac(key, b"connect", self.rank, peer, nonce,
-                                                 client_nonce)):
-                return None
-            sock.sendall(_mac(key, b"accept", self.rank, peer, nonce, client_nonce))
-            return peer, (nonce, bytes(client_nonce))
-        except (OSError, EOFError):
-            return None
-
     # -- reading -----------------------------------------------------------------------------
-    def _start(self, peer: int, sock, key: bytes, nonces: tuple) -> None:
-        """Start the link to ``peer``: one frame key per direction from the pair ``key`` and
-        the handshake's ``nonces`` (listener's, connector's)."""
-        sock.settimeout(None)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        low, high = sorted((self.rank, peer))
+    def _start(self, peer: str, tls: _Tls) -> None:
+        tls.sock.settimeout(None)
+        tls.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._links[peer] = tls
+        threading.Thread(target=self._read_from, args=(peer, tls), daemon=True,
+                         name=f"ppml-link-{self.name}-{peer}").start()
 
-        def direction(sender: int, receiver: int) -> _Sealer:
-            return _Sealer(derive_key(key, "tcp-frames", low, high, nonces[0].hex(),
-                                      nonces[1].hex(), sender, receiver), sender, receiver)
-
-        self._sealers[peer] = direction(self.rank, peer)
-        self._sockets[peer] = sock
-        threading.Thread(target=self._read_from, args=(peer, sock, direction(peer, self.rank)),
-                         daemon=True, name=f"ppml-link-{self.rank}-{peer}").start()
-
-    def _read_from(self, peer: int, sock, opener: _Sealer) -> None:
-        """Deliver ``peer``'s frames into the mailbox until the link closes or breaks."""
-        stream = sock.makefile("rb", buffering=1 << 16)  # a small frame: one recv, not three
-
-        def read(n: int) -> bytes:
-            data = stream.read(n)
-            if len(data) < n:
-                raise EOFError
-            return data
-
+    def _read_from(self, peer: str, tls: _Tls) -> None:
+        """Deliver ``peer``'s frames until the link closes or breaks."""
+        rank = self.ranks.get(peer)
         try:
             while True:
-                (length,) = LENGTH.unpack(read(LENGTH.size))
-                if length > MAX_FRAME_BYTES + 16:
-                    raise ValueError(f"a sealed frame of {length} bytes is over the limit")
-                round_, tag, body = wire.read_message(_reader(opener.open(read(length))))
-                self.mailbox.deliver(round_, peer, tag, body)
+                length, channel = LENGTH.unpack(tls.read(LENGTH.size))
+                if length > MAX_FRAME_BYTES:
+                    raise ValueError(f"a frame of {length} bytes is over the limit")
+                payload = tls.read(length)
+                self._heard = time.monotonic()
+                if channel == ENGINE and self.mailbox is not None and rank is not None:
+                    self._deliver(rank, payload)
+                elif channel in self._handlers:
+                    self._handlers[channel](peer, payload)
+                else:
+                    raise ValueError(f"{peer} sent a frame on channel {channel}, which "
+                                     f"{self.name} does not serve")
         except EOFError:
-            self.mailbox.close(peer, "the peer closed the connection")
-        except InvalidTag:
-            self.mailbox.close(peer, "a frame failed authentication (altered, dropped, "
-                                     "replayed or reordered on the wire)")
-        except (OSError, ValueError) as exc:
-            self.mailbox.close(peer, f"{type(exc).__name__}: {exc}")
+            self._broken(peer, rank, f"{peer} closed the connection")
+        except ssl.SSLError as exc:
+            self._broken(peer, rank, f"TLS failed on the link from {peer} (a record altered, "
+                                     f"dropped, replayed or reordered on the wire?): {exc}")
+        except Exception as exc:                   # noqa: BLE001 - the link is gone either way
+            self._broken(peer, rank, f"{type(exc).__name__}: {exc}")
+
+    def _deliver(self, rank: int, payload: bytes) -> None:
+        round_, tag, body = wire.read_message(_reader(payload))
+        self.mailbox.deliver(round_, rank, tag, body)
+
+    def wait_closed(self, peers: list, idle_s: float) -> None:
+        """Block until each of ``peers`` has closed its link; TimeoutError naming the others
+        when no frame has come in for ``idle_s`` seconds."""
+        with self._change:
+            while any(p not in self._closed for p in peers):
+                idle = time.monotonic() - self._heard
+                if idle > idle_s:
+                    open_ = [p for p in peers if p not in self._closed]
+                    raise TimeoutError(f"{', '.join(open_)} sent {self.name} nothing for "
+                                       f"{idle_s:g} s and did not close (party_timeout_s)")
+                self._change.wait(min(1.0, idle_s - idle + 0.01))
+
+    def _broken(self, peer: str, rank: int | None, reason: str) -> None:
+        link = self._links.get(peer)
+        if link is not None:                  # the peer must not wait on a dead link either
+            try:
+                link.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        with self._change:
+            self._closed.setdefault(peer, reason)
+            self._change.notify_all()
+        if self.mailbox is not None and rank is not None:
+            self.mailbox.close(rank, reason)
+        for closed in self._closers:
+            closed(peer, reason)
 
 
 def _reader(frame: bytes):
-    """``read(n)`` over one opened frame: exactly n bytes, or ValueError."""
-    stream = io.BytesIO(frame)
+    """``read(n)`` over one frame: exactly n bytes, or ValueError."""
+    at = [0]
 
     def read(n: int) -> bytes:
-        data = stream.read(n)
-        if len(data) < n:
+        if at[0] + n > len(frame):
             raise ValueError("malformed frame: shorter than its header says")
+        data = frame[at[0]:at[0] + n]
+        at[0] += n
         return data
     return read
-
-
-def _mac(key: bytes, role: bytes, low: int, high: int, nonce_low: bytes,
-         nonce_high: bytes) -> bytes:
-    message = b"|".join([b"ppml-link", role, str(low).encode(), str(high).encode(),
-                         nonce_low, nonce_high])
-    return hmac.new(key, message, hashlib.sha256).digest()
-
-
-def _read(sock, n: int) -> bytearray:
-    """Exactly ``n`` bytes; EOFError when the peer closes first."""
-    buf = bytearray(n)
-    view, got = memoryview(buf), 0
-    while got < n:
-        k = sock.recv_into(view[got:])
-        if not k:
-            raise EOFError
-        got += k
-    return buf
 
 
 def _left(deadline: float) -> float:

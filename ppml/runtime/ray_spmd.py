@@ -5,8 +5,14 @@ private local Ray instance when Ray is not running (and leaves it running for th
 creates the dealer actor and one :class:`~ppml.runtime.party.PartyActor` per party, lets them
 set up their keys and links among themselves, runs the program in every party at once, and
 kills the actors.
-The driver only ever sees public values: addresses, X25519 public keys, sealed keys, the
-program, each party's own inputs going in, and each party's return value coming out.
+The driver only ever sees public values: addresses, certificates, X25519 public keys, sealed
+dealer keys, the program, each party's own inputs going in, and each party's return value
+coming out.  The parties' links are mutually authenticated TLS 1.3, each party pinning its
+peers' certificates, and each pair agrees its key over its link (`ppml.runtime.links`).  This
+runtime simulates the parties in ONE trust domain: a Ray cluster lets any holder of an actor
+handle run code in that actor, and keeps actor-creation arguments in the head node's control
+store (docs/ray-runtime.md, "What one cluster does not protect"); ``runtime=federated`` runs one
+trust domain per party.
 """
 
 from __future__ import annotations
@@ -64,12 +70,13 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
     ranks = list(range(config.ranks))
     try:
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
-        publics = _gather([m.public.remote() for m in members], ranks, timeout_s)
-        *boxes, (dealer_public, dealer_boxes) = _gather(
-            [m.seal_pair_keys.remote(publics) for m in members]
-            + [dealer.hand_out_keys.remote(publics[:parties])], ranks + [None], timeout_s)
-        _gather([m.connect.remote(addresses, publics, {i: boxes[i][p] for i in range(p)},
-                                  dealer_public, dealer_boxes.get(p), dealer if p == 0 else None)
+        certificates = _gather([m.certificate.remote() for m in members], ranks, timeout_s)
+        publics = _gather([m.public.remote() for m in members[:parties]], ranks[:parties],
+                          timeout_s)
+        (dealer_public, dealer_boxes), = _gather([dealer.hand_out_keys.remote(publics)],
+                                                 [None], timeout_s)
+        _gather([m.connect.remote(addresses, certificates, dealer_public, dealer_boxes.get(p),
+                                  dealer if p == 0 else None)
                  for p, m in enumerate(members)], ranks, timeout_s)
         return _gather([m.run.remote(program, inputs.get(p, {})) for p, m in enumerate(members)],
                        ranks)

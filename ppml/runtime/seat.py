@@ -40,10 +40,12 @@ from ppml.checks import check_int
 from ppml.mpc.comm import LocalComm
 from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import DealerStore
+from ppml.crypto.rng import fresh_key
 from ppml.mpc.keys import PartyKeys, pair
 from ppml.runtime.cluster import node_address
 from ppml.runtime.link_comm import LinkComm
 from ppml.runtime.links import Links
+from ppml.runtime.tls import Identity, Trust
 from ppml.runtime.mailbox import Mailbox
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S
 
@@ -52,6 +54,19 @@ from ppml.runtime.roles import DEFAULT_TIMEOUT_S
 def make(runtime: str, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S):
     """Seat ``rank`` of ``config``'s parties for a role of ``runtime`` ("local" or "ray")."""
     return (LocalSeat if runtime == "local" else Seat)(rank, config, timeout_s)
+
+
+def pinned(certificates: dict) -> Trust | None:
+    """The trust of a seat that accepts exactly these peers' certificates (rank -> PEM, as
+    `certificate` gives them; ``party-<rank>``), or None for local seats (no certificates)."""
+    if any(pem is None for pem in certificates.values()):
+        return None
+    return Trust.pinned({f"party-{rank}": pem for rank, pem in certificates.items()})
+
+
+def _pairs_of(rank: int, ranks: int) -> dict:
+    """Every pair of ``rank``, its key left to be agreed (None)."""
+    return {pair(rank, j): None for j in range(ranks) if j != rank}
 
 
 def _check_keys(rank: int, config: EngineConfig, pair_keys: dict, dealer_key, dealer) -> list:
@@ -69,13 +84,27 @@ def _check_keys(rank: int, config: EngineConfig, pair_keys: dict, dealer_key, de
 
 
 class Seat:
-    """Rank ``rank`` of ``config``'s parties (and clients), held by one role, over links."""
+    """Rank ``rank`` of ``config``'s parties (and clients), held by one role, over TLS links.
 
-    def __init__(self, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S):
+    ``identity``: the role's `ppml.runtime.tls.Identity` (a federated party's, from its
+    certificate files); by default a self-signed one made here, named ``names[rank]``, whose
+    certificate the other seats are handed (`certificate`) and pin.  ``names``: the party name
+    of each rank (``party-<rank>`` by default)."""
+
+    def __init__(self, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 identity: Identity | None = None, names: list | None = None):
         self.rank = check_int("rank", rank, 0, config.ranks - 1, what="a party index")
         self.config, self.timeout_s = config, timeout_s
+        self.names = list(names or [f"party-{r}" for r in range(config.ranks)])
+        if len(self.names) != config.ranks:
+            raise ValueError(f"names must name all {config.ranks} ranks, got {self.names}")
+        identity = identity or Identity.self_signed(self.names[rank])
+        if identity.name != self.names[rank]:
+            raise ValueError(f"seat {rank} is {self.names[rank]!r}, its identity "
+                             f"{identity.name!r}")
         self._mailbox = Mailbox()
-        self._links = Links(rank, config.ranks, self._mailbox, node_address())
+        self._links = Links(identity, node_address(), self._mailbox,
+                            {name: r for r, name in enumerate(self.names)})
         self.ctx: Context | None = None
 
     @property
@@ -83,21 +112,37 @@ class Seat:
         """Where the seats of higher rank connect to this one."""
         return self._links.address
 
-    def connect(self, addresses: list, pair_keys: dict, dealer_key: bytes | None,
-                dealer=None) -> None:
+    @property
+    def certificate(self) -> bytes:
+        """This seat's certificate (public): what its peers pin."""
+        return self._links.identity.certificate
+
+    def connect(self, addresses: list, trust: Trust, pair_keys: dict | None,
+                dealer_key: bytes | None, dealer=None) -> None:
         """Link up with every other seat (they connect at the same time), and make the context.
 
-        ``addresses[j]``: seat j's `address`; ``pair_keys[(i, j)]`` (i < j): the key of each
-        pair this seat is in; ``dealer_key``: the key this compute party shares with the dealer
-        (None for a client); ``dealer``: party 0's source of corrections (a `RoleDealer`).
+        ``addresses[j]``: seat j's `address`; ``trust``: whom this seat accepts
+        (`Trust.pinned` of the other seats' `certificate`); ``pair_keys[(i, j)]`` (i < j): the
+        key of each pair this seat is in, or None to use the keys agreed over the links (the
+        seeded INSECURE mode passes keys derived from its seed); ``dealer_key``: the key this
+        compute party shares with the dealer (None for a client); ``dealer``: party 0's source
+        of corrections (a `RoleDealer`).
         """
-        peers = _check_keys(self.rank, self.config, pair_keys, dealer_key, dealer)
-        self._links.connect(addresses, pair_keys, self.timeout_s)
+        agree = pair_keys is None
+        peers = _check_keys(self.rank, self.config, _pairs_of(self.rank, self.config.ranks)
+                            if agree else pair_keys, dealer_key, dealer)
+        self._links.connect(self.names, {self.names[r]: a for r, a in enumerate(addresses)
+                                         if r < self.rank}, trust, self.timeout_s)
+        if agree:
+            pair_keys = {ij: self._links.agreed[self.names[sum(ij) - self.rank]] for ij in peers}
         keys = PartyKeys(pairs={ij: pair_keys[ij] for ij in peers},
                          dealer={} if dealer_key is None else {self.rank: dealer_key})
-        comm = LinkComm(self.rank, self.config.parties, self._links.send, self._mailbox,
+        comm = LinkComm(self.rank, self.config.parties, self._send, self._mailbox,
                         self.timeout_s, self.config.record_views, self.config.clients)
         self.ctx = Context(comm, keys, DealerStore(comm.held, keys.dealer, dealer), self.config)
+
+    def _send(self, rank: int, frame: bytes) -> None:
+        self._links.send(self.names[rank], frame)
 
     def run(self, program, *inputs):
         """This party's output of ``program`` on its ``inputs`` (every seat runs it at once)."""
@@ -182,7 +227,10 @@ class _Table:
             self._keys[rank] = (pair_keys, dealer_key)
             self._dealer = self._dealer or dealer
             if len(self._keys) == self.config.ranks:
-                pairs = {ij: k for keys, _ in self._keys.values() for ij, k in keys.items()}
+                pairs = {ij: k for keys, _ in self._keys.values() for ij, k in keys.items()
+                         if k is not None}
+                pairs.update({ij: fresh_key() for keys, _ in self._keys.values()
+                              for ij in keys if ij not in pairs})
                 dealers = {r: k for r, (_, k) in self._keys.items() if k is not None}
                 comm = LocalComm(self.config.parties, self.config.record_views,
                                  self.config.clients)
@@ -228,14 +276,18 @@ class LocalSeat:
         self.rank = check_int("rank", rank, 0, config.ranks - 1, what="a party index")
         self.config = config
         self.address = ("in-process", secrets.token_hex(16))
+        self.certificate = None                     # no links: nothing to pin
         self._table = None
         if rank == 0:
             with _TABLES_LOCK:
                 _TABLES[self.address[1]] = self._table = _Table(config, timeout_s)
 
-    def connect(self, addresses: list, pair_keys: dict, dealer_key: bytes | None,
+    def connect(self, addresses: list, trust, pair_keys: dict | None, dealer_key: bytes | None,
                 dealer=None) -> None:
-        """Meet the other seats at the lowest rank's table (they come at the same time)."""
+        """Meet the other seats at the lowest rank's table (they come at the same time);
+        ``trust`` is unused (no links), and pair keys left None are drawn fresh by the table."""
+        if pair_keys is None:
+            pair_keys = _pairs_of(self.rank, self.config.ranks)
         peers = _check_keys(self.rank, self.config, pair_keys, dealer_key, dealer)
         with _TABLES_LOCK:
             self._table = _TABLES.get(tuple(addresses[0])[1])

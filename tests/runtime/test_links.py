@@ -1,6 +1,8 @@
-"""TCP links: only a peer that holds the pair key gets a link; frames reach the mailbox sealed:
-a man in the middle reads nothing and can change nothing unnoticed."""
+"""TLS links: only a peer whose certificate is trusted, valid, pinned and rightly named gets a
+link; frames cross sealed: a man in the middle reads nothing and can change, replay or reorder
+nothing unnoticed; each pair agrees a key over its link."""
 
+import datetime as dt
 import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -8,62 +10,133 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from ppml.runtime import wire
-from ppml.runtime.links import Links
+from ppml.runtime.links import LinkError, Links
 from ppml.runtime.mailbox import Mailbox
+from ppml.runtime.tls import Authority, Identity, Trust, fingerprint
 
-KEY = bytes(range(32))
+NAMES = ["party-0", "party-1"]
 
 
-def link_up(keys: list, timeout_s: float = 5.0, proxy=None) -> list:
+def issued(authority: Authority, name: str, **issue) -> Identity:
+    identity = Identity(name)
+    identity.install(authority.issue(identity.request(), **issue))
+    return identity
+
+
+def federation(**issue_1) -> tuple:
+    """Two identities of one authority (party 1's issued with ``issue_1``) and the trust of a
+    party of it, pinning both."""
+    ca = Authority()
+    ids = [issued(ca, NAMES[0]), issued(ca, NAMES[1], **issue_1)]
+    return ids, Trust(ca.certificate, {i.name: fingerprint(i.certificate) for i in ids})
+
+
+def link_up(identities: list, trusts: list, timeout_s: float = 5.0, proxy=None) -> list:
     """Two parties on 127.0.0.1 linking up in threads (party 1 through ``proxy`` if given, a
     `Wire` in front of party 0); returns (links, error) per party."""
-    boxes = [Mailbox(), Mailbox()]
-    links = [Links(rank, 2, boxes[rank], "127.0.0.1") for rank in range(2)]
-    addresses = [link.address for link in links]
+    links = [Links(identity, "127.0.0.1", Mailbox(), {n: r for r, n in enumerate(NAMES)})
+             for identity in identities]
+    address = links[0].address
     if proxy is not None:
-        proxy.forward_to(addresses[0])
+        proxy.forward_to(address)
+        address = proxy.address
 
     def connect(rank):
         try:
-            seen = [proxy.address, addresses[1]] if proxy is not None and rank == 1 \
-                else addresses
-            links[rank].connect(seen, {(0, 1): keys[rank]}, timeout_s)
+            links[rank].connect(NAMES, {NAMES[0]: address}, trusts[rank], timeout_s)
             return links[rank], None
-        except (ConnectionError, TimeoutError) as exc:
+        except ConnectionError as exc:
             return links[rank], exc
 
     with ThreadPoolExecutor(2) as pool:
         return list(pool.map(connect, range(2)))
 
 
-def test_linked_parties_exchange_frames_into_their_mailboxes():
-    (low, err0), (high, err1) = link_up([KEY, KEY])
+def test_linked_parties_exchange_frames_and_agree_a_key():
+    ids, trust = federation()
+    (low, err0), (high, err1) = link_up(ids, [trust, trust])
     assert err0 is None and err1 is None
-    high.send(0, wire.encode_value(1, "shape", (4, 5)))
-    low.send(1, wire.encode_value(1, "shape", (6,)))
+    high.send("party-0", wire.encode_value(1, "shape", (4, 5)))
+    low.send("party-1", wire.encode_value(1, "shape", (6,)))
     assert low.mailbox.collect(1, [1], timeout_s=5.0) == {1: ("shape", (4, 5))}
     assert high.mailbox.collect(1, [0], timeout_s=5.0) == {0: ("shape", (6,))}
+    assert low.agreed["party-1"] == high.agreed["party-0"] and len(low.agreed["party-1"]) == 32
+    (again, _), _ = link_up(ids, [trust, trust])
+    assert again.agreed["party-1"] != low.agreed["party-1"]          # fresh for every link
 
 
-def test_a_connection_without_the_pair_key_is_refused():
-    (_, err0), (_, err1) = link_up([KEY, bytes(32)], timeout_s=1.0)
-    assert isinstance(err1, ConnectionError) and "handshake" in str(err1)
-    assert isinstance(err0, TimeoutError) and "parties [1] did not connect" in str(err0)
+def test_self_signed_pinned_certificates_link_up():
+    ids = [Identity.self_signed(n) for n in NAMES]
+    trusts = [Trust.pinned({ids[1 - r].name: ids[1 - r].certificate}) for r in range(2)]
+    (_, err0), (_, err1) = link_up(ids, trusts)
+    assert err0 is None and err1 is None
 
 
-HANDSHAKE_FROM_CONNECTOR = 4 + 16 + 32
-"""Bytes party 1 sends before its first frame: its rank, its nonce, its MAC."""
+def test_a_peer_of_another_authority_is_refused_naming_it():
+    ids, trust = federation()
+    stranger = issued(Authority(), "party-1")                      # right name, other CA
+    (_, err0), (_, err1) = link_up([ids[0], stranger], [trust, trust], timeout_s=1.5)
+    assert isinstance(err1, LinkError) and err1.peer == "party-0"
+    assert "refused party-1" in str(err1)
+    assert isinstance(err0, LinkError) and err0.peer == "party-1"
+    assert "party-1 did not connect" in str(err0) and "certificate" in str(err0)
+
+
+def test_a_listener_of_another_authority_is_refused_naming_it():
+    ids, trust = federation()
+    impostor = issued(Authority(), "party-0")
+    (_, err0), (_, err1) = link_up([impostor, ids[1]], [trust, trust], timeout_s=1.5)
+    assert isinstance(err1, LinkError) and err1.peer == "party-0"
+    assert "refused the certificate of party-0" in str(err1)
+
+
+def test_an_expired_certificate_is_refused():
+    ids, trust = federation(days=1, not_before=dt.datetime.now(dt.timezone.utc)
+                            - dt.timedelta(days=10))
+    (_, err0), (_, err1) = link_up(ids, [trust, trust], timeout_s=1.5)
+    assert isinstance(err0, LinkError) and "expired" in str(err0)
+    assert isinstance(err1, LinkError)
+
+
+def test_a_certificate_with_the_wrong_name_is_refused():
+    ca = Authority()
+    ids = [issued(ca, "party-7"), issued(ca, "party-1")]            # party-7 listens as party 0
+    trust = Trust(ca.certificate, {"party-0": None, "party-1": None, "party-7": None})
+    links = Links(ids[1], "127.0.0.1")
+    listener = Links(ids[0], "127.0.0.1")
+    threading.Thread(target=lambda: _quietly(listener.connect, ["party-7", "party-1"], {},
+                                             trust, 2.0), daemon=True).start()
+    with pytest.raises(LinkError, match="party-0") as err:
+        links.connect(NAMES, {"party-0": listener.address}, trust, 2.0)
+    assert err.value.peer == "party-0"
+
+
+def test_a_certificate_other_than_the_pinned_one_is_refused():
+    ca = Authority()
+    ids = [issued(ca, "party-0"), issued(ca, "party-1")]
+    other = issued(ca, "party-1")                                   # same CA and name, not pinned
+    trust = Trust(ca.certificate, {i.name: fingerprint(i.certificate) for i in ids})
+    (_, err0), (_, err1) = link_up([ids[0], other], [trust, trust], timeout_s=1.5)
+    assert isinstance(err0, LinkError) and "not the one pinned" in str(err0)
+    assert isinstance(err1, LinkError)
+
+
+def _quietly(fn, *args):
+    try:
+        fn(*args)
+    except ConnectionError:
+        pass
 
 
 class Wire:
     """A man in the middle between party 1 and party 0: forwards every byte both ways, keeps
-    what it saw, and flips the bit of one byte party 1 sends if asked."""
+    what it saw, and once `arm`ed flips a bit of, or replays, the next chunk party 1 sends."""
 
-    def __init__(self, flip_at: int | None = None):
+    def __init__(self):
         self._server = socket.create_server(("127.0.0.1", 0))
         self.address = self._server.getsockname()[:2]
         self.seen = bytearray()
-        self._flip_at = flip_at
+        self.attack = None
 
     def forward_to(self, target) -> None:
         threading.Thread(target=self._run, args=(tuple(target),), daemon=True).start()
@@ -71,38 +144,48 @@ class Wire:
     def _run(self, target) -> None:
         near, _ = self._server.accept()
         far = socket.create_connection(target)
-        threading.Thread(target=self._pump, args=(far, near, None), daemon=True).start()
-        self._pump(near, far, self._flip_at)
+        threading.Thread(target=self._pump, args=(far, near, False), daemon=True).start()
+        self._pump(near, far, True)
 
-    def _pump(self, source, sink, flip_at) -> None:
-        sent = 0
-        while data := source.recv(1 << 16):
-            data = bytearray(data)
-            if flip_at is not None and sent <= flip_at < sent + len(data):
-                data[flip_at - sent] ^= 1
-            sent += len(data)
-            self.seen += data
-            sink.sendall(data)
+    def _pump(self, source, sink, from_party_1: bool) -> None:
+        try:
+            while data := source.recv(1 << 16):
+                data = bytearray(data)
+                self.seen += data
+                attack, self.attack = (self.attack, None) if from_party_1 else (None, self.attack)
+                if attack == "flip":
+                    data[len(data) // 2] ^= 1
+                sink.sendall(data)
+                if attack == "replay":
+                    sink.sendall(data)
+        except OSError:
+            pass
 
 
 SECRET = "a share nobody on the wire may read"
 
 
 def test_an_eavesdropper_on_the_wire_reads_no_frame():
+    ids, trust = federation()
     wire_ = Wire()
-    (low, err0), (high, err1) = link_up([KEY, KEY], proxy=wire_)
+    (low, err0), (high, err1) = link_up(ids, [trust, trust], proxy=wire_)
     assert err0 is None and err1 is None
-    high.send(0, wire.encode_value(1, "secret", SECRET))
-    low.send(1, wire.encode_value(1, "secret", SECRET + "!"))
+    high.send("party-0", wire.encode_value(1, "secret", SECRET))
+    low.send("party-1", wire.encode_value(1, "secret", SECRET + "!"))
     assert low.mailbox.collect(1, [1], timeout_s=5.0) == {1: ("secret", SECRET)}
     assert high.mailbox.collect(1, [0], timeout_s=5.0) == {0: ("secret", SECRET + "!")}
     assert SECRET.encode() not in wire_.seen and b"secret" not in wire_.seen
 
 
-def test_a_frame_altered_on_the_wire_closes_the_link():
-    wire_ = Wire(flip_at=HANDSHAKE_FROM_CONNECTOR + 8 + 3)    # inside party 1's first frame
-    (low, err0), (high, err1) = link_up([KEY, KEY], proxy=wire_)
+@pytest.mark.parametrize("attack", ["flip", "replay"])
+def test_a_frame_altered_or_replayed_on_the_wire_closes_the_link(attack):
+    ids, trust = federation()
+    wire_ = Wire()
+    (low, err0), (high, err1) = link_up(ids, [trust, trust], proxy=wire_)
     assert err0 is None and err1 is None
-    high.send(0, wire.encode_value(1, "shape", (4, 5)))
-    with pytest.raises(ConnectionError, match="failed authentication"):
-        low.mailbox.collect(1, [1], timeout_s=5.0)
+    wire_.attack = attack
+    high.send("party-0", wire.encode_value(1, "shape", (4, 5)))
+    with pytest.raises(ConnectionError, match="TLS failed on the link from party-1"):
+        got = low.mailbox.collect(1, [1], timeout_s=5.0)
+        assert attack == "replay" and got == {1: ("shape", (4, 5))}   # the original, then
+        low.mailbox.collect(2, [1], timeout_s=5.0)                     # the replay fails

@@ -143,13 +143,13 @@ def test_view_needs_record_views():
         spmd.run(lambda ctx: ctx.view(), 2)
 
 
-def test_keys_travel_sealed_to_the_one_party_that_opens_them(ray_cluster):
-    """The driver passes on public keys and boxes only: a pair key sealed by party 0 opens at
-    party 1 alone, an altered box or another party's dealer box is refused, and the dealer
-    seals its keys once."""
+def test_dealer_keys_travel_sealed_to_the_one_party_that_opens_them(ray_cluster):
+    """The driver passes on public keys, certificates and boxes only: an altered dealer box or
+    another party's is refused, and the dealer seals its keys once.  (The pair keys are agreed
+    over the TLS links: tests/runtime/test_links.py.)"""
     import ray
     from ppml.crypto.aead import MessageRejected
-    from ppml.mpc.keys import dealer_party_key, pair_key
+    from ppml.mpc.keys import dealer_party_key
     from ppml.runtime.dealer_actor import DealerActor
     from ppml.runtime.party import PartyActor
 
@@ -158,16 +158,14 @@ def test_keys_travel_sealed_to_the_one_party_that_opens_them(ray_cluster):
     dealer = DealerActor.remote(2, 7)
     try:
         addresses = ray.get([m.address.remote() for m in members])
+        certificates = ray.get([m.certificate.remote() for m in members])
         publics = ray.get([m.public.remote() for m in members])
-        box = ray.get(members[0].seal_pair_keys.remote(publics))[1]
         dealer_public, dealer_boxes = ray.get(dealer.hand_out_keys.remote(publics))
-        assert pair_key(7, 0, 1) not in box and dealer_party_key(7, 1) not in dealer_boxes[1]
-        altered = box[:-1] + bytes([box[-1] ^ 1])
-        for boxes in ({0: altered}, {0: box}):
+        assert dealer_party_key(7, 1) not in dealer_boxes[1]
+        box = dealer_boxes[1]
+        for wrong in (box[:-1] + bytes([box[-1] ^ 1]), dealer_boxes[0]):
             with pytest.raises(MessageRejected, match="failed authentication"):
-                ray.get(members[1].connect.remote(addresses, publics, boxes, dealer_public,
-                                                  dealer_boxes[0] if boxes[0] is box
-                                                  else dealer_boxes[1]))
+                ray.get(members[1].connect.remote(addresses, certificates, dealer_public, wrong))
         with pytest.raises(RuntimeError, match="already been handed out"):
             ray.get(dealer.hand_out_keys.remote(publics))
     finally:

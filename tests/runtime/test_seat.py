@@ -28,10 +28,11 @@ class Member:
         self.seat = seats.make(runtime, rank, config, timeout_s=20)
 
     def address(self):
-        return self.seat.address
+        return self.seat.address, self.seat.certificate
 
-    def connect(self, addresses, key, dealer_key):
-        self.seat.connect(addresses, {(0, 1): key}, dealer_key)
+    def connect(self, addresses, certificate, key, dealer_key):
+        self.seat.connect(addresses, seats.pinned({0: certificate}),
+                          None if key is None else {(0, 1): key}, dealer_key)
 
     def run(self, program, *inputs):
         return self.seat.run(program, *inputs)
@@ -69,11 +70,12 @@ def steps(runtime: str) -> tuple:
     dealer = roles.spawn(DealerRole, runtime, SEED)
     seat = seats.make(runtime, 0, CONFIG, timeout_s=20)
     try:
-        address = member.call("address")
-        joining = member.submit("connect", [seat.address, address], pair_key(SEED, 0, 1),
-                                dealer_party_key(SEED, 1))
-        seat.connect([seat.address, address], {(0, 1): pair_key(SEED, 0, 1)},
-                     dealer_party_key(SEED, 0), RoleDealer(dealer))
+        address, certificate = member.call("address")
+        joining = member.submit("connect", [seat.address, address], seat.certificate,
+                                pair_key(SEED, 0, 1), dealer_party_key(SEED, 1))
+        seat.connect([seat.address, address], seats.pinned({1: certificate}),
+                     {(0, 1): pair_key(SEED, 0, 1)}, dealer_party_key(SEED, 0),
+                     RoleDealer(dealer))
         joining.result()
         got = []
         for k in range(3):
@@ -118,10 +120,10 @@ def test_a_closed_peer_fails_the_waiting_seat_at_once(kind):
     member = roles.spawn(Member, "local", 1, CONFIG, runtime, background=True)
     seat = kind(0, CONFIG, timeout_s=20)
     try:
-        address = member.call("address")
-        joining = member.submit("connect", [seat.address, address], pair_key(SEED, 0, 1),
+        address, certificate = member.call("address")
+        joining = member.submit("connect", [seat.address, address], seat.certificate, None,
                                 dealer_party_key(SEED, 1))
-        seat.connect([seat.address, address], {(0, 1): pair_key(SEED, 0, 1)},
+        seat.connect([seat.address, address], seats.pinned({1: certificate}), None,
                      dealer_party_key(SEED, 0), RoleDealer(roles.spawn(DealerRole, "local",
                                                                        SEED)))
         joining.result()
@@ -137,9 +139,9 @@ def test_a_failing_program_fails_every_local_seat():
     member = roles.spawn(Member, "local", 1, CONFIG, "local", background=True, timeout_s=30)
     seat = LocalSeat(0, CONFIG, timeout_s=20)
     try:
-        joining = member.submit("connect", [seat.address, member.call("address")],
+        joining = member.submit("connect", [seat.address, member.call("address")[0]], None,
                                 pair_key(SEED, 0, 1), dealer_party_key(SEED, 1))
-        seat.connect([seat.address, None], {(0, 1): pair_key(SEED, 0, 1)},
+        seat.connect([seat.address, None], None, {(0, 1): pair_key(SEED, 0, 1)},
                      dealer_party_key(SEED, 0), RoleDealer(roles.spawn(DealerRole, "local",
                                                                        SEED)))
         joining.result()
@@ -162,11 +164,11 @@ def test_seat_checks_its_keys(kind):
     seat = kind(0, CONFIG)
     try:
         with pytest.raises(ValueError, match="lacks the keys of pairs"):
-            seat.connect([seat.address, None], {}, b"k" * 32)
+            seat.connect([seat.address, None], None, {}, b"k" * 32)
         with pytest.raises(ValueError, match="dealer key exactly when"):
-            seat.connect([seat.address, None], {(0, 1): b"k" * 32}, None)
+            seat.connect([seat.address, None], None, {(0, 1): b"k" * 32}, None)
         with pytest.raises(ValueError, match="only party 0"):
-            seat.connect([seat.address, None], {(0, 1): b"k" * 32}, b"k" * 32)
+            seat.connect([seat.address, None], None, None, b"k" * 32)
         with pytest.raises(RuntimeError, match="not connected"):
             seat.run(print)
     finally:

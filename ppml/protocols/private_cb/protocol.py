@@ -135,25 +135,29 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     arms, rewards, saved = [], [], []
     for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
                   desc="private_cb", unit="step"):
-        x = bandit.share_context({p: block[t] for p, block in mine.items()})
-        private, u, quad = bandit.private_scores(x)
-        pulled = ctx.value_at(mpc.reveal_argmax(private, to=config.puller,    # lines 15-16
-                                                method=config.argmax_method), config.puller)
-        if pulled is not None:
-            arms.append(int(np.argmax(pulled)))                                # line 17
-            world.call("pull", t, arms[-1])
-        o = ctx.share(pulled, owner=config.puller, shape=(config.arms,), frac_bits=0)  # line 18
-        reward = world.call("reward", t) if ctx.holds(config.rewarder) else None
-        if reward is not None:
-            if not abs(reward) <= config.reward_bound:
-                raise ValueError(f"reward at step {t} is {reward}, outside the public "
-                                 f"reward_bound={config.reward_bound}")
-            rewards.append(reward)
-        r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
-        bandit.update(x, u, quad, o, r)                                        # lines 20-23
-        if t + 1 in checkpoint_steps:
-            saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy(),
-                          bandit.state_bits))
+        try:
+            x = bandit.share_context({p: block[t] for p, block in mine.items()})
+            private, u, quad = bandit.private_scores(x)
+            pulled = ctx.value_at(mpc.reveal_argmax(private, to=config.puller,    # lines 15-16
+                                                    method=config.argmax_method), config.puller)
+            if pulled is not None:
+                arms.append(int(np.argmax(pulled)))                                # line 17
+                world.call("pull", t, arms[-1])
+            o = ctx.share(pulled, owner=config.puller, shape=(config.arms,), frac_bits=0)  # line 18
+            reward = world.call("reward", t) if ctx.holds(config.rewarder) else None
+            if reward is not None:
+                if not abs(reward) <= config.reward_bound:
+                    raise ValueError(f"reward at step {t} is {reward}, outside the public "
+                                     f"reward_bound={config.reward_bound}")
+                rewards.append(reward)
+            r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
+            bandit.update(x, u, quad, o, r)                                        # lines 20-23
+            if t + 1 in checkpoint_steps:
+                saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy(),
+                              bandit.state_bits))
+        except (ConnectionError, TimeoutError) as err:           # a peer failed or went silent
+            err.add_note(f"at step {t} of {config.horizon}")
+            raise
     stats = ctx.stats()
     per_rank = []
     for k, rank in enumerate(ctx.comm.held_ranks):

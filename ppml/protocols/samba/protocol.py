@@ -138,21 +138,25 @@ class Controller:
             self._join_engine(comp_public)
 
     def _join_engine(self, comp_public: bytes) -> None:
-        """mask=mpc: DC deals each party its dealer key, sealed; the Controller seals the key
-        of the pair to Comp; both seats link up."""
-        comp_address, (dealer, dealer_boxes) = self.gather(
+        """mask=mpc: DC deals each party its dealer key, sealed; both seats link up over TLS,
+        each pinning the other's certificate, and agree the key of their pair over the link
+        (the seeded INSECURE mode: the Controller seals Comp the seed's pair key instead)."""
+        (comp_address, comp_certificate), (dealer, dealer_boxes) = self.gather(
             [self.comp, self.customer],
             [("engine_address", ()), ("deal", ({0: self.agreement.public, 1: comp_public},
                                                self.run_id))])
-        pair_key = role_key(self.setup.seed, "engine-pair")
-        pair_box = self.agreement.seal(comp_public, pair_key, hand_over_context(
-            self.run_id, "engine-pair", "Controller", "Comp"))
+        pair_keys = pair_box = None
+        if self.setup.seed is not None:
+            pair_keys = {(0, 1): role_key(self.setup.seed, "engine-pair")}
+            pair_box = self.agreement.seal(comp_public, pair_keys[0, 1], hand_over_context(
+                self.run_id, "engine-pair", "Controller", "Comp"))
         addresses = [self.seat.address, comp_address]
-        joining = self.comp.submit("join_engine", addresses, self.agreement.public, pair_box,
-                                   dealer, dealer_boxes[1])
+        joining = self.comp.submit("join_engine", addresses, self.seat.certificate,
+                                   self.agreement.public, pair_box, dealer, dealer_boxes[1])
         dealer_key = self.agreement.open(dealer, dealer_boxes[0], hand_over_context(
             self.run_id, "dealer", "DC", "Controller"))
-        self.seat.connect(addresses, {(0, 1): pair_key}, dealer_key, RoleDealer(self.customer))
+        self.seat.connect(addresses, seat.pinned({1: comp_certificate}), pair_keys, dealer_key,
+                          RoleDealer(self.customer))
         joining.result()
 
     def replay_keys(self) -> tuple:

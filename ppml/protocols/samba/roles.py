@@ -317,19 +317,21 @@ class Comp:
                 for i, public in publics.items()}
 
     def engine_address(self) -> tuple:
-        """Where the Controller's seat meets Comp's (mask=mpc)."""
-        return self.seat.address
+        """(Where the Controller's seat meets Comp's, Comp's seat's certificate) (mask=mpc)."""
+        return self.seat.address, self.seat.certificate
 
-    def join_engine(self, addresses: list, controller: bytes, pair_box: bytes, dealer: bytes,
-                    dealer_box: bytes) -> None:
-        """Open the key of the pair Controller-Comp (sealed by the Controller, X25519 key
-        ``controller``) and Comp's dealer key (sealed by DC, ``dealer``), and link up with the
-        Controller's seat (which connects at the same time)."""
-        pair_key = self.agreement.open(controller, pair_box, hand_over_context(
-            self.run_id, "engine-pair", "Controller", "Comp"))
+    def join_engine(self, addresses: list, certificate: bytes | None, controller: bytes,
+                    pair_box: bytes | None, dealer: bytes, dealer_box: bytes) -> None:
+        """Open Comp's dealer key (sealed by DC, X25519 key ``dealer``) and link up with the
+        Controller's seat (which connects at the same time), pinning its ``certificate``; the
+        pair's key is agreed over the link, or in the seeded INSECURE mode opened from
+        ``pair_box`` (sealed by the Controller, X25519 key ``controller``)."""
+        pair_keys = None if pair_box is None else {(0, 1): self.agreement.open(
+            controller, pair_box, hand_over_context(self.run_id, "engine-pair", "Controller",
+                                                    "Comp"))}
         dealer_key = self.agreement.open(dealer, dealer_box, hand_over_context(
             self.run_id, "dealer", "DC", "Comp"))
-        self.seat.connect(addresses, {(0, 1): pair_key}, dealer_key)
+        self.seat.connect(addresses, seat.pinned({0: certificate}), pair_keys, dealer_key)
 
     def close(self) -> None:
         if self.seat is not None:

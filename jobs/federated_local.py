@@ -1,0 +1,26 @@
+"""Run an experiment federated on this machine: ``python -m jobs.federated_local
+experiment=<name> [key=value ...]``.
+
+The loopback convenience launcher: ``python -m jobs.run ... runtime=federated``.  It makes a
+fresh certificate authority and one certificate per party, starts one OS process per party
+(``python -m jobs.party``) on 127.0.0.1, waits for them, and writes the run's Parquet file as a
+single-process run would.  Sweeps (``-m``) work as in ``jobs.run``.  docs/federated.md.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from jobs import run
+
+
+def main() -> None:
+    if not any(arg.startswith("runtime=") for arg in sys.argv[1:]):
+        sys.argv.append("runtime=federated")
+    elif "runtime=federated" not in sys.argv[1:]:
+        raise SystemExit("jobs.federated_local runs runtime=federated only")
+    run.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""Federated runs of an experiment (``runtime=federated``): each family's parties, and the
+harness that starts them.
+
+A family that runs federated registers its form (`register_parties`): the names of its parties
+in roster order, and what one party does (``party(config, name, identity, peers)``, run by
+``python -m jobs.party``), returning that party's own outputs (data only).  The experiment, in
+the harness process, calls `run_parties`: one OS process per party on loopback
+(`ppml.runtime.federated.launch`), each with the run's config as its overrides; it gets back
+each party's outputs and goes on as after any other runtime (the plaintext reference, the
+rows).  docs/federated.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ppml.experiments.config import RunConfig
+from ppml.runtime.federated import launch
+
+HARNESS_TIMEOUTS = 20
+"""The harness stops a federated run after this many ``party_timeout_s``: each party already
+fails within ``party_timeout_s`` of a silent peer, so this only bounds a run that makes
+progress for too long."""
+
+
+@dataclass(frozen=True)
+class Form:
+    """A family's federated form: ``names(config)`` in roster order, and ``party(config, name,
+    identity, peers)`` -> that party's outputs."""
+
+    names: Callable
+    party: Callable
+
+
+_FORMS: dict = {}
+
+
+def register_parties(experiment: str, names: Callable, party: Callable) -> None:
+    if experiment in _FORMS:
+        raise ValueError(f"experiment {experiment!r} already has a federated form")
+    _FORMS[experiment] = Form(names, party)
+
+
+def form(experiment: str) -> Form:
+    """The federated form of ``experiment``; ValueError naming those that have one."""
+    if experiment not in _FORMS:
+        raise ValueError(f"experiment {experiment!r} has no federated form (runtime=federated "
+                         f"runs: {', '.join(sorted(_FORMS)) or 'none'})")
+    return _FORMS[experiment]
+
+
+def overrides(config: RunConfig) -> list:
+    """``config`` as Hydra command-line overrides (every key, so a party composes exactly this
+    config whatever its experiment file's defaults)."""
+    return [f"{key}={_hydra_value(value)}" for key, value in config.columns().items()]
+
+
+def _hydra_value(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"
+
+
+def run_parties(config: RunConfig) -> dict:
+    """Run every party of ``config``'s experiment as its own process on loopback; returns
+    {party name: its outputs}.  The run's folder (``<results_dir>/.federated/<run>``: peers.yaml,
+    certificates, each party's log) is kept; the parties' private keys are deleted after the
+    run."""
+    names = form(config.experiment).names(config)
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    directory = Path(config.results_dir) / ".federated" / f"{stamp}-{secrets.token_hex(4)}"
+    try:
+        return launch(names, overrides(config), directory,
+                      HARNESS_TIMEOUTS * config.party_timeout_s)
+    finally:
+        for key in directory.glob("*.key"):
+            key.unlink()

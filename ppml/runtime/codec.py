@@ -1,0 +1,94 @@
+"""The bytes of a call between parties in different trust domains: data, never code.
+
+A federated party calls another party's role with arguments and gets a value back, over their
+TLS link (`ppml.runtime.remote`).  Nothing received is unpickled: values are MessagePack
+(``msgpack``, which Ray itself depends on) with three extension types, so a peer can send data
+only:
+
+* numeric numpy arrays: dtype, shape and raw bytes (numpy scalars travel as Python numbers);
+* tuples (MessagePack has lists only; keys such as ``(0, 1)`` must come back as tuples);
+* exceptions, as (type name, message), rebuilt as that builtin type or as `RemoteError`.
+
+Everything else that is not None, bool, int, float, str, bytes, list or dict is refused with a
+`TypeError` naming its type.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import msgpack
+import numpy as np
+
+ARRAY, TUPLE, ERROR = 1, 2, 3
+ARRAY_KINDS = "biuf"
+"""bool, signed and unsigned integers, floats: never object arrays."""
+_ERRORS = {name: getattr(builtins, name) for name in (
+    "ValueError", "TypeError", "RuntimeError", "TimeoutError", "KeyError", "IndexError",
+    "PermissionError", "ConnectionError", "NotImplementedError", "ArithmeticError",
+    "ZeroDivisionError", "OverflowError", "LookupError", "AttributeError")}
+"""Errors rebuilt as their own type on the caller's side."""
+
+
+class RemoteError(RuntimeError):
+    """An error of a type the codec does not rebuild (``kind`` is its type's name)."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
+
+def _default(value):
+    if isinstance(value, np.generic) and value.dtype.kind in ARRAY_KINDS:
+        return value.item()                               # a numpy scalar: the Python number
+    if isinstance(value, np.ndarray):
+        array = value if value.flags.c_contiguous else value.copy()
+        if array.dtype.kind not in ARRAY_KINDS:
+            raise TypeError(f"arrays between parties must be numeric, got dtype {array.dtype}")
+        return msgpack.ExtType(ARRAY, msgpack.packb(
+            [array.dtype.str, list(array.shape), array.tobytes()], use_bin_type=True))
+    if type(value) is tuple:
+        return msgpack.ExtType(TUPLE, encode(list(value)))
+    if isinstance(value, BaseException):
+        kind = type(value).__name__ if type(value).__name__ in _ERRORS else \
+            getattr(value, "kind", type(value).__name__)
+        return msgpack.ExtType(ERROR, msgpack.packb([kind, str(value)], use_bin_type=True))
+    if isinstance(value, (bool, int, float, str, bytes)):       # subclasses: as the base type
+        for base in (bool, int, float, str, bytes):
+            if isinstance(value, base):
+                return base(value)
+    raise TypeError(f"a value of type {type(value).__name__} cannot cross between parties "
+                    f"(data only: numbers, str, bytes, None, lists, tuples, dicts, numeric "
+                    f"arrays)")
+
+
+def _ext(code: int, data: bytes):
+    if code == ARRAY:
+        dtype, shape, raw = msgpack.unpackb(data, raw=False)
+        dtype = np.dtype(dtype)
+        if dtype.kind not in ARRAY_KINDS or any(not isinstance(n, int) or n < 0 for n in shape):
+            raise ValueError(f"malformed array: dtype {dtype}, shape {shape}")
+        if len(raw) != dtype.itemsize * int(np.prod(shape, dtype=np.int64)):
+            raise ValueError("malformed array: its bytes do not match its shape")
+        return np.frombuffer(raw, dtype).reshape(shape).copy()
+    if code == TUPLE:
+        return tuple(decode(data))
+    if code == ERROR:
+        kind, message = msgpack.unpackb(data, raw=False)
+        cls = _ERRORS.get(kind)
+        return cls(message) if cls is not None else RemoteError(kind, message)
+    raise ValueError(f"unknown extension type {code}")
+
+
+def encode(value) -> bytes:
+    """The bytes of ``value`` (TypeError when it is not data)."""
+    return msgpack.packb(value, default=_default, use_bin_type=True, strict_types=True)
+
+
+def decode(data: bytes):
+    """The value of ``encode``'s bytes; ValueError when they are malformed."""
+    try:
+        return msgpack.unpackb(data, ext_hook=_ext, raw=False, strict_map_key=False)
+    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError,
+            TypeError) as exc:
+        raise ValueError(f"malformed message: {exc}") from None

@@ -1,0 +1,324 @@
+"""``runtime=federated``: one trust domain per party, parties meeting only over TLS links.
+
+Each party of a run is its own OS process, started by its own command (``python -m jobs.party
+party=<name> peers=<peers.yaml> ...``), possibly on its own machine with its own Ray instance
+for its bulk tasks.  No Ray handle, object reference or closure crosses between parties: the
+only cross-party traffic is `ppml.runtime.links` (mutually authenticated TLS 1.3), carrying the
+engine's rounds and the calls of `ppml.runtime.remote`.
+
+* `Peers`: ``peers.yaml``, the run's roster: the federation's certificate authority, and per
+  party (in roster order) its host, port and certificate, which every party pins.
+* `Node`: one party's end: its identity, its links to the peers it talks to, the calls it
+  makes (`remote`) and the role it serves (`serve`), and, for a party of the secret-sharing
+  engine, its context (`context`).
+* `launch`: the loopback convenience (``jobs.federated_local``): a fresh authority and one
+  certificate per party, one process per party on 127.0.0.1, their outputs collected; any
+  party's failure or a timeout stops every process and names the party.
+
+docs/federated.md has the commands, what crosses between parties and what each one keeps.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from ppml.checks import check_int
+from ppml.mpc.context import Context, EngineConfig
+from ppml.crypto.rng import fresh_key
+from ppml.mpc.dealer import Dealer, DealerStore, material
+from ppml.mpc.keys import PartyKeys, dealer_party_key, dealer_secret_key, pair, pair_key
+from ppml.runtime import codec
+from ppml.runtime.link_comm import LinkComm
+from ppml.runtime.links import Links
+from ppml.runtime.mailbox import Mailbox
+from ppml.runtime.remote import Caller, RemoteRole, serve
+from ppml.runtime.seat import RoleDealer
+from ppml.runtime.tls import Authority, Identity, Trust, check_name, fingerprint
+
+DEFAULT_PARTY_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class Party:
+    """One entry of ``peers.yaml``."""
+
+    name: str
+    host: str
+    port: int
+    certificate: bytes
+    certificate_file: Path
+
+
+class Peers:
+    """A run's roster (``peers.yaml``): ``authority`` (PEM) and `Party` entries in order."""
+
+    def __init__(self, authority: bytes, parties: list):
+        self.authority = authority
+        self.parties = {p.name: p for p in parties}
+        self.order = [p.name for p in parties]
+
+    @classmethod
+    def load(cls, path) -> "Peers":
+        """Read ``peers.yaml``: ``authority: <CA certificate file>`` and ``parties:`` a list
+        of {name, host, port, certificate}; paths relative to the file."""
+        path = Path(path)
+        try:
+            spec = yaml.safe_load(path.read_text())
+        except (OSError, yaml.YAMLError) as exc:
+            raise ValueError(f"peers={path}: cannot read it: {exc}") from None
+        if not isinstance(spec, dict) or set(spec) != {"authority", "parties"} \
+                or not isinstance(spec["parties"], list):
+            raise ValueError(f"peers={path} must have exactly the keys authority and parties "
+                             f"(a list of name, host, port, certificate)")
+        parties = []
+        for entry in spec["parties"]:
+            if not isinstance(entry, dict) or set(entry) != {"name", "host", "port",
+                                                             "certificate"}:
+                raise ValueError(f"peers={path}: each party needs exactly name, host, port and "
+                                 f"certificate, got {entry!r}")
+            name = check_name(entry["name"])
+            port = check_int(f"{name}'s port", entry["port"], 1, 65535, what="a TCP port")
+            file = path.parent / entry["certificate"]
+            parties.append(Party(name, str(entry["host"]), port,
+                                 _read(file, f"{name}'s certificate"), file))
+        names = [p.name for p in parties]
+        if len(set(names)) != len(names):
+            raise ValueError(f"peers={path} names a party twice: {names}")
+        return cls(_read(path.parent / spec["authority"], "the authority"), parties)
+
+    def write(self, path, files: dict) -> None:
+        """Write this roster to ``path``; ``files`` names each certificate's file (by party
+        name, and ``authority``), relative to ``path``'s folder."""
+        spec = {"authority": files["authority"],
+                "parties": [{"name": n, "host": self.parties[n].host,
+                             "port": self.parties[n].port, "certificate": files[n]}
+                            for n in self.order]}
+        Path(path).write_text(yaml.safe_dump(spec, sort_keys=False))
+
+    def trust(self, me: str, peers: list) -> Trust:
+        """What party ``me`` accepts: the authority, and each of ``peers`` by its pinned
+        certificate."""
+        return Trust(self.authority, {p: fingerprint(self.parties[p].certificate)
+                                      for p in peers if p != me})
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{what} ({path}) cannot be read: {exc}") from None
+
+
+class Node:
+    """Party ``identity.name`` of ``peers``, linked to ``talks_to`` (names of the roster).
+
+    ``ranks``: the engine rank of each party of the engine's program (empty when this run has
+    none), so that engine frames reach this node's mailbox."""
+
+    def __init__(self, identity: Identity, peers: Peers, talks_to: list, ranks: dict,
+                 timeout_s: float = DEFAULT_PARTY_TIMEOUT_S):
+        self.name = identity.name
+        if self.name not in peers.parties:
+            raise ValueError(f"party={self.name} is not in peers.yaml (parties: {peers.order})")
+        unknown = [p for p in talks_to if p not in peers.parties]
+        if unknown:
+            raise ValueError(f"{self.name} talks to {unknown}, which peers.yaml does not name")
+        self.peers, self.timeout_s, self.ranks = peers, timeout_s, dict(ranks)
+        self.roster = [p for p in peers.order if p in talks_to or p == self.name]
+        me = peers.parties[self.name]
+        self.mailbox = Mailbox()
+        self.links = Links(identity, me.host, self.mailbox, self.ranks, port=me.port)
+        self._caller = Caller(self.links)
+        self._pool = None
+
+    def connect(self) -> None:
+        """Link up with every peer this party talks to (each within ``timeout_s``)."""
+        addresses = {p: (self.peers.parties[p].host, self.peers.parties[p].port)
+                     for p in self.roster}
+        self.links.connect(self.roster, addresses, self.peers.trust(self.name, self.roster),
+                           self.timeout_s)
+
+    def remote(self, peer: str) -> RemoteRole:
+        """The role ``peer`` serves, reached over this party's link to it."""
+        return RemoteRole(self._caller, peer, self.timeout_s)
+
+    def serve(self, role, allowed: dict, pass_caller: bool = False) -> None:
+        """Answer the peers' calls on ``role`` (`ppml.runtime.remote.serve`); before
+        `connect`, so that no call comes before the role is there."""
+        self._pool = serve(self.links, role, allowed, pass_caller)
+
+    def context(self, config: EngineConfig, dealer_key: bytes | None,
+                dealer: RemoteRole | None) -> Context:
+        """This party's engine context over its links: pair keys agreed over each link (the
+        seeded INSECURE mode: derived from the seed), its dealer key, and for party 0 its
+        source of corrections, ``dealer``."""
+        rank = self.ranks[self.name]
+        names = {r: n for n, r in self.ranks.items()}
+        peers = [pair(rank, j) for j in range(config.ranks) if j != rank]
+        pairs = {ij: pair_key(config.seed, *ij) if config.seed is not None
+                 else self.links.agreed[names[sum(ij) - rank]] for ij in peers}
+        keys = PartyKeys(pairs=pairs, dealer={} if dealer_key is None else {rank: dealer_key})
+
+        def send(peer: int, frame: bytes) -> None:
+            self.links.send(names[peer], frame)
+
+        comm = LinkComm(rank, config.parties, send, self.mailbox, self.timeout_s,
+                        config.record_views, config.clients)
+        source = None if dealer is None else RoleDealer(dealer)
+        return Context(comm, keys, DealerStore(comm.held, keys.dealer, source), config)
+
+    def wait_closed(self, peers: list) -> None:
+        """Block until every one of ``peers`` has closed its link (a serving party's end of
+        the run), at most ``timeout_s`` after the last frame."""
+        self.links.wait_closed(peers, self.timeout_s)
+
+    def close(self) -> None:
+        self.links.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class DealerService:
+    """The dealer as a party of its own: each compute party (``ranks``: name -> rank) asks once
+    for its dealer key, which the dealer made; party 0 asks for its corrections.  It holds the
+    dealer's keys and nothing else."""
+
+    def __init__(self, ranks: dict, seed: int | None):
+        self._ranks = dict(ranks)
+        self._keys = {r: dealer_party_key(seed, r) if seed is not None else fresh_key()
+                      for r in self._ranks.values()}
+        self.secret = dealer_secret_key(seed) if seed is not None else fresh_key()
+        self._dealer = Dealer(self._keys, self.secret)
+        self._given = set()
+
+    def dealer_key(self, caller: str) -> bytes:
+        if caller in self._given:
+            raise PermissionError(f"{caller} has already taken its dealer key")
+        self._given.add(caller)
+        return self._keys[self._ranks[caller]]
+
+    def corrections(self, caller: str, kind: str, spec, batch: int, count: int) -> dict:
+        return self._dealer.corrections(material(kind, tuple(spec)), batch, count)
+
+
+def serve_dealer(node: "Node", ranks: dict, seed: int | None) -> bytes:
+    """Run the dealer party on ``node`` (not yet connected) until every compute party has
+    closed its link; returns the dealer's secret (for an evaluation harness that replays its
+    draws: the seeded mode derives it, otherwise the dealer reports it after the run)."""
+    service = DealerService(ranks, seed)
+    first = min(ranks, key=ranks.get)
+    node.serve(service, {name: {"dealer_key"} | ({"corrections"} if name == first else set())
+                         for name in ranks}, pass_caller=True)
+    node.connect()
+    node.wait_closed(list(ranks))
+    return service.secret
+
+
+def free_ports(count: int, host: str = "127.0.0.1") -> list:
+    """``count`` ports free on ``host`` now (the loopback launcher's roster)."""
+    sockets = [socket.create_server((host, 0)) for _ in range(count)]
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def loopback(directory: Path, names: list) -> Peers:
+    """A fresh federation on 127.0.0.1 in ``directory``: an authority, and for each party its
+    key (readable by its owner only) and certificate, and ``peers.yaml``.  The launcher plays
+    every organisation's administrator here; in a deployment each party makes its own key
+    and sends a request (docs/federated.md)."""
+    authority = Authority()
+    files = {"authority": "authority.crt"}
+    (directory / files["authority"]).write_bytes(authority.certificate)
+    parties = []
+    for name, port in zip(names, free_ports(len(names)), strict=True):
+        identity = Identity(name)
+        identity.install(authority.issue(identity.request()))
+        cert_path, _ = identity.save(str(directory))
+        files[name] = os.path.basename(cert_path)
+        parties.append(Party(name, "127.0.0.1", port, identity.certificate, Path(cert_path)))
+    peers = Peers(authority.certificate, parties)
+    peers.write(directory / "peers.yaml", files)
+    return peers
+
+
+def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> dict:
+    """Run one ``python -m jobs.party`` process per party of ``names`` on loopback, with the
+    same config ``overrides``; returns each party's output.  The first party to fail (or
+    ``timeout_s`` with parties still running) stops every process and raises RuntimeError
+    naming the party and the tail of its log; no process is left behind."""
+    directory.mkdir(parents=True, exist_ok=True)
+    loopback(directory, names)
+    processes = {}
+    try:
+        for name in names:
+            log = open(directory / f"{name}.log", "wb")
+            processes[name] = subprocess.Popen(
+                [sys.executable, "-m", "jobs.party", f"party={name}",
+                 f"peers={directory / 'peers.yaml'}", f"out={directory / (name + '.out')}",
+                 *overrides], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            log.close()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            codes = {n: p.poll() for n, p in processes.items()}     # poll every one
+            failed = [n for n, code in codes.items() if code not in (None, 0)]
+            if failed:
+                first = min(failed, key=lambda n: _finished_at(directory / f"{n}.log"))
+                raise RuntimeError(f"{first} failed (exit code {codes[first]}): "
+                                   f"{_tail(directory / (first + '.log'))}")
+            if all(code == 0 for code in codes.values()):
+                break
+            if time.monotonic() > deadline:
+                late = [n for n, code in codes.items() if code is None]
+                raise TimeoutError(f"{', '.join(late)} did not finish within {timeout_s:g} s")
+            time.sleep(0.05)
+        return {name: codec.decode((directory / f"{name}.out").read_bytes()) for name in names}
+    finally:
+        stop(processes.values())
+
+
+def stop(processes) -> None:
+    """Stop every process (and its children) still running: SIGTERM, then SIGKILL."""
+    running = [p for p in processes if p.poll() is None]
+    for p in running:
+        _signal(p, signal.SIGTERM)
+    deadline = time.monotonic() + 5.0
+    for p in running:
+        try:
+            p.wait(max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            _signal(p, signal.SIGKILL)
+            p.wait()
+
+
+def _signal(process, sig) -> None:
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _finished_at(log: Path) -> float:
+    """When a party's log was last written: the first of several failures is the cause."""
+    try:
+        return log.stat().st_mtime
+    except OSError:
+        return float("inf")
+
+
+def _tail(path: Path, lines: int = 8) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return " | ".join(text[-lines:])

@@ -1,0 +1,119 @@
+"""Calls between roles in different trust domains, over their TLS link: no handle, no pickle.
+
+In the federated runtime a role that must ask another party something (the private CB's p'
+pulling an arm from the world, party 0 asking the dealer for corrections) holds a `RemoteRole`:
+the same ``call`` / ``submit`` as a `ppml.runtime.roles.Role`, each wait bounded by its
+``timeout_s`` and a failure naming the role.  The party that answers serves one object
+(`serve`) and says which methods each peer may call: anything else is refused with a
+`PermissionError`, so a peer can never reach a method it was not given (unlike a Ray actor
+handle, which runs anything in the actor).  Arguments and values cross as data only
+(`ppml.runtime.codec`).
+
+A call is ``[id, method, args]`` on channel `CALL`; its answer ``[id, ok, value or error]`` on
+channel `ANSWER`.  The server runs calls on a small thread pool, so the link's reader never
+blocks; when a link breaks, the calls waiting on it fail at once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import logging
+import threading
+
+from ppml.runtime import codec
+from ppml.runtime.links import ANSWER, CALL, Links
+from ppml.runtime.roles import DEFAULT_TIMEOUT_S, Pending, RoleError, gather
+
+log = logging.getLogger(__name__)
+
+
+def serve(links: Links, role, allowed: dict, pass_caller: bool = False,
+          workers: int = 4) -> concurrent.futures.ThreadPoolExecutor:
+    """Answer the calls of ``links``' peers on ``role``: ``allowed[peer]`` is the set of
+    methods that peer may call; with ``pass_caller`` each method gets the caller's name first
+    (the dealer answers each party with its own key).  Returns the pool (shut it down last)."""
+    pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix=f"serve-{links.name}")
+
+    def answer(peer: str, call_id: int, ok: bool, value) -> None:
+        try:
+            links.send(peer, codec.encode([call_id, ok, value]), ANSWER)
+        except TypeError as exc:                       # a value that is not data
+            links.send(peer, codec.encode([call_id, False, exc]), ANSWER)
+        except ConnectionError as exc:
+            log.warning("%s could not answer %s: %s", links.name, peer, exc)
+
+    def run(peer: str, call_id: int, method: str, args: list) -> None:
+        try:
+            value = getattr(role, method)(*([peer] if pass_caller else []), *args)
+        except Exception as exc:                       # noqa: BLE001 - it goes to the caller
+            answer(peer, call_id, False, exc)
+        else:
+            answer(peer, call_id, True, value)
+
+    def on_call(peer: str, payload: bytes) -> None:
+        call_id, method, args = codec.decode(payload)
+        if method not in allowed.get(peer, ()):
+            answer(peer, call_id, False, PermissionError(
+                f"{peer} may not call {links.name}.{method}"))
+            return
+        pool.submit(run, peer, call_id, method, args)
+
+    links.on(CALL, on_call)
+    return pool
+
+
+class Caller:
+    """The calls this party has made over ``links`` and is waiting for."""
+
+    def __init__(self, links: Links):
+        self.links = links
+        self._ids = itertools.count()
+        self._waiting = {}  # id -> (peer, future)
+        self._lock = threading.Lock()
+        links.on(ANSWER, self._on_answer, closed=self._on_closed)
+
+    def start(self, peer: str, method: str, args: tuple) -> concurrent.futures.Future:
+        future = concurrent.futures.Future()
+        with self._lock:
+            call_id = next(self._ids)
+            self._waiting[call_id] = (peer, future)
+        try:
+            self.links.send(peer, codec.encode([call_id, method, list(args)]), CALL)
+        except BaseException as exc:
+            with self._lock:
+                self._waiting.pop(call_id, None)
+            future.set_exception(exc)
+        return future
+
+    def _on_answer(self, peer: str, payload: bytes) -> None:
+        call_id, ok, value = codec.decode(payload)
+        with self._lock:
+            waiting = self._waiting.get(call_id)
+            if waiting is None or waiting[0] != peer:
+                raise ValueError(f"{peer} answered call {call_id}, which it was not asked")
+            del self._waiting[call_id]
+        future = waiting[1]
+        future.set_result(value) if ok else future.set_exception(
+            value if isinstance(value, BaseException) else RuntimeError(repr(value)))
+
+    def _on_closed(self, peer: str, reason: str) -> None:
+        with self._lock:
+            lost = [k for k, (p, _) in self._waiting.items() if p == peer]
+            futures = [self._waiting.pop(k)[1] for k in lost]
+        for future in futures:
+            future.set_exception(RoleError(peer, f"the link to {peer} closed: {reason}"))
+
+
+class RemoteRole:
+    """A role of another party, reached over this party's link to it (`Caller`)."""
+
+    def __init__(self, caller: Caller, peer: str, timeout_s: float | None = DEFAULT_TIMEOUT_S):
+        self.name, self.timeout_s = peer, timeout_s
+        self._caller = caller
+
+    def submit(self, method: str, *args) -> Pending:
+        return Pending(self, method, future=self._caller.start(self.name, method, args))
+
+    def call(self, method: str, *args):
+        return gather([self.submit(method, *args)])[0]
