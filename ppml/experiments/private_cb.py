@@ -112,6 +112,7 @@ def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: 
     stats = [out["stats"] for out in outs[:bandit.parties]]
     return {"arms": outs[bandit.puller]["arms"], "rewards": outs[bandit.rewarder]["rewards"],
             "wall_s": wall, "stats": stats,
+            "program_s": max(out["program_s"] for out in outs),
             "checkpoints": [out["checkpoints"] for out in outs[:bandit.parties]]}
 
 
@@ -190,6 +191,7 @@ def private_cb(config: RunConfig) -> RunOutput:
         "rounds": int(secure["stats"][0]["rounds"]),
         "seconds_per_step": (online if config.runtime == "federated" else secure["wall_s"])
         / bandit.horizon,
+        "program_seconds_per_step": secure["program_s"] / bandit.horizon,
         "wait_seconds_per_step": float(np.mean([s["wait_seconds"] for s in secure["stats"]]))
         / bandit.horizon,
         "bytes_per_party": int(np.mean([s["bytes_sent"] for s in secure["stats"]])),

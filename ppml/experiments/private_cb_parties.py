@@ -19,7 +19,6 @@ reference; the seeded mode derives it anyway).
 from __future__ import annotations
 
 import functools
-import time
 
 from ppml.data import load_contextual
 from ppml.experiments.config import RunConfig
@@ -89,10 +88,7 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
         body = functools.partial(program, config=bandit, progress=config.progress,
                                  checkpoint_steps=checkpoint_steps(bandit.horizon,
                                                                    bandit.checkpoints))
-        start = time.perf_counter()
-        out = body(ctx, **inputs)
-        out["program_s"] = time.perf_counter() - start
-        return out
+        return body(ctx, **inputs)
     finally:
         node.close()
 

@@ -232,8 +232,8 @@ def free_ports(count: int, host: str = "127.0.0.1") -> list:
     return ports
 
 
-def loopback(directory: Path, names: list) -> Peers:
-    """A fresh federation on 127.0.0.1 in ``directory``: an authority, and for each party its
+def loopback(directory: Path, names: list, host: str = "127.0.0.1") -> Peers:
+    """A fresh federation on ``host`` in ``directory``: an authority, and for each party its
     key (readable by its owner only) and certificate, and ``peers.yaml``.  The launcher plays
     every organisation's administrator here; in a deployment each party makes its own key
     and sends a request (docs/federated.md)."""
@@ -241,12 +241,12 @@ def loopback(directory: Path, names: list) -> Peers:
     files = {"authority": "authority.crt"}
     (directory / files["authority"]).write_bytes(authority.certificate)
     parties = []
-    for name, port in zip(names, free_ports(len(names)), strict=True):
+    for name, port in zip(names, free_ports(len(names), host), strict=True):
         identity = Identity(name)
         identity.install(authority.issue(identity.request()))
         cert_path, _ = identity.save(str(directory))
         files[name] = os.path.basename(cert_path)
-        parties.append(Party(name, "127.0.0.1", port, identity.certificate, Path(cert_path)))
+        parties.append(Party(name, host, port, identity.certificate, Path(cert_path)))
     peers = Peers(authority.certificate, parties)
     peers.write(directory / "peers.yaml", files)
     return peers

@@ -42,6 +42,7 @@ MAX_FRAME_BYTES = 2**40
 ENGINE, CALL, ANSWER = 0, 1, 2
 """Channels: the engine's rounds; calls to a role and their answers (`ppml.runtime.remote`)."""
 _RECORD = 1 << 16
+_NAME = struct.Struct("<B")
 
 
 class LinkError(ConnectionError):
@@ -63,6 +64,7 @@ class _Tls:
         self._ssl_lock = threading.Lock()
         self._send_lock = threading.Lock()
         self._plain = bytearray()
+        self.sent = 0                           # bytes written to the socket
 
     def handshake(self, deadline: float) -> None:
         while True:
@@ -78,9 +80,11 @@ class _Tls:
         data = self._out.read()
         if data:
             self.sock.sendall(data)
+            self.sent += len(data)
 
     def _fill(self, deadline: float | None) -> None:
-        self.sock.settimeout(None if deadline is None else _left(deadline))
+        if deadline is not None or self.sock.gettimeout() is not None:
+            self.sock.settimeout(None if deadline is None else _left(deadline))
         data = self.sock.recv(_RECORD)
         if not data:
             raise EOFError
@@ -93,21 +97,50 @@ class _Tls:
                 self.obj.write(data)
                 out = self._out.read()
             self.sock.sendall(out)
+            self.sent += len(out)
 
     def read(self, n: int, deadline: float | None = None) -> bytes:
         """Exactly ``n`` plaintext bytes; EOFError when the peer closes first."""
         while len(self._plain) < n:
             with self._ssl_lock:
-                try:
-                    self._plain += self.obj.read(max(n - len(self._plain), _RECORD))
-                    continue
-                except ssl.SSLWantReadError:
-                    pass
-                except ssl.SSLZeroReturnError:
-                    raise EOFError from None
+                if self._in.pending or self.obj.pending():   # no try when nothing came in
+                    try:
+                        self._plain += self.obj.read(max(n - len(self._plain), _RECORD))
+                        continue
+                    except ssl.SSLWantReadError:
+                        pass                             # only part of a record: read more
+                    except ssl.SSLZeroReturnError:
+                        raise EOFError from None
             self._fill(deadline)
         data = bytes(self._plain[:n])
         del self._plain[:n]
+        return data
+
+
+class _Plain:
+    """INSECURE: the same connection without TLS, for `jobs.bench_links` to measure what TLS
+    costs.  Nothing is authenticated or encrypted; never used by a run."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self._lock = threading.Lock()
+        self._buffer = bytearray()
+        self.sent = 0
+
+    def send(self, data: bytes) -> None:
+        with self._lock:
+            self.sock.sendall(data)
+            self.sent += len(data)
+
+    def read(self, n: int, deadline: float | None = None) -> bytes:
+        while len(self._buffer) < n:
+            self.sock.settimeout(None if deadline is None else _left(deadline))
+            data = self.sock.recv(_RECORD)
+            if not data:
+                raise EOFError
+            self._buffer += data
+        data = bytes(self._buffer[:n])
+        del self._buffer[:n]
         return data
 
 
@@ -119,8 +152,10 @@ class Links:
     party runs no engine program)."""
 
     def __init__(self, identity: Identity, host: str, mailbox: Mailbox | None = None,
-                 ranks: dict | None = None, port: int = 0):
+                 ranks: dict | None = None, port: int = 0, insecure_plaintext: bool = False):
         self.identity = identity
+        self.insecure_plaintext = insecure_plaintext
+        """INSECURE, `jobs.bench_links` only: no TLS, peers named by what they say."""
         self.name = identity.name
         self.mailbox = mailbox
         self.ranks = dict(ranks or {})
@@ -157,12 +192,12 @@ class Links:
             raise ValueError(f"{self.name} is not in the roster {roster}")
         deadline = time.monotonic() + timeout_s
         position = roster.index(self.name)
-        client = self.identity.context(trust, server=False)
+        client = None if self.insecure_plaintext else self.identity.context(trust, server=False)
         for peer in roster[:position]:
             self._dial(peer, tuple(addresses[peer]), client, trust, deadline, timeout_s)
         later = roster[position + 1:]
         if later:
-            server = self.identity.context(trust, server=True)
+            server = None if self.insecure_plaintext else self.identity.context(trust, server=True)
             while any(p not in self._links for p in later):
                 self._server.settimeout(_left(deadline))
                 try:
@@ -187,6 +222,11 @@ class Links:
                     raise LinkError(peer, f"{self.name} could not reach {peer} at {address} "
                                           f"within {timeout_s:g} s (timeout_s): {exc}") from None
                 time.sleep(0.05)
+        if self.insecure_plaintext:
+            link = _Plain(sock)
+            link.send(_NAME.pack(len(self.name)) + self.name.encode())
+            self._start(peer, link)
+            return
         tls = _Tls(sock, context, False, peer)
         try:
             try:
@@ -212,8 +252,13 @@ class Links:
 
     def _welcome(self, sock, where, context, trust: Trust, later: list, deadline: float) -> None:
         """Authenticate one connecting party; a stranger is refused and recorded, not fatal."""
-        tls = _Tls(sock, context, True, None)
         handshake_deadline = min(deadline, time.monotonic() + HANDSHAKE_S)
+        if self.insecure_plaintext:
+            link = _Plain(sock)
+            (length,) = _NAME.unpack(link.read(_NAME.size, handshake_deadline))
+            self._start(link.read(length, handshake_deadline).decode(), link)
+            return
+        tls = _Tls(sock, context, True, None)
         try:
             tls.handshake(handshake_deadline)
             peer = trust.check(None, tls.obj.getpeercert(binary_form=True))
@@ -244,6 +289,12 @@ class Links:
             link.send(LENGTH.pack(len(payload), channel) + payload)
         except OSError as exc:
             raise LinkError(peer, f"the link from {self.name} to {peer} broke: {exc}") from None
+
+    @property
+    def bytes_sent(self) -> int:
+        """Bytes this party wrote to its sockets since its links started (TLS records and
+        handshakes included)."""
+        return sum(link.sent for link in self._links.values())
 
     def close(self) -> None:
         """Close every link and the listening socket; a peer waiting on this party fails at

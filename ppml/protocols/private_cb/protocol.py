@@ -29,6 +29,7 @@ scores at scale 2L".
 from __future__ import annotations
 
 import functools
+import time
 
 import numpy as np
 from tqdm import tqdm
@@ -124,11 +125,13 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
 
     ``features_<p>`` is feature party p's [T, D_p] block of the contexts; ``world`` (given to p'
     and p'', a `ppml.runtime.roles.Role`) pulls arms and pays rewards.  Returns, per rank: the
-    arms p' pulled, the rewards p'' received, every rank's communication stats, and each feature
+    arms p' pulled, the rewards p'' received, every rank's communication stats and the seconds
+    its program ran (``program_s``: in this process, whatever the runtime), and each feature
     party's own shares of (W^-1, b) and their scale after each step in ``checkpoint_steps`` (for
     an audit that holds every party's checkpoint, such as the membership-inference experiment;
     no party sees another's).
     """
+    start = time.perf_counter()
     bandit = PrivateLinearBandit(ctx, config)
     mine = {p: features[f"features_{p}"] for p in range(config.parties)
             if f"features_{p}" in features}
@@ -159,9 +162,10 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
             err.add_note(f"at step {t} of {config.horizon}")
             raise
     stats = ctx.stats()
+    seconds = time.perf_counter() - start
     per_rank = []
     for k, rank in enumerate(ctx.comm.held_ranks):
-        out = {"stats": stats[k] if isinstance(stats, list) else stats}
+        out = {"stats": stats[k] if isinstance(stats, list) else stats, "program_s": seconds}
         if rank in ctx.held:
             at = ctx.held.index(rank)
             out["checkpoints"] = [(step, w[at], b[at], frac) for step, w, b, frac in saved]

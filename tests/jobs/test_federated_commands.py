@@ -1,0 +1,53 @@
+"""The README's federated commands, as written, at a small size: the loopback launcher, and
+jobs.peers with one jobs.party process per party (the several-terminal form)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ppml.runtime import codec
+
+pytestmark = pytest.mark.slow
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+SMALL = ["horizon=4", "dims=4", "seed=2", "progress=false", "party_timeout_s=60"]
+
+
+def readme_commands(prefix: str) -> list:
+    """The README's command lines that start with ``prefix``, split into arguments."""
+    return [line.split() for line in README.read_text().splitlines()
+            if line.startswith(prefix)]
+
+
+def test_the_loopback_launcher_writes_the_run(tmp_path):
+    (command,) = readme_commands("python -m jobs.federated_local")
+    done = subprocess.run([sys.executable, *command[1:], *SMALL, f"results_dir={tmp_path}"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert re.search(r"results: .*private_cb-.*\.parquet", done.stdout)
+    assert len(list(tmp_path.glob("private_cb-*.parquet"))) == 1
+
+
+def test_the_several_terminal_form_runs_as_written(tmp_path):
+    (peers,) = readme_commands("python -m jobs.peers")
+    parties = readme_commands("python -m jobs.party")
+    assert len(parties) == 6
+    made = subprocess.run([sys.executable, *peers[1:], *SMALL], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr[-2000:]
+    running = [subprocess.Popen([sys.executable, *command[1:], *SMALL], cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+               for command in parties]
+    try:
+        outputs = [p.communicate(timeout=600)[0] for p in running]
+    finally:
+        for p in running:
+            p.kill()
+    assert all(p.returncode == 0 for p in running), outputs
+    assert all(re.search(r"party \S+ done", out) for out in outputs)
+    arms = codec.decode((tmp_path / "fed" / "puller.out").read_bytes())["arms"]
+    rewards = codec.decode((tmp_path / "fed" / "rewarder.out").read_bytes())["rewards"]
+    assert len(arms) == len(rewards) == 4
