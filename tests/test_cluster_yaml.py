@@ -44,3 +44,53 @@ def test_max_workers_covers_every_node_type(cluster):
     head = cluster["head_node_type"]
     per_type = sum(t.get("max_workers", 0) for name, t in types.items() if name != head)
     assert cluster["max_workers"] >= per_type
+
+
+def pyproject() -> dict:
+    import tomllib
+    return tomllib.loads((CLUSTER_YAML.parent / "pyproject.toml").read_text())
+
+
+def test_the_image_s_python_and_ray_satisfy_pyproject(cluster):
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    image = cluster["docker"]["image"]
+    ray_version, python_tag = image.split(":")[1].split("-")[:2]
+    python = f"{python_tag[2]}.{python_tag[3:]}"
+    assert python in SpecifierSet(pyproject()["project"]["requires-python"])
+    ray_spec = next(Requirement(d) for d in pyproject()["project"]["dependencies"]
+                    if d.startswith("ray"))
+    assert ray_version in ray_spec.specifier
+    # the setup commands install with the image's Python, not another one on the host
+    assert all(c.startswith("python -m pip install") for c in cluster["setup_commands"])
+
+
+def test_token_auth_ray_tls_and_a_local_dashboard(cluster):
+    options = " ".join(cluster["docker"]["run_options"])
+    for setting in ("RAY_AUTH_MODE=token", "RAY_USE_TLS=1", "RAY_TLS_SERVER_CERT=",
+                    "RAY_TLS_SERVER_KEY=", "RAY_TLS_CA_CERT="):
+        assert f"--env {setting}" in options
+    head = cluster["head_start_ray_commands"]
+    start = next(c for c in head if "ray start --head" in c)
+    assert "--dashboard-host=127.0.0.1" in start and "0.0.0.0" not in " ".join(head)
+    for commands in (head, cluster["worker_start_ray_commands"]):     # a node's certificate
+        at = [k for k, c in enumerate(commands) if "jobs.ray_tls node" in c]  # before Ray
+        assert at and at[0] < next(k for k, c in enumerate(commands) if "ray start" in c)
+    assert "/home/ray/.ray/auth_token" in cluster["file_mounts"]
+
+
+def test_the_ray_tls_certificates_verify(tmp_path):
+    """jobs.ray_tls makes a party's Ray CA and a node certificate for this machine."""
+    import ssl
+    import subprocess
+    import sys
+    for what in ("authority", "node"):
+        subprocess.run([sys.executable, "-m", "jobs.ray_tls", what, f"dir={tmp_path}"],
+                       check=True, capture_output=True)
+    assert oct((tmp_path / "node.key").stat().st_mode & 0o777) == "0o600"
+    context = ssl.create_default_context(cafile=str(tmp_path / "authority.crt"))
+    context.load_cert_chain(tmp_path / "node.crt", tmp_path / "node.key")   # key matches
+    from cryptography import x509
+    node = x509.load_pem_x509_certificate((tmp_path / "node.crt").read_bytes())
+    node.verify_directly_issued_by(x509.load_pem_x509_certificate(
+        (tmp_path / "authority.crt").read_bytes()))

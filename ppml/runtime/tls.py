@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import ipaddress
 import os
 import re
 import ssl
@@ -92,6 +93,16 @@ def _build(subject: str, issuer: str, public_key, signer, not_before: dt.datetim
     return builder.sign(signer, hashes.SHA256())
 
 
+def write_private_key(path: str, key) -> None:
+    """Write a private key readable by its owner only (created so, never widened)."""
+    if os.path.exists(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))
+
+
 class Authority:
     """A certificate authority: its key stays in this object; `issue` signs parties' requests."""
 
@@ -99,6 +110,48 @@ class Authority:
         self._key = ec.generate_private_key(ec.SECP256R1())
         self.certificate = _pem(_build(common_name, common_name, self._key.public_key(),
                                        self._key, _now() - _SKEW, days, True, None))
+
+    def save(self, directory: str) -> tuple:
+        """(certificate path, key path) in ``directory``, the key readable by its owner only:
+        for an authority that signs again later (a party's Ray cluster, `jobs.ray_tls`)."""
+        cert_path = os.path.join(directory, "authority.crt")
+        key_path = os.path.join(directory, "authority.key")
+        with open(cert_path, "wb") as f:
+            f.write(self.certificate)
+        write_private_key(key_path, self._key)
+        return cert_path, key_path
+
+    @classmethod
+    def load(cls, directory: str) -> "Authority":
+        """The authority `save` wrote in ``directory``."""
+        authority = cls.__new__(cls)
+        with open(os.path.join(directory, "authority.key"), "rb") as f:
+            authority._key = serialization.load_pem_private_key(f.read(), password=None)
+        with open(os.path.join(directory, "authority.crt"), "rb") as f:
+            authority.certificate = f.read()
+        return authority
+
+    def issue_host(self, public_key, names: list, addresses: list,
+                   days: float = DEFAULT_DAYS) -> bytes:
+        """A certificate for a machine (Ray's own TLS inside a party's cluster): its DNS
+        ``names`` and IP ``addresses`` as subject alternative names."""
+        issuer = x509.load_pem_x509_certificate(self.certificate).subject
+        alternative = [x509.DNSName(n) for n in names] + \
+            [x509.IPAddress(ipaddress.ip_address(a)) for a in addresses]
+        cert = (x509.CertificateBuilder()
+                .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, names[0])]))
+                .issuer_name(issuer)
+                .public_key(public_key)
+                .serial_number(x509.random_serial_number())
+                .not_valid_before(_now() - _SKEW)
+                .not_valid_after(_now() + dt.timedelta(days=days))
+                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+                .add_extension(x509.SubjectAlternativeName(alternative), critical=False)
+                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH,
+                                                      ExtendedKeyUsageOID.CLIENT_AUTH]),
+                               critical=False)
+                .sign(self._key, hashes.SHA256()))
+        return _pem(cert)
 
     def issue(self, request_pem: bytes, days: float = DEFAULT_DAYS,
               not_before: dt.datetime | None = None) -> bytes:
@@ -175,15 +228,8 @@ class Identity:
         key_path = os.path.join(directory, f"{self.name}.key")
         with open(cert_path, "wb") as f:
             f.write(self.certificate)
-        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(self._key_pem())
+        write_private_key(key_path, self._key)
         return cert_path, key_path
-
-    def _key_pem(self) -> bytes:
-        return self._key.private_bytes(serialization.Encoding.PEM,
-                                       serialization.PrivateFormat.PKCS8,
-                                       serialization.NoEncryption())
 
     def context(self, trust: "Trust", server: bool) -> ssl.SSLContext:
         """A TLS 1.3 context presenting this identity and requiring a peer that ``trust``
