@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -70,8 +71,10 @@ def main(argv: list) -> int:
         print(f"party {name} failed: {type(exc).__name__}: {exc}{notes}", file=sys.stderr,
               flush=True)
         return 1
-    if "out" in own:
-        Path(own["out"]).write_bytes(codec.encode(outputs))
+    if "out" in own:                              # the party's own: readable by it only
+        fd = os.open(own["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(codec.encode(outputs))
     print(f"party {name} done", flush=True)
     return 0
 

@@ -73,8 +73,8 @@ def _hydra_value(value) -> str:
 def run_parties(config: RunConfig) -> dict:
     """Run every party of ``config``'s experiment as its own process on loopback; returns
     {party name: its outputs}.  The run's folder (``<results_dir>/.federated/<run>``: peers.yaml,
-    certificates, each party's log) is kept; the parties' private keys are deleted after the
-    run."""
+    certificates, each party's log) is kept; the parties' private keys and output files (the
+    evaluation's secrets among them) are deleted after the run."""
     names = form(config.experiment).names(config)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = Path(config.results_dir) / ".federated" / f"{stamp}-{secrets.token_hex(4)}"
@@ -82,5 +82,5 @@ def run_parties(config: RunConfig) -> dict:
         return launch(names, overrides(config), directory,
                       HARNESS_TIMEOUTS * config.party_timeout_s)
     finally:
-        for key in directory.glob("*.key"):
-            key.unlink()
+        for secret in [*directory.glob("*.key"), *directory.glob("*.out")]:
+            secret.unlink()

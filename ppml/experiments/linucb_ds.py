@@ -26,13 +26,14 @@ import time
 
 import numpy as np
 
-from ppml.protocols.linucb_ds.reference import (Coins, LinUCB, run_fixed_point, run_float,
-                                                score_error)
+from ppml.protocols.linucb_ds.reference import (Coins, FixedPoint, LinUCB, run_fixed_point,
+                                                run_float, score_error)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.protocol import run_protocol
 from ppml.crypto.rng import fresh_key, seeded_key
 from ppml.experiments.config import RunConfig
+from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
@@ -112,6 +113,27 @@ def summarise(secure: dict, fixed: dict, floats: dict, d: int, K: int, N: int) -
     }
 
 
+def coins_key(config: RunConfig) -> bytes:
+    """P's coins: its own CSPRNG key, or the seeded mode's (INSECURE)."""
+    return fresh_key() if config.seed is None else seeded_key(config.seed, "linucb-ds-coins")
+
+
+def run_federated(config: RunConfig) -> dict:
+    """DO, DC, P and Comp each their own process on loopback
+    (`ppml.experiments.linucb_ds_parties`); the same dict as `run_protocol`, with P's coin key
+    for the references."""
+    if config.record_views:
+        raise ValueError("record_views=true is not supported with runtime=federated yet: each "
+                         "party's view stays in its process")
+    outs = run_parties(config)
+    p = outs["p"]
+    return {"arms": p["arms"], "sum_int": outs["dc"]["sum_int"],
+            "sum": FixedPoint(config.linucb_ds.scale_bits).reward_real(outs["dc"]["sum_int"]),
+            "wall_s": p["wall_s"], "online_s": p["online_s"], "offline_s": p["offline_s"],
+            "layout": p["layout"], "views": {}, "coin_key": p["audit_coin_key"],
+            "stats": {out["stats"]["name"]: out["stats"] for out in outs.values()}}
+
+
 def run(config: RunConfig, spectral: bool) -> RunOutput:
     if config.precision_bits != ENGINE_PRECISION_BITS:
         raise ValueError(f"precision_bits is the secret-sharing engine's, which LinUCB-DS does not "
@@ -119,15 +141,19 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
                          f"{config.precision_bits})")
     data = instance(config, spectral)
     N = config.horizon
-    coin_key = fresh_key() if config.seed is None else seeded_key(config.seed, "linucb-ds-coins")
     options = config.linucb_ds
-    protocol = LinUCBDSConfig(
-        horizon=N, scale_bits=options.scale_bits, key_bits=config.key_bits,
-        insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
-        runtime=config.runtime, workers=config.workers, seed=config.seed,
-        record_views=config.record_views)
-    secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], protocol,
-                          coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]))
+    if config.runtime == "federated":
+        secure = run_federated(config)
+        coin_key = secure["coin_key"]
+    else:
+        coin_key = coins_key(config)
+        protocol = LinUCBDSConfig(
+            horizon=N, scale_bits=options.scale_bits, key_bits=config.key_bits,
+            insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
+            runtime=config.runtime, workers=config.workers, seed=config.seed,
+            record_views=config.record_views)
+        secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], protocol,
+                              coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]))
     fixed = run_fixed_point(make_policy(data, N), data["theta"], data["noise"], N,
                             Coins(coin_key), options.scale_bits)
     start = time.perf_counter()

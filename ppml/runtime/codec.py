@@ -7,7 +7,11 @@ only:
 
 * numeric numpy arrays: dtype, shape and raw bytes (numpy scalars travel as Python numbers);
 * tuples (MessagePack has lists only; keys such as ``(0, 1)`` must come back as tuples);
-* exceptions, as (type name, message), rebuilt as that builtin type or as `RemoteError`.
+* exceptions, as (type name, message), rebuilt as that builtin type or as `RemoteError`;
+* integers beyond 64 bits and gmpy2 integers (Paillier ciphertexts, moduli), as gmpy2 ``mpz``;
+* Paillier public keys, encodings and encrypted arrays (`ppml.crypto.paillier`): their public
+  fields, rebuilt through their constructors, which check them (a ciphertext outside (0, n^2)
+  is refused); a public key of any size is rebuilt, and the protocol checks its size.
 
 Everything else that is not None, bool, int, float, str, bytes, list or dict is refused with a
 `TypeError` naming its type.
@@ -17,10 +21,14 @@ from __future__ import annotations
 
 import builtins
 
+import gmpy2
 import msgpack
 import numpy as np
 
-ARRAY, TUPLE, ERROR = 1, 2, 3
+from ppml.crypto.paillier import EncryptedArray, PublicKey
+from ppml.crypto.paillier.encoding import Encoding, objects
+
+ARRAY, TUPLE, ERROR, BIGINT, PUBLIC_KEY, ENCODING, ENCRYPTED = 1, 2, 3, 4, 5, 6, 7
 ARRAY_KINDS = "biuf"
 """bool, signed and unsigned integers, floats: never object arrays."""
 _ERRORS = {name: getattr(builtins, name) for name in (
@@ -38,7 +46,29 @@ class RemoteError(RuntimeError):
         self.kind = kind
 
 
+def _bigint(value) -> bytes:
+    value = int(value)
+    return bytes([value < 0]) + abs(value).to_bytes((abs(value).bit_length() + 7) // 8, "big")
+
+
+def _unbigint(data: bytes):
+    if not data or data[0] not in (0, 1):
+        raise ValueError("malformed integer")
+    magnitude = gmpy2.mpz(int.from_bytes(data[1:], "big"))
+    return -magnitude if data[0] else magnitude
+
+
 def _default(value):
+    if type(value) is int or isinstance(value, type(gmpy2.mpz(0))):
+        return msgpack.ExtType(BIGINT, _bigint(value))
+    if isinstance(value, PublicKey):
+        return msgpack.ExtType(PUBLIC_KEY, _bigint(value.n))
+    if isinstance(value, Encoding):
+        return msgpack.ExtType(ENCODING, encode([value.scale_bits, value.max_abs]))
+    if isinstance(value, EncryptedArray):
+        return msgpack.ExtType(ENCRYPTED, encode(
+            [value.public_key, value.encoding, list(value.ciphertexts.ravel()),
+             list(value.shape), value.k, value.lo, value.hi]))
     if isinstance(value, np.generic) and value.dtype.kind in ARRAY_KINDS:
         return value.item()                               # a numpy scalar: the Python number
     if isinstance(value, np.ndarray):
@@ -73,6 +103,18 @@ def _ext(code: int, data: bytes):
         return np.frombuffer(raw, dtype).reshape(shape).copy()
     if code == TUPLE:
         return tuple(decode(data))
+    if code == BIGINT:
+        return _unbigint(data)
+    if code == PUBLIC_KEY:
+        return PublicKey(_unbigint(data), insecure_key_bits_ok=True)
+    if code == ENCODING:
+        scale_bits, max_abs = decode(data)
+        return Encoding(scale_bits, max_abs)
+    if code == ENCRYPTED:
+        key, encoding, ciphertexts, shape, k, lo, hi = decode(data)
+        if not isinstance(key, PublicKey) or not isinstance(encoding, Encoding):
+            raise ValueError("malformed encrypted array")
+        return EncryptedArray(key, encoding, objects(ciphertexts, tuple(shape)), k, lo, hi)
     if code == ERROR:
         kind, message = msgpack.unpackb(data, raw=False)
         cls = _ERRORS.get(kind)

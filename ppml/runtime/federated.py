@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,6 +261,9 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
     directory.mkdir(parents=True, exist_ok=True)
     loopback(directory, names)
     processes = {}
+    handled = (signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, _exit_on_signal) for sig in handled} \
+        if threading.current_thread() is threading.main_thread() else {}
     try:
         for name in names:
             log = open(directory / f"{name}.log", "wb")
@@ -285,20 +289,29 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
         return {name: codec.decode((directory / f"{name}.out").read_bytes()) for name in names}
     finally:
         stop(processes.values())
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def stop(processes) -> None:
-    """Stop every process (and its children) still running: SIGTERM, then SIGKILL."""
-    running = [p for p in processes if p.poll() is None]
-    for p in running:
+    """Stop every party's process group (its children too, also where the party itself has
+    exited): SIGTERM, up to 5 s, then SIGKILL."""
+    processes = list(processes)
+    for p in processes:
         _signal(p, signal.SIGTERM)
     deadline = time.monotonic() + 5.0
-    for p in running:
+    for p in processes:
         try:
             p.wait(max(deadline - time.monotonic(), 0.01))
         except subprocess.TimeoutExpired:
-            _signal(p, signal.SIGKILL)
-            p.wait()
+            pass
+    for p in processes:
+        _signal(p, signal.SIGKILL)
+        p.wait()
+
+
+def _exit_on_signal(signum, frame):
+    raise SystemExit(f"the launcher got signal {signum}; stopping every party")
 
 
 def _signal(process, sig) -> None:

@@ -21,6 +21,7 @@ that peer fails at once, naming it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import socket
 import ssl
@@ -37,8 +38,13 @@ HANDSHAKE_S = 10.0
 """An accepted connection that does not complete its handshake in time is dropped."""
 LENGTH = struct.Struct("<QB")
 """A frame's head: payload length and channel."""
-MAX_FRAME_BYTES = 2**40
-"""The largest frame a link accepts (its length is read before the payload)."""
+MAX_FRAME_BYTES = 2**32
+"""The largest frame a link accepts (4 GiB; its length is read before the payload, so a peer
+cannot make a party buffer more)."""
+WELCOMING = 8
+"""Connections whose handshake a listener runs at once."""
+MAX_REFUSED = 5
+"""Refused connections a timeout's error lists."""
 ENGINE, CALL, ANSWER = 0, 1, 2
 """Channels: the engine's rounds; calls to a role and their answers (`ppml.runtime.remote`)."""
 _RECORD = 1 << 16
@@ -83,9 +89,16 @@ class _Tls:
             self.sent += len(data)
 
     def _fill(self, deadline: float | None) -> None:
-        if deadline is not None or self.sock.gettimeout() is not None:
-            self.sock.settimeout(None if deadline is None else _left(deadline))
-        data = self.sock.recv(_RECORD)
+        """Feed the TLS object what the socket has; with no deadline (the reader of a live
+        link) an idle socket is no error, and the socket keeps the link's own timeout."""
+        if deadline is not None:
+            self.sock.settimeout(_left(deadline))
+        try:
+            data = self.sock.recv(_RECORD)
+        except TimeoutError:
+            if deadline is not None:
+                raise
+            return
         if not data:
             raise EOFError
         with self._ssl_lock:
@@ -100,17 +113,22 @@ class _Tls:
             self.sent += len(out)
 
     def read(self, n: int, deadline: float | None = None) -> bytes:
-        """Exactly ``n`` plaintext bytes; EOFError when the peer closes first."""
+        """Exactly ``n`` plaintext bytes; EOFError when the peer closes first, TimeoutError
+        past ``deadline``."""
         while len(self._plain) < n:
             with self._ssl_lock:
                 if self._in.pending or self.obj.pending():   # no try when nothing came in
                     try:
-                        self._plain += self.obj.read(max(n - len(self._plain), _RECORD))
-                        continue
+                        data = self.obj.read(_RECORD)
                     except ssl.SSLWantReadError:
-                        pass                             # only part of a record: read more
+                        data = None                      # only part of a record: read more
                     except ssl.SSLZeroReturnError:
                         raise EOFError from None
+                    if data == b"":                      # the peer's close_notify
+                        raise EOFError
+                    if data:
+                        self._plain += data
+                        continue
             self._fill(deadline)
         data = bytes(self._plain[:n])
         del self._plain[:n]
@@ -134,8 +152,14 @@ class _Plain:
 
     def read(self, n: int, deadline: float | None = None) -> bytes:
         while len(self._buffer) < n:
-            self.sock.settimeout(None if deadline is None else _left(deadline))
-            data = self.sock.recv(_RECORD)
+            if deadline is not None:
+                self.sock.settimeout(_left(deadline))
+            try:
+                data = self.sock.recv(_RECORD)
+            except TimeoutError:
+                if deadline is not None:
+                    raise
+                continue
             if not data:
                 raise EOFError
             self._buffer += data
@@ -168,6 +192,8 @@ class Links:
         self._closed = {}    # peer -> why its link closed
         self._heard = time.monotonic()   # when a frame last came in
         self._change = threading.Condition()
+        self._lock = threading.Lock()
+        self.timeout_s: float | None = None
 
     @property
     def address(self) -> tuple:
@@ -190,6 +216,7 @@ class Links:
         """
         if self.name not in roster:
             raise ValueError(f"{self.name} is not in the roster {roster}")
+        self.timeout_s = timeout_s
         deadline = time.monotonic() + timeout_s
         position = roster.index(self.name)
         client = None if self.insecure_plaintext else self.identity.context(trust, server=False)
@@ -198,18 +225,42 @@ class Links:
         later = roster[position + 1:]
         if later:
             server = None if self.insecure_plaintext else self.identity.context(trust, server=True)
+            self._accept(later, server, trust, deadline, timeout_s)
+        self._server.close()
+
+    def _accept(self, later: list, context, trust: Trust, deadline: float,
+                timeout_s: float) -> None:
+        """Welcome the parties of ``later``, each connection's handshake on its own thread (at
+        most `WELCOMING` at once), so that a stranger who connects and says nothing delays
+        nobody; `LinkError` naming the first absent party at ``deadline``."""
+        welcoming = concurrent.futures.ThreadPoolExecutor(WELCOMING,
+                                                          thread_name_prefix="ppml-welcome")
+        try:
             while any(p not in self._links for p in later):
-                self._server.settimeout(_left(deadline))
+                if time.monotonic() >= deadline:
+                    absent = [p for p in later if p not in self._links]
+                    refused = "".join(f"; refused {a[0]}:{a[1]}: {why}"
+                                      for a, why in self.refused[:MAX_REFUSED])
+                    raise LinkError(absent[0], f"{', '.join(absent)} did not connect to "
+                                               f"{self.name} within {timeout_s:g} s "
+                                               f"(timeout_s){refused}")
+                self._server.settimeout(min(_left(deadline), 0.2))
                 try:
                     sock, where = self._server.accept()
                 except TimeoutError:
-                    absent = [p for p in later if p not in self._links]
-                    refused = "".join(f"; refused {a[0]}:{a[1]}: {why}" for a, why in self.refused)
-                    raise LinkError(absent[0], f"{', '.join(absent)} did not connect to "
-                                               f"{self.name} within {timeout_s:g} s "
-                                               f"(timeout_s){refused}") from None
-                self._welcome(sock, where, server, trust, later, deadline)
-        self._server.close()
+                    continue
+                except OSError as exc:                   # e.g. out of file descriptors
+                    self._refuse(("?", 0), f"accept failed: {exc}")
+                    time.sleep(0.05)
+                    continue
+                welcoming.submit(self._welcome, sock, where, context, trust, later, deadline)
+        finally:
+            welcoming.shutdown(wait=False, cancel_futures=True)
+
+    def _refuse(self, where: tuple, why: str) -> None:
+        with self._lock:
+            if len(self.refused) < 10 * MAX_REFUSED:
+                self.refused.append((where[:2], why))
 
     def _dial(self, peer: str, address: tuple, context, trust: Trust, deadline: float,
               timeout_s: float) -> None:
@@ -239,7 +290,11 @@ class Links:
         except LinkError:
             sock.close()
             raise
-        except ConnectionError as exc:
+        except TimeoutError:
+            sock.close()
+            raise LinkError(peer, f"{peer} at {address} did not complete the handshake with "
+                                  f"{self.name} within {timeout_s:g} s (timeout_s)") from None
+        except (ConnectionError, ValueError) as exc:
             sock.close()
             raise LinkError(peer, f"{self.name} refused {peer} at {address}: {exc}") from None
         except (ssl.SSLError, EOFError, OSError) as exc:
@@ -253,24 +308,24 @@ class Links:
     def _welcome(self, sock, where, context, trust: Trust, later: list, deadline: float) -> None:
         """Authenticate one connecting party; a stranger is refused and recorded, not fatal."""
         handshake_deadline = min(deadline, time.monotonic() + HANDSHAKE_S)
-        if self.insecure_plaintext:
-            link = _Plain(sock)
-            (length,) = _NAME.unpack(link.read(_NAME.size, handshake_deadline))
-            self._start(link.read(length, handshake_deadline).decode(), link)
-            return
-        tls = _Tls(sock, context, True, None)
         try:
-            tls.handshake(handshake_deadline)
-            peer = trust.check(None, tls.obj.getpeercert(binary_form=True))
+            if self.insecure_plaintext:
+                link = _Plain(sock)
+                (length,) = _NAME.unpack(link.read(_NAME.size, handshake_deadline))
+                peer = link.read(length, handshake_deadline).decode()
+            else:
+                link = _Tls(sock, context, True, None)
+                link.handshake(handshake_deadline)
+                peer = trust.check(None, link.obj.getpeercert(binary_form=True))
             if peer not in later or peer in self._links:
                 raise ConnectionError(f"{peer} is not expected to connect to {self.name} now")
-            self._agree(peer, tls, handshake_deadline)
-        except (ssl.SSLError, ConnectionError, EOFError, OSError) as exc:
-            self.refused.append((where[:2], getattr(exc, "verify_message", None) or str(exc)
-                                 or type(exc).__name__))
+            if not self.insecure_plaintext:
+                self._agree(peer, link, handshake_deadline)
+            self._start(peer, link, expected=later)
+        except Exception as exc:                        # noqa: BLE001 - refuse, keep listening
+            self._refuse(where, getattr(exc, "verify_message", None) or str(exc)
+                         or type(exc).__name__)
             sock.close()
-            return
-        self._start(peer, tls)
 
     def _agree(self, peer: str, tls: _Tls, deadline: float) -> None:
         """The pair's key, from X25519 public keys sent over the authenticated link."""
@@ -285,10 +340,17 @@ class Links:
         link = self._links.get(peer)
         if link is None:
             raise LinkError(peer, f"{self.name} has no link to {peer}")
+        if len(payload) > MAX_FRAME_BYTES:
+            raise ValueError(f"a frame of {len(payload)} bytes exceeds the links' limit of "
+                             f"{MAX_FRAME_BYTES} bytes")
         try:
             link.send(LENGTH.pack(len(payload), channel) + payload)
+        except TimeoutError:
+            raise LinkError(peer, f"{peer} took nothing from {self.name} for "
+                                  f"{self.timeout_s:g} s (timeout_s)") from None
         except OSError as exc:
-            raise LinkError(peer, f"the link from {self.name} to {peer} broke: {exc}") from None
+            raise LinkError(peer, f"the link from {self.name} to {peer} is closed: "
+                                  f"{self._closed.get(peer, exc)}") from None
 
     @property
     def bytes_sent(self) -> int:
@@ -309,11 +371,17 @@ class Links:
         self._server.close()
 
     # -- reading -----------------------------------------------------------------------------
-    def _start(self, peer: str, tls: _Tls) -> None:
-        tls.sock.settimeout(None)
-        tls.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._links[peer] = tls
-        threading.Thread(target=self._read_from, args=(peer, tls), daemon=True,
+    def _start(self, peer: str, link, expected: list | None = None) -> None:
+        """Register the link to ``peer`` (refused if one exists, or ``peer`` is not in
+        ``expected``) and start its reader.  The socket keeps the link's timeout: a send to a
+        peer that stops reading fails after it."""
+        with self._lock:
+            if peer in self._links or (expected is not None and peer not in expected):
+                raise ConnectionError(f"{peer} is already linked to {self.name}")
+            self._links[peer] = link
+        link.sock.settimeout(self.timeout_s)
+        link.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        threading.Thread(target=self._read_from, args=(peer, link), daemon=True,
                          name=f"ppml-link-{self.name}-{peer}").start()
 
     def _read_from(self, peer: str, tls: _Tls) -> None:

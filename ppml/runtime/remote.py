@@ -27,6 +27,9 @@ from ppml.runtime.roles import DEFAULT_TIMEOUT_S, Pending, RoleError, gather
 
 log = logging.getLogger(__name__)
 
+MAX_PENDING = 64
+"""Calls a served role queues at most; more are refused (a peer cannot flood its memory)."""
+
 
 def serve(links: Links, role, allowed: dict, pass_caller: bool = False,
           workers: int = 4) -> concurrent.futures.ThreadPoolExecutor:
@@ -34,13 +37,17 @@ def serve(links: Links, role, allowed: dict, pass_caller: bool = False,
     methods that peer may call; with ``pass_caller`` each method gets the caller's name first
     (the dealer answers each party with its own key).  Returns the pool (shut it down last)."""
     pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix=f"serve-{links.name}")
+    pending = threading.BoundedSemaphore(MAX_PENDING)
 
     def answer(peer: str, call_id: int, ok: bool, value) -> None:
         try:
-            links.send(peer, codec.encode([call_id, ok, value]), ANSWER)
-        except TypeError as exc:                       # a value that is not data
-            links.send(peer, codec.encode([call_id, False, exc]), ANSWER)
-        except ConnectionError as exc:
+            try:
+                payload = codec.encode([call_id, ok, value])
+            except Exception as exc:                   # noqa: BLE001 - a value that is not data
+                payload = codec.encode([call_id, False, TypeError(
+                    f"{links.name} could not send its answer: {type(exc).__name__}: {exc}")])
+            links.send(peer, payload, ANSWER)
+        except Exception as exc:                       # noqa: BLE001 - the link is gone
             log.warning("%s could not answer %s: %s", links.name, peer, exc)
 
     def run(peer: str, call_id: int, method: str, args: list) -> None:
@@ -57,7 +64,17 @@ def serve(links: Links, role, allowed: dict, pass_caller: bool = False,
             answer(peer, call_id, False, PermissionError(
                 f"{peer} may not call {links.name}.{method}"))
             return
-        pool.submit(run, peer, call_id, method, args)
+        if not pending.acquire(blocking=False):
+            answer(peer, call_id, False, RuntimeError(
+                f"{links.name} has {MAX_PENDING} calls waiting; {peer}'s {method} is refused"))
+            return
+
+        def run_and_release():
+            try:
+                run(peer, call_id, method, args)
+            finally:
+                pending.release()
+        pool.submit(run_and_release)
 
     links.on(CALL, on_call)
     return pool
@@ -82,8 +99,9 @@ class Caller:
             self.links.send(peer, codec.encode([call_id, method, list(args)]), CALL)
         except BaseException as exc:
             with self._lock:
-                self._waiting.pop(call_id, None)
-            future.set_exception(exc)
+                mine = self._waiting.pop(call_id, None)
+            if mine is not None:                     # else the link's closing failed it first
+                future.set_exception(exc)
         return future
 
     def _on_answer(self, peer: str, payload: bytes) -> None:

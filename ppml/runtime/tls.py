@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-NAME = re.compile(r"^[a-z][a-z0-9-]{0,62}$")
+NAME = re.compile(r"[a-z][a-z0-9-]{0,62}")
 """A party's name: a DNS label (it is the certificate's one DNS name)."""
 DEFAULT_DAYS = 30
 """How long an issued certificate is valid."""
@@ -41,7 +41,7 @@ _SKEW = dt.timedelta(minutes=5)
 
 def check_name(name: str) -> str:
     """``name`` when it is a valid party name, else ValueError naming the rule."""
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ValueError(f"a party name must be a DNS label (lowercase letter, then letters, "
                          f"digits or '-', at most 63 characters), got {name!r}")
     return name
@@ -55,9 +55,12 @@ def fingerprint(certificate_pem: bytes) -> str:
 
 def certificate_name(certificate_pem: bytes) -> str:
     """The one DNS name of a certificate (its party name)."""
-    cert = x509.load_pem_x509_certificate(certificate_pem)
-    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    (name,) = names.get_values_for_type(x509.DNSName)
+    try:
+        cert = x509.load_pem_x509_certificate(certificate_pem)
+        names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        (name,) = names.get_values_for_type(x509.DNSName)
+    except (ValueError, x509.ExtensionNotFound):
+        raise ValueError("a party's certificate must carry exactly one DNS name") from None
     return name
 
 
@@ -93,14 +96,17 @@ def _build(subject: str, issuer: str, public_key, signer, not_before: dt.datetim
     return builder.sign(signer, hashes.SHA256())
 
 
-def write_private_key(path: str, key) -> None:
-    """Write a private key readable by its owner only (created so, never widened)."""
+def write_private_key(path: str, key, password: bytes | None = None) -> None:
+    """Write a private key readable by its owner only (created so, never widened), encrypted
+    under ``password`` if given."""
     if os.path.exists(path):
         os.unlink(path)
+    protection = serialization.NoEncryption() if password is None else \
+        serialization.BestAvailableEncryption(password)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption()))
+                                  protection))
 
 
 class Authority:
@@ -179,11 +185,12 @@ class Identity:
 
     @classmethod
     def self_signed(cls, name: str, days: float = DEFAULT_DAYS) -> "Identity":
-        """An identity that is its own authority: for the one-cluster modes, where each peer
-        trusts exactly the self-signed certificates it was handed (`Trust.pinned`)."""
+        """An identity with a self-signed certificate (not a CA: it can sign nothing else): for
+        the one-cluster modes, where each peer trusts exactly the certificates it was handed
+        (`Trust.pinned`)."""
         identity = cls(name)
         identity.certificate = _pem(_build(name, name, identity._key.public_key(), identity._key,
-                                           _now() - _SKEW, days, True, name))
+                                           _now() - _SKEW, days, False, name))
         return identity
 
     @classmethod
@@ -221,14 +228,14 @@ class Identity:
             raise ValueError(f"the certificate for {self.name!r} certifies another key")
         self.certificate = certificate_pem
 
-    def save(self, directory: str) -> tuple:
+    def save(self, directory: str, password: bytes | None = None) -> tuple:
         """(certificate path, key path) written in ``directory``, the key readable by its owner
-        only: for ``jobs.party`` to load."""
+        only (and encrypted under ``password`` if given): for ``jobs.party`` to load."""
         cert_path = os.path.join(directory, f"{self.name}.crt")
         key_path = os.path.join(directory, f"{self.name}.key")
         with open(cert_path, "wb") as f:
             f.write(self.certificate)
-        write_private_key(key_path, self._key)
+        write_private_key(key_path, self._key, password)
         return cert_path, key_path
 
     def context(self, trust: "Trust", server: bool) -> ssl.SSLContext:
@@ -244,11 +251,20 @@ class Identity:
         if server:
             ctx.num_tickets = 0
         ctx.load_verify_locations(cadata=trust.authorities.decode())
-        # ssl loads a key from a file only: a private directory, removed at once
+        # ssl loads a key from a file only: encrypted under a password that stays in memory,
+        # in a private directory removed at once
+        password = os.urandom(32).hex().encode()
         with tempfile.TemporaryDirectory(prefix="ppml-tls-") as tmp:
-            cert_path, key_path = self.save(tmp)
-            ctx.load_cert_chain(cert_path, key_path)
+            cert_path, key_path = self.save(tmp, password)
+            ctx.load_cert_chain(cert_path, key_path, password=password)
         return ctx
+
+
+def _self_signed_only(authorities: bytes) -> bool:
+    """Whether every certificate in ``authorities`` (PEM) is a self-signed non-CA one."""
+    certs = x509.load_pem_x509_certificates(authorities)
+    return all(not c.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+               for c in certs)
 
 
 class Trust:
@@ -259,6 +275,10 @@ class Trust:
     def __init__(self, authorities: bytes, pins: dict):
         self.authorities = authorities
         self.pins = {check_name(name): pin for name, pin in pins.items()}
+        if any(pin is None for pin in self.pins.values()) and \
+                _self_signed_only(authorities):
+            raise ValueError("a peer without a pinned certificate needs a certificate authority "
+                             "to vouch for it, not self-signed certificates")
 
     @classmethod
     def pinned(cls, certificates: dict) -> "Trust":
@@ -275,7 +295,10 @@ class Trust:
         ``expected`` (any trusted name when None) and match its pin.  ConnectionError names
         what is wrong."""
         pem = ssl.DER_cert_to_PEM_cert(peer_der).encode()
-        name = certificate_name(pem)
+        try:
+            name = certificate_name(pem)
+        except ValueError as exc:
+            raise ConnectionError(f"the peer's certificate is not a party's: {exc}") from None
         if expected is not None and name != expected:
             raise ConnectionError(f"expected {expected}, but the peer's certificate names "
                                   f"{name}")

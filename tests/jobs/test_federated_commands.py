@@ -2,6 +2,7 @@
 jobs.peers with one jobs.party process per party (the several-terminal form)."""
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -17,18 +18,27 @@ SMALL = ["horizon=4", "dims=4", "seed=2", "progress=false", "party_timeout_s=60"
 
 
 def readme_commands(prefix: str) -> list:
-    """The README's command lines that start with ``prefix``, split into arguments."""
-    return [line.split() for line in README.read_text().splitlines()
+    """The README's command lines that start with ``prefix``, split into arguments as the
+    shell splits them (a trailing ``# comment`` dropped)."""
+    return [shlex.split(line, comments=True) for line in README.read_text().splitlines()
             if line.startswith(prefix)]
 
 
-def test_the_loopback_launcher_writes_the_run(tmp_path):
-    (command,) = readme_commands("python -m jobs.federated_local")
-    done = subprocess.run([sys.executable, *command[1:], *SMALL, f"results_dir={tmp_path}"],
+SMALLER = {"linucb_ds": ["dataset=synthetic", "arms=4", "dims=3", "key_bits=1024",
+                         "insecure_key_bits_ok=true"]}
+"""What makes each experiment small (appended overrides win)."""
+
+
+@pytest.mark.parametrize("command", readme_commands("python -m jobs.federated_local"),
+                         ids=lambda c: c[3])
+def test_the_loopback_launcher_writes_the_run(tmp_path, command):
+    experiment = command[3].partition("=")[2]
+    done = subprocess.run([sys.executable, *command[1:], *SMALL, *SMALLER.get(experiment, []),
+                           f"results_dir={tmp_path}"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert re.search(r"results: .*private_cb-.*\.parquet", done.stdout)
-    assert len(list(tmp_path.glob("private_cb-*.parquet"))) == 1
+    assert re.search(rf"results: .*{experiment}-.*\.parquet", done.stdout)
+    assert len(list(tmp_path.glob(f"{experiment}-*.parquet"))) == 1
 
 
 def test_the_several_terminal_form_runs_as_written(tmp_path):

@@ -184,6 +184,22 @@ def test_the_launcher_stops_every_party_when_one_fails(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_launcher_stopped_by_a_signal_leaves_no_party_behind(tmp_path):
+    script = (f"from pathlib import Path; from ppml.runtime.federated import launch; "
+              f"launch({['party-0', 'party-1', 'puller', 'rewarder', 'dealer', 'world']!r}, "
+              f"{SMALL[:-1] + ['horizon=100000', 'party_timeout_s=60']!r}, "
+              f"Path({str(tmp_path / 'run')!r}), 600)")
+    launcher = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 60
+    while len(running(tmp_path / "run")) < 6:               # every party has started
+        assert time.monotonic() < deadline and launcher.poll() is None
+        time.sleep(0.2)
+    launcher.terminate()
+    assert launcher.wait(timeout=30) != 0
+    assert running(tmp_path / "run") == []
+
+
+@pytest.mark.slow
 def test_a_party_killed_mid_run_fails_its_peers_naming_it(tmp_path):
     names = ["party-0", "party-1", "puller", "rewarder", "dealer", "world"]
     loopback(tmp_path, names)

@@ -189,3 +189,26 @@ def test_a_frame_altered_or_replayed_on_the_wire_closes_the_link(attack):
         got = low.mailbox.collect(1, [1], timeout_s=5.0)
         assert attack == "replay" and got == {1: ("shape", (4, 5))}   # the original, then
         low.mailbox.collect(2, [1], timeout_s=5.0)                     # the replay fails
+
+
+def test_strangers_who_connect_and_say_nothing_delay_nobody():
+    ids, trust = federation()
+    listener = Links(ids[0], "127.0.0.1", Mailbox(), {n: r for r, n in enumerate(NAMES)})
+    idle = [socket.create_connection(listener.address) for _ in range(3)]   # no handshake
+    dialler = Links(ids[1], "127.0.0.1", Mailbox(), {n: r for r, n in enumerate(NAMES)})
+    with ThreadPoolExecutor(1) as pool:
+        accepting = pool.submit(listener.connect, NAMES, {}, trust, 5.0)
+        dialler.connect(NAMES, {"party-0": listener.address}, trust, 5.0)
+        accepting.result(timeout=5.0)
+    assert "party-0" in dialler.agreed
+    for sock in idle:
+        sock.close()
+
+
+def test_a_self_signed_identity_cannot_vouch_for_others():
+    from cryptography import x509
+    identity = Identity.self_signed("party-0")
+    cert = x509.load_pem_x509_certificate(identity.certificate)
+    assert not cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    with pytest.raises(ValueError, match="needs a certificate authority"):
+        Trust(identity.certificate, {"party-1": None})

@@ -1,0 +1,95 @@
+"""LinUCB-DS and SpectralUCB-DS federated: DO, DC, P and Comp each a party of its own
+(Ciucanu et al., Fig. 3), meeting over TLS links (docs/federated.md).
+
+Roster order and links: ``comp``, ``dc`` and ``do`` serve their roles; ``p`` connects to all
+three and drives Fig. 3's messages as calls: DO answers ``outsource`` to P only (step 1), DC
+``budget``, ``key`` and ``receive_sum`` (steps 1 and 7), Comp ``key``, ``argmax`` and ``switch``
+(steps 3.ii-4.i, 5-6).  Each party makes its own keys: Comp's and DC's Paillier key pairs in
+their processes (their private keys never leave), P its coins.  P checks the size of every
+public key it receives against ``key_bits``.
+
+Outputs, each party's own: P the arms it pulled, the slot layout and its stats; DC the sum it
+decrypted; each party its stats.  P also reports its coin key (``audit_coin_key``, EVALUATION
+ONLY: the harness replays P's coins in the references; the seeded mode derives it anyway).
+"""
+
+from __future__ import annotations
+
+import time
+
+from ppml.crypto.paillier.keys import check_key_bits
+from ppml.experiments.config import RunConfig
+from ppml.experiments.federation import register_parties
+from ppml.experiments.linucb_ds import coins_key, instance, make_policy, norm_bound
+from ppml.protocols.linucb_ds.protocol import Comp, Principal
+from ppml.protocols.linucb_ds.roles import DataClient, DataOwner
+from ppml.runtime.federated import Node
+
+SERVED = {"comp": {"key", "argmax", "switch"}, "dc": {"budget", "key", "receive_sum"},
+          "do": {"outsource"}}
+"""What P may call on each party (nobody else calls anything)."""
+
+
+def names(config: RunConfig) -> list:
+    return ["comp", "dc", "do", "p"]
+
+
+def party(config: RunConfig, name: str, identity, peers) -> dict:
+    """What party ``name`` does in a federated LinUCB-DS or SpectralUCB-DS run."""
+    if name not in names(config):
+        raise ValueError(f"party={name} is not a party of {config.experiment} (parties: "
+                         f"{names(config)})")
+    talks = names(config)[:3] if name == "p" else ["p"]
+    node = Node(identity, peers, talks, {}, config.party_timeout_s)
+    spectral = config.experiment == "spectral_ucb_ds"
+    try:
+        if name == "p":
+            return _principal(config, node, spectral)
+        if name == "comp":
+            role = Comp(config.key_bits, config.insecure_key_bits_ok, config.seed,
+                        config.workers)
+        elif name == "dc":
+            role = DataClient(config.horizon, config.key_bits, config.insecure_key_bits_ok,
+                              config.seed)
+        else:
+            data = instance(config, spectral)
+            role = DataOwner()
+            role.load(data["theta"], data["arms"], data["noise"], norm_bound(data["theta"]))
+        node.serve(role, {"p": SERVED[name]})
+        node.connect()
+        node.wait_closed(["p"])
+        out = {"stats": role.stats()}
+        if name == "dc":
+            out["sum_int"] = role.result()
+        if name == "comp":
+            role.close()
+        return out
+    finally:
+        node.close()
+
+
+def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
+    data = instance(config, spectral)
+    options = config.linucb_ds
+    p = Principal(make_policy(data, config.horizon), options.scale_bits, config.workers,
+                  options.obfuscator)
+    node.connect()
+    comp, dc, do = (node.remote(n) for n in ("comp", "dc", "do"))
+    comp_key, dc_key = comp.call("key"), dc.call("key")
+    check_key_bits(comp_key.bits, config.insecure_key_bits_ok)
+    check_key_bits(dc_key.bits, config.insecure_key_bits_ok)
+    coins = coins_key(config)
+    p.connect(do, dc, comp, comp_key, dc_key, coins)
+    start = time.perf_counter()
+    layout = p.setup()
+    online = time.perf_counter()
+    arms = p.run()
+    p.key_switch()
+    end = time.perf_counter()
+    p.close()
+    return {"arms": arms, "layout": layout, "stats": p.stats(), "wall_s": end - start,
+            "online_s": end - online, "offline_s": online - start, "audit_coin_key": coins}
+
+
+for _experiment in ("linucb_ds", "spectral_ucb_ds"):
+    register_parties(_experiment, names, party)
