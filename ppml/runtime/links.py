@@ -59,6 +59,23 @@ class LinkError(ConnectionError):
         self.peer = peer
 
 
+def _receive(sock, deadline: float | None) -> bytes:
+    """What ``sock`` has now (b"" when nothing came within the link's own timeout and there is
+    no ``deadline``: the reader of a live link, for which idling is no error); TimeoutError
+    past ``deadline``, EOFError when the peer closed."""
+    if deadline is not None:
+        sock.settimeout(_left(deadline))
+    try:
+        data = sock.recv(_RECORD)
+    except TimeoutError:
+        if deadline is not None:
+            raise
+        return b""
+    if not data:
+        raise EOFError
+    return data
+
+
 class _Tls:
     """One TLS connection over memory buffers: sends under a lock, reads by one thread."""
 
@@ -89,18 +106,8 @@ class _Tls:
             self.sent += len(data)
 
     def _fill(self, deadline: float | None) -> None:
-        """Feed the TLS object what the socket has; with no deadline (the reader of a live
-        link) an idle socket is no error, and the socket keeps the link's own timeout."""
-        if deadline is not None:
-            self.sock.settimeout(_left(deadline))
-        try:
-            data = self.sock.recv(_RECORD)
-        except TimeoutError:
-            if deadline is not None:
-                raise
-            return
-        if not data:
-            raise EOFError
+        """Feed the TLS object what the socket has (`_receive`)."""
+        data = _receive(self.sock, deadline)
         with self._ssl_lock:
             self._in.write(data)
 
@@ -152,17 +159,7 @@ class _Plain:
 
     def read(self, n: int, deadline: float | None = None) -> bytes:
         while len(self._buffer) < n:
-            if deadline is not None:
-                self.sock.settimeout(_left(deadline))
-            try:
-                data = self.sock.recv(_RECORD)
-            except TimeoutError:
-                if deadline is not None:
-                    raise
-                continue
-            if not data:
-                raise EOFError
-            self._buffer += data
+            self._buffer += _receive(self.sock, deadline)
         data = bytes(self._buffer[:n])
         del self._buffer[:n]
         return data
