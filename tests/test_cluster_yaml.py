@@ -94,3 +94,9 @@ def test_the_ray_tls_certificates_verify(tmp_path):
     node = x509.load_pem_x509_certificate((tmp_path / "node.crt").read_bytes())
     node.verify_directly_issued_by(x509.load_pem_x509_certificate(
         (tmp_path / "authority.crt").read_bytes()))
+
+
+def test_the_dealer_has_its_own_node_type(cluster):
+    """placement=true pins the dealer actor to the `dealer` resource (ppml/runtime/placement)."""
+    node_type = cluster["available_node_types"]["dealer"]
+    assert node_type["resources"] == {"dealer": 1} and node_type["max_workers"] == 1

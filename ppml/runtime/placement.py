@@ -4,18 +4,17 @@
 
 * ``None`` (default): no custom resources, everything runs wherever Ray puts it (a laptop);
 * ``True``: party i asks for one unit of ``party_<i>`` (cluster.yaml gives each party node type
-  one unit, so each party sits alone on its own node), and the dealer actor and its batch tasks
-  ask for a little of ``dealer`` if the cluster defines that resource;
+  one unit, so each party sits alone on its own node), and the dealer actor a little of
+  ``dealer`` (cluster.yaml's dealer node type: the dealer never shares a party's node; the
+  autoscaler starts it when the run asks);
 * a dict: party index -> resource name and/or ``"dealer"`` -> resource name; parties or the
   dealer not named there are not pinned.
 
 A pinned party takes a whole unit, so two parties never share a node; the dealer takes
-``DEALER_UNITS`` so that its actor and all its tasks fit beside each other on the dealer's node.
+``DEALER_UNITS``.
 """
 
 from __future__ import annotations
-
-import ray
 
 PARTY_UNITS = 1.0
 DEALER_UNITS = 0.01
@@ -28,8 +27,7 @@ def resources(placement, parties: int) -> dict:
         return {}
     if placement is True:
         names = {p: f"party_{p}" for p in range(parties)}
-        if DEALER_RESOURCE in ray.cluster_resources():
-            names["dealer"] = DEALER_RESOURCE
+        names["dealer"] = DEALER_RESOURCE
     elif isinstance(placement, dict):
         names = dict(placement)
         for who, name in names.items():

@@ -62,13 +62,13 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
     parties, seed = config.parties, config.seed
     resources = placement_.resources(options.get("placement"), config.ranks)
 
-    dealer_resources = resources.get("dealer")
-    dealer = DealerActor.options(resources=dealer_resources or {}).remote(
-        parties, seed, dealer_resources, dealer_secret)
+    dealer = DealerActor.options(resources=resources.get("dealer", {})).remote(parties, seed)
     members = [PartyActor.options(resources=resources.get(p, {})).remote(p, config, timeout_s)
                for p in range(config.ranks)]
     ranks = list(range(config.ranks))
     try:
+        if dealer_secret is not None:     # by method call, not as a creation argument
+            _gather([dealer.take_secret.remote(dealer_secret)], [None], timeout_s)
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
         certificates = _gather([m.certificate.remote() for m in members], ranks, timeout_s)
         publics = _gather([m.public.remote() for m in members[:parties]], ranks[:parties],

@@ -9,6 +9,11 @@ def test_no_placement_asks_for_no_custom_resources():
     assert resources(None, 3) == {}
 
 
+def test_true_pins_each_party_and_the_dealer_to_its_own_node_type():
+    assert resources(True, 2) == {0: {"party_0": PARTY_UNITS}, 1: {"party_1": PARTY_UNITS},
+                                  "dealer": {"dealer": DEALER_UNITS}}
+
+
 def test_a_dict_names_the_resource_of_each_pinned_actor():
     assert resources({0: "gpu_node", "dealer": "dealer"}, 2) == {
         0: {"gpu_node": PARTY_UNITS}, "dealer": {"dealer": DEALER_UNITS}}
@@ -23,8 +28,3 @@ def test_a_dict_names_the_resource_of_each_pinned_actor():
 def test_bad_placement_is_refused(placement, match):
     with pytest.raises(ValueError, match=match):
         resources(placement, 3)
-
-
-@pytest.mark.ray
-def test_true_pins_every_party_and_the_dealer_only_where_the_cluster_has_it(ray_cluster):
-    assert resources(True, 2) == {0: {"party_0": PARTY_UNITS}, 1: {"party_1": PARTY_UNITS}}
