@@ -16,7 +16,6 @@ import dataclasses
 import logging
 import os
 import sys
-from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 

@@ -17,7 +17,6 @@ import time
 import numpy as np
 
 from ppml.runtime import spmd
-import ppml.mpc as mpc
 from ppml.protocols.private_cb.exploration import ExplorationTape
 from ppml.protocols.private_cb.reference import EpsilonGreedyLinear
 from ppml.protocols.private_cb.config import PrivateCBConfig

@@ -21,7 +21,6 @@ import time
 
 import ray
 
-from ppml.runtime import spmd
 from ppml.checks import check_positive
 from ppml.mpc.context import EngineConfig
 from ppml.runtime import placement as placement_

@@ -28,7 +28,6 @@ scores at scale 2L".
 
 from __future__ import annotations
 
-import functools
 import time
 
 import numpy as np
