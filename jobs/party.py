@@ -24,6 +24,7 @@ from ppml.experiments import registry  # noqa: F401 - registers the experiments 
 from ppml.experiments.config import load_config, refuse_renamed
 from ppml.experiments.federation import form
 from ppml.runtime import codec
+from ppml.runtime.cluster import NODE_ADDRESS_ENV
 from ppml.runtime.federated import Peers
 from ppml.runtime.tls import Identity
 
@@ -61,6 +62,7 @@ def main(argv: list) -> int:
         peers = Peers.load(own["peers"])
         if name not in peers.parties:
             raise ValueError(f"party={name} is not in {own['peers']} (parties: {peers.order})")
+        os.environ[NODE_ADDRESS_ENV] = peers.parties[name].host   # where its own seats listen
         certificate = peers.parties[name].certificate_file
         identity = Identity.load(name, str(certificate),
                                  own.get("key", str(certificate.with_suffix(".key"))))

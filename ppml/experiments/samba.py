@@ -26,10 +26,11 @@ from dataclasses import replace
 
 from ppml.protocols.samba.reference import run_reference
 from ppml.protocols.samba.config import SambaConfig
-from ppml.protocols.samba.protocol import run_samba
+from ppml.protocols.samba.protocol import SambaRun, run_samba
 from ppml.protocols.samba.keys import SambaKeys
 from ppml.data.bernoulli_items import load_bernoulli_arms
 from ppml.experiments.config import RunConfig
+from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
@@ -39,6 +40,15 @@ def replay_keys(seed: int | None, secure) -> SambaKeys:
     """EVALUATION MODE: the keys the plaintext reference replays the secure run with: derived
     from the seed in the seeded mode, else collected from the roles after the run."""
     return SambaKeys.for_seed(seed) if seed is not None else secure.replay_keys
+
+
+def run_federated(config: RunConfig) -> SambaRun:
+    """The Controller, Comp, DC and the DO groups each their own process on loopback
+    (`ppml.experiments.samba_parties`); the Controller's report."""
+    if config.record_views:
+        raise ValueError("record_views=true is not supported with runtime=federated yet: each "
+                         "party's view stays in its process")
+    return SambaRun(**run_parties(config)["controller"]["run"])
 
 
 @register("samba")
@@ -52,9 +62,11 @@ def samba(config: RunConfig) -> RunOutput:
                         owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                         insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
                         record_views=config.record_views, collect_keys=config.seed is None)
-    distributed = run_samba(data, replace(setup, crypto=False, mask="paper",
-                                          record_views=False, collect_keys=False))
-    secure = run_samba(data, setup)
+    federated = config.runtime == "federated"
+    distributed = run_samba(data, replace(setup, crypto=False, mask="paper", record_views=False,
+                                          collect_keys=False,
+                                          runtime="local" if federated else setup.runtime))
+    secure = run_federated(config) if federated else run_samba(data, setup)
     plain = run_reference(data, config.horizon, spec, replay_keys(config.seed, secure),
                           options.mask)
     rows = [{"step": t + 1, "arm": secure.arms[t], "reward": float(data.reward(t, secure.arms[t])),

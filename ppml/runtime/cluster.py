@@ -50,9 +50,17 @@ def warm_up(workers: int) -> None:
     ray.get([ray.remote(_pid).remote() for _ in range(workers)])
 
 
+NODE_ADDRESS_ENV = "PPML_NODE_ADDRESS"
+"""Where a federated party's own listeners bind (``jobs.party`` sets it to the party's host in
+peers.yaml)."""
+
+
 def node_address() -> str:
-    """The address this process's peers reach it at: its Ray node's IP, or the loopback
-    interface when Ray is not running here (every party in this process)."""
+    """The address this process's peers reach it at: ``$PPML_NODE_ADDRESS`` if set (a
+    federated party), else its Ray node's IP, or the loopback interface when Ray is not running
+    here (every party in this process)."""
+    if os.environ.get(NODE_ADDRESS_ENV):
+        return os.environ[NODE_ADDRESS_ENV]
     return ray.util.get_node_ip_address() if ray.is_initialized() else "127.0.0.1"
 
 

@@ -11,7 +11,9 @@ only:
 * integers beyond 64 bits and gmpy2 integers (Paillier ciphertexts, moduli), as gmpy2 ``mpz``;
 * Paillier public keys, encodings and encrypted arrays (`ppml.crypto.paillier`): their public
   fields, rebuilt through their constructors, which check them (a ciphertext outside (0, n^2)
-  is refused); a public key of any size is rebuilt, and the protocol checks its size.
+  is refused); a public key of any size is rebuilt, and the protocol checks its size;
+* dataclasses of public parameters that a protocol registered (`register`), rebuilt through
+  their constructors.
 
 Everything else that is not None, bool, int, float, str, bytes, list or dict is refused with a
 `TypeError` naming its type.
@@ -20,6 +22,7 @@ Everything else that is not None, bool, int, float, str, bytes, list or dict is 
 from __future__ import annotations
 
 import builtins
+import dataclasses
 
 import gmpy2
 import msgpack
@@ -28,7 +31,21 @@ import numpy as np
 from ppml.crypto.paillier import EncryptedArray, PublicKey
 from ppml.crypto.paillier.encoding import Encoding, objects
 
-ARRAY, TUPLE, ERROR, BIGINT, PUBLIC_KEY, ENCODING, ENCRYPTED = 1, 2, 3, 4, 5, 6, 7
+ARRAY, TUPLE, ERROR, BIGINT, PUBLIC_KEY, ENCODING, ENCRYPTED, RECORD = 1, 2, 3, 4, 5, 6, 7, 8
+_RECORDS: dict = {}
+"""Dataclasses of public values that may cross (`register`): name -> class."""
+
+
+def register(cls):
+    """Let instances of the dataclass ``cls`` (public parameters, such as a protocol's
+    algorithm settings) cross between parties: its fields travel as data and come back
+    through its constructor, which checks them.  Only registered classes are ever built."""
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"only dataclasses can be registered, got {cls!r}")
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if _RECORDS.setdefault(name, cls) is not cls:
+        raise ValueError(f"another class is registered as {name}")
+    return cls
 ARRAY_KINDS = "biuf"
 """bool, signed and unsigned integers, floats: never object arrays."""
 _ERRORS = {name: getattr(builtins, name) for name in (
@@ -69,6 +86,11 @@ def _default(value):
         return msgpack.ExtType(ENCRYPTED, encode(
             [value.public_key, value.encoding, list(value.ciphertexts.ravel()),
              list(value.shape), value.k, value.lo, value.hi]))
+    name = f"{type(value).__module__}.{type(value).__qualname__}"
+    if _RECORDS.get(name) is type(value):
+        return msgpack.ExtType(RECORD, encode([name, {f.name: getattr(value, f.name)
+                                                      for f in dataclasses.fields(value)
+                                                      if f.init}]))
     if isinstance(value, np.generic) and value.dtype.kind in ARRAY_KINDS:
         return value.item()                               # a numpy scalar: the Python number
     if isinstance(value, np.ndarray):
@@ -115,6 +137,11 @@ def _ext(code: int, data: bytes):
         if not isinstance(key, PublicKey) or not isinstance(encoding, Encoding):
             raise ValueError("malformed encrypted array")
         return EncryptedArray(key, encoding, objects(ciphertexts, tuple(shape)), k, lo, hi)
+    if code == RECORD:
+        name, fields = decode(data)
+        if name not in _RECORDS or not isinstance(fields, dict):
+            raise ValueError(f"{name!r} is not a registered record")
+        return _RECORDS[name](**fields)
     if code == ERROR:
         kind, message = msgpack.unpackb(data, raw=False)
         cls = _ERRORS.get(kind)

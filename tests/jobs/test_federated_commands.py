@@ -25,7 +25,9 @@ def readme_commands(prefix: str) -> list:
 
 
 SMALLER = {"linucb_ds": ["dataset=synthetic", "arms=4", "dims=3", "key_bits=1024",
-                         "insecure_key_bits_ok=true"]}
+                         "insecure_key_bits_ok=true"],
+           "samba": ["dataset=synthetic", "arms=3", "horizon=8", "key_bits=1024",
+                     "insecure_key_bits_ok=true"]}
 """What makes each experiment small (appended overrides win)."""
 
 

@@ -101,8 +101,8 @@ class SambaConfig:
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)
-        if self.runtime not in RUNTIMES:
-            raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}; got "
+        if self.runtime not in RUNTIMES + ("federated",):
+            raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)} or federated; got "
                              f"{self.runtime!r}")
         if self.mask not in MASKS:
             raise ValueError(f"samba.mask must be one of {', '.join(MASKS)}; got {self.mask!r}")

@@ -102,14 +102,16 @@ class Controller:
         self.view = ViewRecorder(setup.record_views)
 
     def set_up(self, data) -> None:
-        """Steps 0-1: DC's public key to the DOs; Enc's key from Comp and the key that hides a
-        DO's scores (mask=paper: seed_alpha from DO 0; mask=mpc: the key of its shares, from
+        """Steps 0-1 (``data``: the arms' reward sources, each DO group getting its own; None
+        when each group holds its own, as a federated DO does): DC's public key to the DOs;
+        Enc's key from Comp and the key that hides a DO's scores (mask=paper: seed_alpha from DO 0; mask=mpc: the key of its shares, from
         here) relayed to each DO as sealed boxes (the Controller relays public keys and boxes
         only); seed_eps to the DOs; each DO receives its own arm's rewards only.  Under mask=mpc
         the two seats then link up (`_join_engine`)."""
         public_key = self.gather([self.customer], [("public", ())])[0]                 # step 0
         publics = {}
-        for part in self.gather(self.groups, [("join", ([data.arm(i) for i in members],
+        for part in self.gather(self.groups, [("join", (None if data is None else
+                                                        [data.arm(i) for i in members],
                                                         self.setup.seed,
                                                         self.setup.record_views,
                                                         self.setup.mask))
@@ -278,6 +280,9 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
     """One Samba run on BernoulliArms ``data`` (``arm(i)`` gives DO i its rewards); see the
     module docstring.  With ``setup.collect_keys`` the run also returns the keys a plaintext
     reference needs to replay it (evaluation only)."""
+    if setup.runtime == "federated":
+        raise ValueError("run_samba runs the roles in this process or as Ray actors; "
+                         "runtime=federated runs them as parties (ppml.experiments.samba_parties)")
     arms = len(data.means)
     if setup.horizon < arms:
         raise ValueError(f"horizon must be >= arms ({arms}): every arm is pulled once first, "
@@ -302,15 +307,16 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
         controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
                                setup.seed, setup.record_views, setup.mask, setup.runtime,
                                background=setup.mask == "mpc")     # its seat meets the caller's
-        return _play(data, setup, start, controller)
+        return play(data, setup, start, controller)
     finally:
         if controller is not None and controller.seat is not None:
             controller.seat.close()
         roles.teardown(participants)
 
 
-def _play(data, setup: SambaConfig, start: float, controller: Controller) -> SambaRun:
-    """Steps 0-7 by ``controller`` with the participants made by `run_samba`."""
+def play(data, setup: SambaConfig, start: float, controller: Controller) -> SambaRun:
+    """Steps 0-7 by ``controller`` with its participants (made by `run_samba`, or reached as
+    federated parties); ``data`` as `Controller.set_up` takes it."""
     controller.set_up(data)
     steps = time.perf_counter()
     for t in range(controller.arms + 1, setup.horizon + 1):
