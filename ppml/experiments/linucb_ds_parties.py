@@ -56,13 +56,15 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             role = DataOwner()
             role.load(data["theta"], data["arms"], data["noise"], norm_bound(data["theta"]))
         node.serve(role, {"p": SERVED[name]})
-        node.connect()
-        node.wait_closed(["p"])
+        try:
+            node.connect()
+            node.wait_closed(["p"])
+        finally:
+            if name == "comp":
+                role.close()
         out = {"stats": role.stats()}
         if name == "dc":
             out["sum_int"] = role.result()
-        if name == "comp":
-            role.close()
         return out
     finally:
         node.close()
@@ -80,13 +82,15 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     check_key_bits(dc_key.bits, config.insecure_key_bits_ok)
     coins = coins_key(config)
     p.connect(do, dc, comp, comp_key, dc_key, coins)
-    start = time.perf_counter()
-    layout = p.setup()
-    online = time.perf_counter()
-    arms = p.run()
-    p.key_switch()
-    end = time.perf_counter()
-    p.close()
+    try:
+        start = time.perf_counter()
+        layout = p.setup()
+        online = time.perf_counter()
+        arms = p.run()
+        p.key_switch()
+        end = time.perf_counter()
+    finally:
+        p.close()
     return {"arms": arms, "layout": layout, "stats": p.stats(), "wall_s": end - start,
             "online_s": end - online, "offline_s": online - start, "audit_coin_key": coins}
 

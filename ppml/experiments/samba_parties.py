@@ -122,10 +122,12 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             data = load(config)
             role = OwnerGroupParty([data.arm(i) for i in layout(config)[int(name[3:])]])
         node.serve(role, {"controller": SERVED["do" if name.startswith("do-") else name]})
-        node.connect()
-        node.wait_closed(["controller"])
-        if name == "comp" and role.comp is not None:
-            role.comp.close()
+        try:
+            node.connect()
+            node.wait_closed(["controller"])
+        finally:
+            if name == "comp" and role.comp is not None:
+                role.comp.close()
         return {}
     finally:
         node.close()

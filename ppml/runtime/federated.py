@@ -34,15 +34,13 @@ import yaml
 
 from ppml.checks import check_int
 from ppml.mpc.context import Context, EngineConfig
-from ppml.crypto.rng import fresh_key
-from ppml.mpc.dealer import Dealer, DealerStore, material
-from ppml.mpc.keys import PartyKeys, dealer_party_key, dealer_secret_key, pair, pair_key
+from ppml.mpc.dealer import Dealer, material
+from ppml.mpc.keys import dealer_party_key, dealer_secret_key, pair, pair_key
 from ppml.runtime import codec
-from ppml.runtime.link_comm import LinkComm
 from ppml.runtime.links import Links
 from ppml.runtime.mailbox import Mailbox
 from ppml.runtime.remote import Caller, RemoteRole, serve
-from ppml.runtime.seat import RoleDealer
+from ppml.runtime.seat import RoleDealer, link_context
 from ppml.runtime.tls import Authority, Identity, Trust, check_name, fingerprint
 
 DEFAULT_PARTY_TIMEOUT_S = 300.0
@@ -136,8 +134,7 @@ class Node:
         self.peers, self.timeout_s, self.ranks = peers, timeout_s, dict(ranks)
         self.roster = [p for p in peers.order if p in talks_to or p == self.name]
         me = peers.parties[self.name]
-        self.mailbox = Mailbox()
-        self.links = Links(identity, me.host, self.mailbox, self.ranks, port=me.port)
+        self.links = Links(identity, me.host, Mailbox(), self.ranks, port=me.port)
         self._caller = Caller(self.links)
         self._pool = None
 
@@ -159,23 +156,16 @@ class Node:
 
     def context(self, config: EngineConfig, dealer_key: bytes | None,
                 dealer: RemoteRole | None) -> Context:
-        """This party's engine context over its links: pair keys agreed over each link (the
-        seeded INSECURE mode: derived from the seed), its dealer key, and for party 0 its
-        source of corrections, ``dealer``."""
+        """This party's engine context over its links (`ppml.runtime.seat.link_context`): pair
+        keys agreed over each link (the seeded INSECURE mode: derived from the seed), its
+        dealer key, and for party 0 its source of corrections, ``dealer``."""
         rank = self.ranks[self.name]
-        names = {r: n for n, r in self.ranks.items()}
-        peers = [pair(rank, j) for j in range(config.ranks) if j != rank]
-        pairs = {ij: pair_key(config.seed, *ij) if config.seed is not None
-                 else self.links.agreed[names[sum(ij) - rank]] for ij in peers}
-        keys = PartyKeys(pairs=pairs, dealer={} if dealer_key is None else {rank: dealer_key})
-
-        def send(peer: int, frame: bytes) -> None:
-            self.links.send(names[peer], frame)
-
-        comm = LinkComm(rank, config.parties, send, self.mailbox, self.timeout_s,
-                        config.record_views, config.clients)
-        source = None if dealer is None else RoleDealer(dealer)
-        return Context(comm, keys, DealerStore(comm.held, keys.dealer, source), config)
+        names = sorted(self.ranks, key=self.ranks.get)
+        pair_keys = None if config.seed is None else {
+            pair(rank, j): pair_key(config.seed, rank, j) for j in range(config.ranks)
+            if j != rank}
+        return link_context(self.links, names, rank, config, self.timeout_s, pair_keys,
+                            dealer_key, None if dealer is None else RoleDealer(dealer))
 
     def wait_closed(self, peers: list) -> None:
         """Block until every one of ``peers`` has closed its link (a serving party's end of
@@ -195,9 +185,8 @@ class DealerService:
 
     def __init__(self, ranks: dict, seed: int | None):
         self._ranks = dict(ranks)
-        self._keys = {r: dealer_party_key(seed, r) if seed is not None else fresh_key()
-                      for r in self._ranks.values()}
-        self.secret = dealer_secret_key(seed) if seed is not None else fresh_key()
+        self._keys = {r: dealer_party_key(seed, r) for r in self._ranks.values()}
+        self.secret = dealer_secret_key(seed)
         self._dealer = Dealer(self._keys, self.secret)
         self._given = set()
 

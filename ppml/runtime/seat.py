@@ -84,26 +84,15 @@ def _check_keys(rank: int, config: EngineConfig, pair_keys: dict, dealer_key, de
 
 
 class Seat:
-    """Rank ``rank`` of ``config``'s parties (and clients), held by one role, over TLS links.
+    """Rank ``rank`` of ``config``'s parties (and clients), held by one role, over TLS links;
+    seat r is ``party-<r>``, with a self-signed certificate made here (`certificate`), which
+    the other seats are handed and pin."""
 
-    ``identity``: the role's `ppml.runtime.tls.Identity` (a federated party's, from its
-    certificate files); by default a self-signed one made here, named ``names[rank]``, whose
-    certificate the other seats are handed (`certificate`) and pin.  ``names``: the party name
-    of each rank (``party-<rank>`` by default)."""
-
-    def __init__(self, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 identity: Identity | None = None, names: list | None = None):
+    def __init__(self, rank: int, config: EngineConfig, timeout_s: float = DEFAULT_TIMEOUT_S):
         self.rank = check_int("rank", rank, 0, config.ranks - 1, what="a party index")
         self.config, self.timeout_s = config, timeout_s
-        self.names = list(names or [f"party-{r}" for r in range(config.ranks)])
-        if len(self.names) != config.ranks:
-            raise ValueError(f"names must name all {config.ranks} ranks, got {self.names}")
-        identity = identity or Identity.self_signed(self.names[rank])
-        if identity.name != self.names[rank]:
-            raise ValueError(f"seat {rank} is {self.names[rank]!r}, its identity "
-                             f"{identity.name!r}")
-        self._mailbox = Mailbox()
-        self._links = Links(identity, node_address(), self._mailbox,
+        self.names = [f"party-{r}" for r in range(config.ranks)]
+        self._links = Links(Identity.self_signed(self.names[rank]), node_address(), Mailbox(),
                             {name: r for r, name in enumerate(self.names)})
         self.ctx: Context | None = None
 
@@ -128,21 +117,12 @@ class Seat:
         compute party shares with the dealer (None for a client); ``dealer``: party 0's source
         of corrections (a `RoleDealer`).
         """
-        agree = pair_keys is None
-        peers = _check_keys(self.rank, self.config, _pairs_of(self.rank, self.config.ranks)
-                            if agree else pair_keys, dealer_key, dealer)
+        _check_keys(self.rank, self.config, _pairs_of(self.rank, self.config.ranks)
+                    if pair_keys is None else pair_keys, dealer_key, dealer)
         self._links.connect(self.names, {self.names[r]: a for r, a in enumerate(addresses)
                                          if r < self.rank}, trust, self.timeout_s)
-        if agree:
-            pair_keys = {ij: self._links.agreed[self.names[sum(ij) - self.rank]] for ij in peers}
-        keys = PartyKeys(pairs={ij: pair_keys[ij] for ij in peers},
-                         dealer={} if dealer_key is None else {self.rank: dealer_key})
-        comm = LinkComm(self.rank, self.config.parties, self._send, self._mailbox,
-                        self.timeout_s, self.config.record_views, self.config.clients)
-        self.ctx = Context(comm, keys, DealerStore(comm.held, keys.dealer, dealer), self.config)
-
-    def _send(self, rank: int, frame: bytes) -> None:
-        self._links.send(self.names[rank], frame)
+        self.ctx = link_context(self._links, self.names, self.rank, self.config, self.timeout_s,
+                                pair_keys, dealer_key, dealer)
 
     def run(self, program, *inputs):
         """This party's output of ``program`` on its ``inputs`` (every seat runs it at once)."""
@@ -162,6 +142,26 @@ class Seat:
     def close(self) -> None:
         """Close the links: a peer still waiting for this seat fails at once."""
         self._links.close()
+
+
+def link_context(links: Links, names: list, rank: int, config: EngineConfig, timeout_s: float,
+                 pair_keys: dict | None, dealer_key: bytes | None, dealer=None) -> Context:
+    """The engine context of rank ``rank`` (party ``names[rank]``) over its connected
+    ``links``: ``pair_keys`` as given, or when None the keys agreed over the links;
+    ``dealer_key`` and ``dealer`` as `Seat.connect` takes them."""
+    peers = _check_keys(rank, config, _pairs_of(rank, config.ranks) if pair_keys is None
+                        else pair_keys, dealer_key, dealer)
+    if pair_keys is None:
+        pair_keys = {ij: links.agreed[names[sum(ij) - rank]] for ij in peers}
+    keys = PartyKeys(pairs={ij: pair_keys[ij] for ij in peers},
+                     dealer={} if dealer_key is None else {rank: dealer_key})
+
+    def send(peer: int, frame: bytes) -> None:
+        links.send(names[peer], frame)
+
+    comm = LinkComm(rank, config.parties, send, links.mailbox, timeout_s, config.record_views,
+                    config.clients)
+    return Context(comm, keys, DealerStore(comm.held, keys.dealer, dealer), config)
 
 
 class RoleDealer:
