@@ -15,7 +15,10 @@ Each row has the run's dataset, runtime and key size, the three wall times, the 
 phases (setup with DC's key generation and the DOs' offline obfuscators ``offline_s``, steps 2-5,
 steps 6-7 with the K Paillier encryptions, each one multiplication online), the time per
 step, the AES-GCM floor of a step measured in the same run (``aead_floor_us``: 4K AEAD calls of
-the run's sizes per iteration) and the step's ratio to it (``floor_ratio``), the selection on shares'
+the run's sizes per iteration) and the step's ratio to it (``floor_ratio``), the framing
+floor (``framing_floor_us``: the same calls with fresh nonces, each sent ahead of its ciphertext
+and split off to open it, the least any protocol sending these messages adds) and its ratio to
+the AES-GCM floor (``framing_ratio``), the selection on shares'
 rounds per step (``selection_rounds``) and the kB the Controller sent in them
 (``selection_controller_kb``; Comp sends as much in every round but the last, and the dealer's
 material is not counted), whether secure and plaintext agree (arms and reward),
@@ -80,25 +83,35 @@ def target(algorithm: str, arms: int, horizon: int, mask: str = "paper") -> floa
         else None
 
 
-def aead_floor_us(arms: int, iterations: int, repeats: int = 5) -> float:
+def aead_floor_us(arms: int, iterations: int, repeats: int = 5, framed: bool = False) -> float:
     """The AES-GCM floor of one step, in microseconds: per iteration 4K AEAD calls of the run's
     sizes (K DOs seal a 16-byte score, Comp opens K, Comp seals K bits, the DOs open K), with
     associated data as long as the protocol's, timed now with the cryptography package's AESGCM
-    alone (median of ``repeats``); nothing else of a step is counted."""
+    alone (median of ``repeats``); nothing else of a step is counted.  ``framed`` adds the least
+    that any protocol sending these messages does besides the calls: fresh random nonces for
+    every batch, each sent as nonce || ciphertext and split again to open it (the framing
+    floor, ``framing_floor_us``)."""
     aead = AESGCM(os.urandom(32))
     associated = b"samba" + bytes(2) + bytes(16) + bytes(1) + b"score" + bytes(12)
     plaintexts = [os.urandom(SCORE_BYTES) for _ in range(arms)]
     nonces = [os.urandom(NONCE_BYTES) for _ in range(arms)]
+    slices = [slice(at, at + NONCE_BYTES) for at in range(0, NONCE_BYTES * arms, NONCE_BYTES)]
+    encrypt, decrypt = aead.encrypt, aead.decrypt
 
-    def one_iteration():
-        for _ in range(2):                                  # scores, then bits
-            sealed = [aead.encrypt(n, p, associated) for n, p in zip(nonces, plaintexts)]
-            for n, c in zip(nonces, sealed):
-                aead.decrypt(n, c, associated)
+    def bare():
+        sealed = [encrypt(n, p, associated) for n, p in zip(nonces, plaintexts)]
+        for n, c in zip(nonces, sealed):
+            decrypt(n, c, associated)
 
+    def framed_batch():
+        fresh = list(map(os.urandom(NONCE_BYTES * arms).__getitem__, slices))
+        sealed = [n + encrypt(n, p, associated) for n, p in zip(fresh, plaintexts)]
+        for m in sealed:
+            decrypt(m[:NONCE_BYTES], m[NONCE_BYTES:], associated)
+
+    batch = framed_batch if framed else bare
     rounds = max(1, 2000 // arms)
-    seconds = median_time(lambda: [one_iteration() for _ in range(rounds)], repeats,
-                          warmup=True)
+    seconds = median_time(lambda: [batch() for _ in range(2 * rounds)], repeats, warmup=True)
     return 1e6 * iterations * seconds / rounds
 
 
@@ -110,7 +123,9 @@ def measure(opts: dict, algorithm: str, mask: str, arms: int, horizon: int) -> d
                           key_bits=opts["key_bits"], insecure_key_bits_ok=True, progress=False))
     s = out.summary
     limit = target(algorithm, arms, horizon, mask)
-    floor = aead_floor_us(arms, AlgorithmSpec(algorithm).policy(arms).iterations)
+    iterations = AlgorithmSpec(algorithm).policy(arms).iterations
+    floor = aead_floor_us(arms, iterations)
+    framing = aead_floor_us(arms, iterations, framed=True)
     steps = max(1, horizon - arms)
     return {"samba.algorithm": algorithm, "samba.mask": mask, "arms": arms,
             "horizon": horizon,
@@ -122,6 +137,7 @@ def measure(opts: dict, algorithm: str, mask: str, arms: int, horizon: int) -> d
             "steps_s": s["steps_s"],
             "end_s": s["end_s"], "step_us": 1e3 * s["step_ms"],
             "aead_floor_us": floor, "floor_ratio": 1e3 * s["step_ms"] / floor,
+            "framing_floor_us": framing, "framing_ratio": framing / floor,
             "distributed_step_us": 1e3 * s["distributed_step_ms"],
             "selection_rounds": s["selection_rounds"] / steps,
             "selection_controller_kb": s["selection_bytes"] / steps / 1e3,

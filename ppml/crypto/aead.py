@@ -10,10 +10,9 @@ Controller (section 4).  A `Channel` wraps that key and adds what the authors' c
   and of a (t, l) not after the last one accepted (`ReplayGuard`);
 * random 96-bit nonces from a CSPRNG stream, at most ``MAX_MESSAGES`` per key.
 
-`Channel` is one party's end; an `Endpoint` is the end of one of several parties hosted in one
-process (a DO of a group), with its own AES-GCM context and nonce stream; `Endpoints` seals or
-opens one message per endpoint of a list.  Every refusal raises `MessageRejected`, which names
-the message's (run, t, l, kind).
+`Channel` is one process's end: a party's, or that of the DOs a process hosts, which hold the same
+key and draw their nonces from the process's one stream.  Every refusal raises
+`MessageRejected`, which names the message's (run, t, l, kind).
 
 Why each check, and what associated data cannot stop: docs/samba.md, "Beyond the authors'
 code".
@@ -22,7 +21,6 @@ code".
 from __future__ import annotations
 
 import itertools
-import operator
 import struct
 
 from cryptography.exceptions import InvalidTag
@@ -53,23 +51,9 @@ def _nonce_blocks(stream: Stream):
                        "stream, the limit for random nonces; start a run with a fresh key")
 
 
-def nonce_source(stream: Stream):
+def _nonce_source(stream: Stream):
     """The nonces of ``stream`` one at a time (an iterator), read ``NONCE_BLOCK`` at a time."""
     return itertools.chain.from_iterable(_nonce_blocks(stream))
-
-
-def _seal(plaintexts, nonces, encrypts, associated: bytes) -> list[bytes]:
-    """nonce || AES-GCM(plaintext) for each (plaintext, nonce, encrypt) in step (plaintexts
-    first, so no nonce is drawn past the last plaintext)."""
-    return [nonce + encrypt(nonce, plaintext, associated)
-            for plaintext, nonce, encrypt in zip(plaintexts, nonces, encrypts)]
-
-
-def _check_widths(plaintexts, width: int, kind: str) -> None:
-    wrong = set(map(len, plaintexts)) - {width}
-    if wrong:
-        raise ValueError(f"{kind} plaintext must be exactly {width} bytes (fixed width), "
-                         f"got {min(wrong)}")
 
 
 def _aead(key: bytes) -> AESGCM:
@@ -78,18 +62,29 @@ def _aead(key: bytes) -> AESGCM:
     return AESGCM(key)
 
 
-class _End:
-    """What `Channel` and `Endpoints` share: the run, the width, the associated data of each
-    kind, the checks of incoming messages and the wording of refusals."""
+class Channel:
+    """AES-256-GCM under ``key`` for messages of exactly ``width`` plaintext bytes.
 
-    def __init__(self, run_id: bytes, width: int):
+    ``nonces`` is the CSPRNG stream nonces are drawn from (default: a fresh os.urandom key),
+    ``NONCE_BLOCK`` nonces at a time.  ``encryptions`` and ``decryptions`` count the AES-GCM
+    operations (Theorem 4, item 1).  A batch is one loop of AES-GCM calls under one context;
+    the checks around it are set operations over the batch, so a step's cost stays near the
+    AES-GCM calls themselves (docs/samba.md, "Against the AES-GCM floor").
+    """
+
+    def __init__(self, key: bytes, run_id: bytes, width: int, nonces: Stream | None = None):
         if width < 1:
             raise ValueError(f"width must be >= 1 byte, got {width}")
+        aead = _aead(key)
+        self._encrypt, self._decrypt = aead.encrypt, aead.decrypt
         self.run_id = bytes(run_id)
         self.width = width
         self.message_bytes = NONCE_BYTES + width + TAG_BYTES
         """Length of every sealed message: nonce, ciphertext and tag."""
         self._prefixes: dict = {}
+        self._nonces = _nonce_source(nonces if nonces is not None else Stream(fresh_key()))
+        self.encryptions = 0
+        self.decryptions = 0
 
     def _associated_data(self, t: int, l: int, kind: str) -> bytes:
         """"samba", run id and kind (each length-prefixed), then t (8 bytes) and l (4 bytes)."""
@@ -99,6 +94,39 @@ class _End:
             prefix = self._prefixes[kind] = (b"samba" + len(self.run_id).to_bytes(2, "big") +
                                              self.run_id + bytes([len(name)]) + name)
         return prefix + _STEP.pack(t, l)
+
+    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
+        """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
+        return self.seal_many([plaintext], t, l, kind)[0]
+
+    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
+        """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce (zipped
+        plaintexts first, so no nonce is drawn past the last plaintext)."""
+        if set(map(len, plaintexts)) - {self.width}:
+            wrong = next(len(p) for p in plaintexts if len(p) != self.width)
+            raise ValueError(f"{kind} plaintext must be exactly {self.width} bytes (fixed "
+                             f"width), got {wrong}")
+        self.encryptions += len(plaintexts)
+        encrypt, associated = self._encrypt, self._associated_data(t, l, kind)
+        return [nonce + encrypt(nonce, plaintext, associated)
+                for plaintext, nonce in zip(plaintexts, self._nonces)]
+
+    def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
+        """The plaintext of ``message``; `MessageRejected` if it was not sealed on this channel
+        for exactly (run, t, l, kind) or was altered."""
+        return self.open_batch([message], t, l, kind, 1)[0]
+
+    def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
+        """Open a list of exactly ``count`` messages of one (t, l, kind), none repeated."""
+        self._check_messages(messages, t, l, kind, count)
+        self.decryptions += count
+        decrypt, associated = self._decrypt, self._associated_data(t, l, kind)
+        try:
+            return [decrypt(m[:NONCE_BYTES], m[NONCE_BYTES:], associated) for m in messages]
+        except InvalidTag:
+            raise MessageRejected(f"AES-GCM authentication failed for a {kind} message "
+                                  f"{self._where(t, l, kind)}: it was tampered with, or replayed "
+                                  "from another run, step or iteration") from None
 
     def _check_messages(self, messages, t: int, l: int, kind: str, count: int) -> None:
         """Exactly ``count`` messages, each ``bytes`` of the sealed length, none repeated."""
@@ -115,100 +143,8 @@ class _End:
                                   f"{self.message_bytes} bytes, got "
                                   f"{len(bad) if type(bad) is bytes else bad!r}")
 
-    def _open(self, messages, decrypts, t: int, l: int, kind: str) -> list[bytes]:
-        """The plaintexts of ``messages``, each opened by its decrypt (one per message)."""
-        associated = self._associated_data(t, l, kind)
-        try:
-            return [decrypt(m[:NONCE_BYTES], m[NONCE_BYTES:], associated)
-                    for m, decrypt in zip(messages, decrypts)]
-        except InvalidTag:
-            raise MessageRejected(f"AES-GCM authentication failed for a {kind} message "
-                                  f"{self._where(t, l, kind)}: it was tampered with, or replayed "
-                                  "from another run, step or iteration") from None
-
     def _where(self, t: int, l: int, kind: str) -> str:
         return f"(run={self.run_id.hex()[:16]}, t={t}, l={l}, kind={kind})"
-
-
-class Channel(_End):
-    """AES-256-GCM under ``key`` for messages of exactly ``width`` plaintext bytes.
-
-    ``nonces`` is the CSPRNG stream nonces are drawn from (default: a fresh os.urandom key),
-    ``NONCE_BLOCK`` nonces at a time.  ``encryptions`` and ``decryptions`` count the AES-GCM
-    operations (Theorem 4, item 1).
-    """
-
-    def __init__(self, key: bytes, run_id: bytes, width: int, nonces: Stream | None = None):
-        self._aead = _aead(key)
-        super().__init__(run_id, width)
-        self._nonces = nonce_source(nonces if nonces is not None else Stream(fresh_key()))
-        self.encryptions = 0
-        self.decryptions = 0
-
-    def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
-        """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
-        return self.seal_many([plaintext], t, l, kind)[0]
-
-    def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
-        """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce."""
-        _check_widths(plaintexts, self.width, kind)
-        self.encryptions += len(plaintexts)
-        return _seal(plaintexts, self._nonces, itertools.repeat(self._aead.encrypt),
-                     self._associated_data(t, l, kind))
-
-    def open(self, message: bytes, t: int, l: int, kind: str) -> bytes:
-        """The plaintext of ``message``; `MessageRejected` if it was not sealed on this channel
-        for exactly (run, t, l, kind) or was altered."""
-        return self.open_batch([message], t, l, kind, 1)[0]
-
-    def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
-        """Open a list of exactly ``count`` messages of one (t, l, kind), none repeated."""
-        self._check_messages(messages, t, l, kind, count)
-        self.decryptions += count
-        return self._open(messages, itertools.repeat(self._aead.decrypt), t, l, kind)
-
-
-class Endpoint:
-    """One party's end among several hosted in one process (a DO of a group): its own AES-GCM
-    context under its own copy ``key`` of the shared key (``encrypt``, ``decrypt``) and its own
-    nonce stream (``nonce()``: the next nonce).  `Endpoints` seals and opens with it."""
-
-    __slots__ = ("encrypt", "decrypt", "nonce")
-
-    def __init__(self, key: bytes, nonces: Stream):
-        aead = _aead(key)
-        self.encrypt, self.decrypt = aead.encrypt, aead.decrypt
-        self.nonce = nonce_source(nonces).__next__
-
-
-_NONCE, _ENCRYPT, _DECRYPT = map(operator.attrgetter, ("nonce", "encrypt", "decrypt"))
-
-
-class Endpoints(_End):
-    """Batches of one message per `Endpoint` of a list (the DOs of a group, in DO order):
-    ``ends[i]`` seals or opens message i with its own context and nonce stream.
-    ``encryptions`` and ``decryptions`` count each endpoint's operations (the endpoints of a
-    group take part in every batch)."""
-
-    def __init__(self, run_id: bytes, width: int):
-        super().__init__(run_id, width)
-        self.encryptions = 0
-        self.decryptions = 0
-
-    def seal_each(self, ends: list, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
-        """``ends[i]`` seals ``plaintexts[i]`` under its next nonce, for (run, t, l, kind)."""
-        if len(plaintexts) != len(ends):
-            raise ValueError(f"expected {len(ends)} {kind} plaintexts, got {len(plaintexts)}")
-        _check_widths(plaintexts, self.width, kind)
-        self.encryptions += 1
-        return _seal(plaintexts, map(operator.call, map(_NONCE, ends)), map(_ENCRYPT, ends),
-                     self._associated_data(t, l, kind))
-
-    def open_each(self, ends: list, messages, t: int, l: int, kind: str) -> list[bytes]:
-        """``ends[i]`` opens ``messages[i]``; `MessageRejected` as `Channel.open`."""
-        self._check_messages(messages, t, l, kind, len(ends))
-        self.decryptions += 1
-        return self._open(messages, map(_DECRYPT, ends), t, l, kind)
 
 
 class ReplayGuard:
@@ -227,7 +163,7 @@ class ReplayGuard:
 
 
 class PlainChannel:
-    """`Channel`'s and `Endpoints`' interface without encryption: Samba with every Enc removed
+    """`Channel`'s interface without encryption: Samba with every Enc removed
     (A_no-enc in the proof of Theorem 2), to time the distributed protocol without cryptography.
     Never secure."""
 
@@ -240,10 +176,4 @@ class PlainChannel:
         return list(plaintexts)
 
     def open_batch(self, messages, t: int, l: int, kind: str, count: int) -> list[bytes]:
-        return list(messages)
-
-    def seal_each(self, ends, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
-        return list(plaintexts)
-
-    def open_each(self, ends, messages, t: int, l: int, kind: str) -> list[bytes]:
         return list(messages)

@@ -3,8 +3,7 @@ messages with the (run, t, l, kind) named."""
 
 import pytest
 
-from ppml.crypto.aead import (NONCE_BLOCK, Channel, Endpoint, Endpoints, MessageRejected,
-                              ReplayGuard)
+from ppml.crypto.aead import NONCE_BLOCK, Channel, MessageRejected, ReplayGuard
 from ppml.crypto.rng import Stream, seeded_key
 
 KEY = seeded_key(1, "aead-test")
@@ -87,21 +86,3 @@ def test_associated_data_fields_do_not_run_into_each_other():
         Channel(KEY, b"run-1s", 8).open(message, 3, 1, "core")
 
 
-def test_endpoints_seal_and_open_one_message_each_under_their_own_nonces():
-    each = [Endpoint(KEY, Stream(seeded_key(i, "n"))) for i in range(3)]
-    ends = Endpoints(b"run-1", 8)
-    sealed = ends.seal_each(each, [bytes([i]) * 8 for i in range(3)], 4, 2, "score")
-    assert [m[:12] for m in sealed] == [Channel(KEY, b"run-1", 8, Stream(seeded_key(i, "n")))
-                                        .seal(bytes(8), 1, 1, "x")[:12] for i in range(3)]
-    assert channel().open_batch(sealed, 4, 2, "score", 3) == [bytes([i]) * 8 for i in range(3)]
-    bits = channel().seal_many([b"\x01" * 8] * 3, 4, 2, "bit")
-    assert ends.open_each(each, bits, 4, 2, "bit") == [b"\x01" * 8] * 3
-    assert (ends.encryptions, ends.decryptions) == (1, 1)          # per endpoint
-    with pytest.raises(MessageRejected, match="t=4, l=3, kind=bit"):
-        ends.open_each(each, bits, 4, 3, "bit")
-    with pytest.raises(MessageRejected, match="expected 3 bit messages"):
-        ends.open_each(each, bits[:2], 4, 2, "bit")
-    with pytest.raises(MessageRejected, match="must be 36 bytes"):
-        ends.open_each(each, bits[:2] + [bits[2][:-1]], 4, 2, "bit")
-    with pytest.raises(MessageRejected, match="replayed within the list"):
-        ends.open_each(each, [bits[0], bits[0], bits[2]], 4, 2, "bit")  # one DO's bit twice

@@ -6,9 +6,9 @@ its share of the score (`ppml.protocols.samba.selection`), and Comp selects with
 on shares in its seat, DC dealing their material; with ``mask=paper``, masks from seed_alpha,
 which only the DOs hold, fresh per (t, l): the paper's y = alpha_t x (section 4.1.2, proof of
 Theorem 2), which shows Comp every ratio x_i / x_j.  Every score, share and bit is 16 bytes
-(`ppml.protocols.samba.wire`).  Each DO is its own `DataOwner` object (state, streams, keys,
-AES-GCM `Endpoint`); a `DataOwnerGroup` hosts several in one Ray actor and runs each phase as
-one loop over them.
+(`ppml.protocols.samba.wire`).  Each DO is its own `DataOwner` object (state, own stream, keys);
+a `DataOwnerGroup` hosts several in one Ray actor, holds once what they all hold (Enc's key,
+seed_alpha, seed_eps) and runs each phase as one loop over them.
 
 Design: docs/samba.md, "The protocol as built" (placement of the DOs), "Selection on shares"
 and "What each role learns".
@@ -16,8 +16,6 @@ and "What each role learns".
 
 from __future__ import annotations
 
-import math
-import struct
 import sys
 import time
 
@@ -27,10 +25,9 @@ from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, Arm, sel
 from ppml.protocols.samba.draws import BetaDraws, Words, uniform
 from ppml.protocols.samba.keys import role_key, streams
 from ppml.protocols.samba.selection import comp_shares, select_on_shares, unpack_shares
-from ppml.protocols.samba.wire import (PADDING, SCORE_BYTES, bit_plaintexts, check_padding,
-                                       unpack_bits)
-from ppml.crypto.aead import (Channel, Endpoint, Endpoints, MessageRejected, PlainChannel,
-                              ReplayGuard)
+from ppml.protocols.samba.wire import (SCORE_BYTES, bit_plaintexts, pack_words, unpack_bits,
+                                       unpack_words)
+from ppml.crypto.aead import Channel, MessageRejected, PlainChannel, ReplayGuard
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import Encoding, EncryptedArray, ObfuscatorPool, generate_keypair
 from ppml.crypto.rng import Stream
@@ -43,39 +40,35 @@ MASK_EXPONENT = 32
 """alpha_t = 2^w with w in [-32, 32): the mask hides a score's scale within 64 binades."""
 _EXPONENT_STEP = 2**53 // (2 * MASK_EXPONENT)
 """floor(64 u) for u = m 2^-53 (m the word's top 53 bits) is m // 2^47, exactly."""
-_DOUBLE = struct.Struct(">d")
 
 
-def masked_scores(kind: str, xs: list, owners: list) -> list[bytes]:
-    """Each DO's masked score as fixed-width bytes: the paper's y = alpha_t x (section 4.1.2),
-    ``owners[i]`` masking ``xs[i]`` with the alpha of (t, l) from its own reader of seed_alpha
-    (its ``mask``, a `Words.word`), so every DO draws the same alpha.  alpha = 2^w with w from
-    one uniform in [-32, 32): an integer w for ARGMAX, so that y is exact and Comp's argmax is
-    the plaintext one, ties included; a real w for MATCH (probability matching only needs the
-    proportions, and a rounded or underflowing y moves them by at most an ulp of the total).
-    A y that is not finite, or on an ARGMAX iteration not a normal float (where the rounding
-    could break a tie that the plaintext argmax does not), is refused, never sent."""
+def masked_scores(kind: str, xs, mask, indices) -> list[bytes]:
+    """The masked scores of a group's DOs as fixed-width bytes: the paper's y = alpha_t x
+    (section 4.1.2), with the alpha of (t, l) from one word of seed_alpha (``mask``, the
+    group's `Words.word`; every DO holds seed_alpha and draws the same word), the DO of
+    ``xs[i]`` being ``indices[i]``.  alpha = 2^w with w from one uniform in [-32, 32): an
+    integer w for ARGMAX, so that y is exact and Comp's argmax is the plaintext one, ties
+    included; a real w for MATCH (probability matching only needs the proportions, and a
+    rounded or underflowing y moves them by at most an ulp of the total).  A y that is not
+    finite, or on an ARGMAX iteration not a normal float (where the rounding could break a tie
+    that the plaintext argmax does not), is refused, never sent."""
+    xs = np.asarray(xs, dtype=np.float64)
     if kind == ARGMAX:          # y = x 2^floor(w), w = 64 u - 32: ldexp scales exactly
-        ys = [math.ldexp(x, (o.mask() >> 11) // _EXPONENT_STEP - MASK_EXPONENT)
-              for o, x in zip(owners, xs)]
-        smallest = sys.float_info.min
-        bad = [i for i, y in enumerate(ys)
-               if not (math.isfinite(y) and (y == 0 or abs(y) >= smallest))]
+        ys = np.ldexp(xs, (mask() >> 11) // _EXPONENT_STEP - MASK_EXPONENT)
+        bad = ~(np.isfinite(ys) & ((ys == 0) | (np.abs(ys) >= sys.float_info.min)))
     else:
-        ys = [x * 2.0 ** (2 * MASK_EXPONENT * uniform(o.mask) - MASK_EXPONENT)
-              for o, x in zip(owners, xs)]
-        bad = [i for i, y in enumerate(ys) if not math.isfinite(y)]
-    if bad:
-        raise ValueError(f"masked score {xs[bad[0]]!r} of DO {owners[bad[0]].index} is not a "
+        ys = xs * 2.0 ** (2 * MASK_EXPONENT * uniform(mask) - MASK_EXPONENT)
+        bad = ~np.isfinite(ys)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"masked score {float(xs[first])!r} of DO {indices[first]} is not a "
                          f"finite{' normal' if kind == ARGMAX else ''} float")
-    pack = _DOUBLE.pack
-    return [pack(y) + PADDING for y in ys]
+    return pack_words(ys.astype(">f8").view(">u8"))
 
 
 def unpack_scores(plaintexts: list) -> list:
     """Comp's view of the masked scores: the floats alpha_t x_i."""
-    check_padding(plaintexts, "a masked score")
-    return [_DOUBLE.unpack_from(p)[0] for p in plaintexts]
+    return unpack_words(plaintexts, "a masked score").view(">f8").tolist()
 
 
 def hand_over_context(run_id: bytes, purpose: str, sender: str, receiver: str) -> bytes:
@@ -92,39 +85,25 @@ def engine_config(record_views: bool) -> EngineConfig:
 class DataOwner(Arm):
     """DO_i (Fig. 6(a)), its own object: its arm's state (`Arm`: s_i, n_i, p_i and its Thompson
     draws from its own stream), its arm's rewards (``rewards``), the steps it pulled, its own
-    key and X25519 pair (``agreement``), and once the shared keys have arrived (`take_keys`) its
-    readers of seed_alpha (``mask``, a `Words.word`; mask=paper) or of the stream it shares
-    with the Controller (``share``: the Controller's shares of its scores; mask=mpc), of
-    seed_eps (``explore``) and its AES-GCM `Endpoint` (Enc's key, nonce stream from its own key;
-    None without cryptography); its precomputed Paillier obfuscator for step 6 (``pool``,
-    ``offline_s`` seconds to make it).  Under mask=paper DO 0 also makes seed_alpha (``alpha``)
-    for all DOs."""
+    key and X25519 pair (``agreement``), under mask=mpc its reader of the stream it shares with
+    the Controller (``share``: the Controller's shares of its scores), and its precomputed
+    Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it).  Under
+    mask=paper DO 0 also makes seed_alpha (``alpha``) for all DOs.  What every DO holds alike
+    (Enc's key, seed_alpha, seed_eps) its `DataOwnerGroup` holds once."""
 
-    __slots__ = ("index", "rewards", "pulled", "own_key", "nonces", "agreement", "alpha", "mask",
-                 "share", "explore", "endpoint", "pool", "offline_s")
+    __slots__ = ("index", "rewards", "pulled", "own_key", "agreement", "alpha", "share", "pool",
+                 "offline_s")
 
     def __init__(self, index: int, rewards, seed: int | None, mask: str = "mpc"):
         if rewards.index != index:
             raise ValueError(f"DO {index} was given arm {rewards.index}'s rewards")
         self.own_key = role_key(seed, "owner", index)
-        draws, self.nonces = streams(self.own_key)
-        super().__init__(BetaDraws(draws))
+        super().__init__(BetaDraws(streams(self.own_key)[0]))
         self.index, self.rewards, self.pulled = index, rewards, []
         self.agreement = KeyAgreement(role_key(seed, "x25519", "owner", index))
         self.alpha = role_key(seed, "masks") if index == 0 and mask == "paper" else None
-        self.mask = self.share = self.explore = self.endpoint = None
+        self.share = None
         self.pool, self.offline_s = None, 0.0
-
-    def take_keys(self, aes_key: bytes, hiding: dict, explore_key: bytes, crypto: bool) -> None:
-        """Enc's key (from Comp), the key that hides its scores (``hiding``: seed_alpha from DO
-        0 as {"masks": key}, or {"shares": key} from the Controller) and seed_eps (from the
-        Controller)."""
-        if "masks" in hiding:
-            self.mask = Words(Stream(hiding["masks"])).word
-        else:
-            self.share = Words(Stream(hiding["shares"])).word
-        self.explore = Words(Stream(explore_key))
-        self.endpoint = Endpoint(aes_key, self.nonces) if crypto else None
 
     def pull(self, t: int) -> None:
         """Pull its arm at step t (step 5 of the last iteration with bit 1, or step 1)."""
@@ -144,20 +123,25 @@ class DataOwnerGroup:
     Each DO is its own `DataOwner` object with its own state and secrets.  A call runs one tight
     loop per phase over the group's DOs (open the bits, ComputeScore, mask, seal), in which DO
     i's values come from its own object only (arm score locality), so hosting DOs together shares
-    no secret and no state between them.  Each DO holds its own arm's rewards only (``rewards``:
-    one `ppml.data.bernoulli_items.ArmRewards` per DO, never the other arms').  The group itself
-    holds only what is not secret: the policy, the replay guard and `Endpoints`' associated data
-    and op counts.
+    no DO's own secret or state with another.  Each DO holds its own arm's rewards only
+    (``rewards``: one `ppml.data.bernoulli_items.ArmRewards` per DO, never the other arms').
+    What all DOs hold alike, and hold in one process anyway, the group holds once: Enc's key
+    (its AES-GCM `Channel`, whose nonces come from the group's own stream), its reader of
+    seed_alpha (``mask``, mask=paper) and its reader of seed_eps (``explore``); every DO opens
+    each of them from its own sealed box, and the group refuses DOs that opened different keys.
+    Besides, the group holds the policy and the replay guard.
     """
 
     def join(self, rewards: list, seed: int | None, record_views: bool = False,
              mask: str = "mpc") -> dict:
         """Its DOs, each making its own keys (``rewards``: one `ArmRewards` per DO, in DO
-        order; ``mask``: how they hide their scores, one of `config.MASKS`); returns their
-        X25519 public keys by DO index, for the Controller to relay.
+        order; ``mask``: how they hide their scores, one of `config.MASKS`), and the group's
+        nonce stream; returns their X25519 public keys by DO index, for the Controller to relay.
         With ``record_views`` the group records what its DOs open: each DO's pull bit at
         (t, l), its position the DO's index."""
         self.owners = [DataOwner(r.index, r, seed, mask) for r in rewards]
+        self.indices = [o.index for o in self.owners]
+        self._nonces = Stream(role_key(seed, "nonces", "owners", self.indices[0]))
         self.view = ViewRecorder(record_views)
         return {o.index: o.agreement.public for o in self.owners}
 
@@ -183,19 +167,26 @@ class DataOwnerGroup:
         start = time.perf_counter()
         self.horizon, self.crypto = horizon, crypto
         self.policy = spec.policy(arms)
+        common: dict = {"aes-gcm": set(), "masks": set()}
         for owner in self.owners:
             opened = {"masks": owner.alpha} if owner.alpha is not None else {}
             for purpose, box in sealed[owner.index].items():
                 name, public = senders[purpose]
                 opened[purpose] = owner.agreement.open(public, box, hand_over_context(
                     run_id, purpose, name, f"DO{owner.index}"))
-            aes = opened.pop("aes-gcm")
-            owner.take_keys(aes, opened, explore_key, crypto)
-        self.hiding = masked_scores if self.owners[0].share is None else self._shares
-        self.ends = [owner.endpoint for owner in self.owners]
-        self.wire = Endpoints(run_id, SCORE_BYTES) if crypto else PlainChannel(SCORE_BYTES)
-        first, last = self.owners[0].index, self.owners[-1].index
-        self.guard = ReplayGuard(f"DOs {first}-{last}")
+            if "shares" in opened:
+                owner.share = Words(Stream(opened.pop("shares"))).word
+            for purpose, key in opened.items():
+                common[purpose].add(key)
+        if len(common["aes-gcm"]) != 1 or len(common["masks"]) > 1:
+            raise MessageRejected(f"the DOs {self.indices[0]}-{self.indices[-1]} opened "
+                                  "different Enc or seed_alpha keys")
+        (aes,) = common["aes-gcm"]
+        self.mask = Words(Stream(common["masks"].pop())).word if common["masks"] else None
+        self.explore = Words(Stream(explore_key))
+        self.channel = Channel(aes, run_id, SCORE_BYTES, self._nonces) if crypto \
+            else PlainChannel(SCORE_BYTES)
+        self.guard = ReplayGuard(f"DOs {self.indices[0]}-{self.indices[-1]}")
         for owner in self.owners:
             owner.pull(owner.index + 1)                # step 1: each DO pulls its arm once
             owner.p = self.policy.initial_p()
@@ -205,11 +196,10 @@ class DataOwnerGroup:
             owner.precompute(public_key)
 
     def _explores(self, t: int) -> bool:
-        """epsilon-greedy's x <= eps_t, each DO from its own reader of seed_eps, once per step
-        (the readers hold the same key, so the DOs agree)."""
+        """epsilon-greedy's x <= eps_t from the group's reader of seed_eps, once per step (every
+        DO holds seed_eps, so all agree)."""
         if self._decision[0] != t:
-            self._decision = (t, any([self.policy.explores(t, o.explore)
-                                      for o in self.owners]))
+            self._decision = (t, self.policy.explores(t, self.explore))
         return self._decision[1]
 
     def exchange(self, delivery, asked) -> list | None:
@@ -217,7 +207,7 @@ class DataOwnerGroup:
         ``asked`` = (t, l) unless None (an explore step, or the end of the run): each DO opens
         its bit, then sends Enc(mask(ComputeScore(t, l)))."""
         start = time.perf_counter()
-        owners, ends = self.owners, self.ends
+        owners = self.owners
         if delivery is not None:
             t, l, messages = delivery
             if len(messages) != len(owners):                # before the guard accepts (t, l)
@@ -226,9 +216,9 @@ class DataOwnerGroup:
             self.guard.advance(t, l)
             if self.policy.exploring:
                 self._explores(t)                # seed_eps's draw of step t, also on explore steps
-            bits = unpack_bits(self.wire.open_each(ends, messages, t, l, "bit"))
+            bits = unpack_bits(self.channel.open_batch(messages, t, l, "bit", len(owners)))
             if self.view.enabled:
-                self.view.record(t, l, bits, [o.index for o in owners])
+                self.view.record(t, l, bits, self.indices)
             if l < self.policy.iterations:
                 self.policy.after_iteration(l, owners, bits)
             elif 1 in bits:
@@ -243,14 +233,11 @@ class DataOwnerGroup:
                                    "shortcut)")
             kind = self.policy.kind(l)
             x = self.policy.compute_scores(t, l, owners)
-            scores = self.wire.seal_each(ends, self.hiding(kind, x, owners), t, l, "score")
+            plaintexts = masked_scores(kind, x, self.mask, self.indices) if self.mask \
+                else comp_shares(kind, x, [o.share for o in owners], self.policy.match_bound())
+            scores = self.channel.seal_many(plaintexts, t, l, "score")
         self.seconds += time.perf_counter() - start
         return scores
-
-    def _shares(self, kind: str, xs: list, owners: list) -> list[bytes]:
-        """mask=mpc: Comp's shares of the scores, the Controller's being each DO's next word
-        of the stream they share (`ppml.protocols.samba.selection`)."""
-        return comp_shares(kind, xs, [o.share for o in owners], self.policy.match_bound())
 
     def reward_shares(self) -> list:
         """Step 6: each DO's E(s_i) under DC's key with its precomputed obfuscator (s_i itself
@@ -276,7 +263,7 @@ class DataOwnerGroup:
         DO.  A DO's seconds are its group's online seconds divided evenly among its DOs (they run
         the same loops) plus its own offline seconds (its obfuscator precomputation)."""
         share = self.seconds / len(self.owners)
-        ops = self.wire.encryptions + self.wire.decryptions
+        ops = (self.channel.encryptions + self.channel.decryptions) // len(self.owners)
         return [(o.index, o.pulled, share + o.offline_s, ops, o.offline_s) for o in self.owners]
 
 

@@ -39,7 +39,7 @@ from ppml.mpc.tensor import ArithmeticShared
 from ppml.crypto.rng import Stream, derive_key
 from ppml.protocols.samba.draws import Words
 from ppml.protocols.samba.policies import ARGMAX, MATCH
-from ppml.protocols.samba.wire import PADDING, check_padding
+from ppml.protocols.samba.wire import pack_words, unpack_words
 
 MATCH_BITS = 30
 """Fractional bits of a probability-matching key: x / bound_A in [0, 1] as round(. 2^30)."""
@@ -126,15 +126,13 @@ def _reveal_match(ctx, data: np.ndarray, u: int | None):
 def comp_shares(kind: str, xs: list, words: list, bound: float) -> list[bytes]:
     """The plaintexts of Comp's shares of the DOs' scores ``xs``: key - word mod 2^64, each
     DO's word the next of the stream it shares with the Controller (``words``: those readers)."""
-    pack = WORD.pack
-    return [pack((score_key(kind, x, bound) - word()) & MASK) + PADDING
-            for x, word in zip(xs, words, strict=True)]
+    return pack_words(np.array([(score_key(kind, x, bound) - word()) & MASK
+                                for x, word in zip(xs, words, strict=True)], dtype=np.uint64))
 
 
 def unpack_shares(plaintexts: list) -> np.ndarray:
     """Comp's shares (uint64) from their plaintexts; non-zero padding is refused."""
-    check_padding(plaintexts, "a score share")
-    return np.array([WORD.unpack_from(p)[0] for p in plaintexts], dtype=np.uint64)
+    return unpack_words(plaintexts, "a score share").astype(np.uint64)
 
 
 def check_policy(policy) -> None:

@@ -56,9 +56,9 @@ def test_each_role_holds_only_its_own_keys(mask):
     try:
         assert keys_in(controller) == {key("controller"), explore}
         assert keys_in(comp) == {key("comp"), aes}
-        for group in controller.groups:
-            assert not keys_in(group.obj)
-        assert all(aes not in keys_in(o) for o in owners)           # Enc's key: in the endpoint
+        for group in controller.groups:         # Enc's key, seed_alpha, seed_eps: in its channel
+            assert not keys_in(group.obj)       # and readers, which every DO opened alike
+        assert all(aes not in keys_in(o) for o in owners)
         if mask == "paper":
             assert keys_in(owners[0]) == {key("owner", 0), alpha}   # DO 0 made seed_alpha
             assert controller.seat is None and comp.seat is None and customer._dealer is None
@@ -81,8 +81,8 @@ def test_each_role_holds_only_its_own_keys(mask):
 def test_the_shared_keys_reach_every_data_owner_sealed():
     controller = set_up_roles("paper")
     owners = [o for g in controller.groups for o in g.obj.owners]
-    words = [o.mask() for o in owners]                               # the same seed_alpha
-    assert len(set(words)) == 1
+    words = [g.obj.mask() for g in controller.groups]               # the same seed_alpha
+    assert len(set(words)) == 1 and len(words) == 2
     sealed = controller.comp.obj.share_enc_key({0: owners[0].agreement.public})
     assert role_key(SEED, "aes-gcm") not in sealed[0]
     roles.teardown([controller.comp])

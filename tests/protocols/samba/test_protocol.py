@@ -1,6 +1,8 @@
 """Samba in the local runtime: every algorithm pulls the reference's arm at every step and DC
 decrypts the reference's cumulative reward (Theorem 2); op counts of Theorem 4; refusals."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -9,9 +11,11 @@ from ppml.protocols.samba.policies import ALGORITHMS, AlgorithmSpec
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.protocol import owner_groups, run_samba
 from ppml.protocols.samba.keys import SambaKeys
-from ppml.protocols.samba.roles import Comp, DataOwner, DataOwnerGroup, unpack_scores
+from ppml.protocols.samba.roles import (Comp, DataOwner, DataOwnerGroup, hand_over_context,
+                                        unpack_scores)
 from ppml.protocols.samba.wire import SCORE_BYTES, unpack_bits
 from ppml.crypto.aead import MessageRejected
+from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import generate_keypair
 
 
@@ -128,11 +132,28 @@ def test_each_data_owner_is_its_own_object_with_its_own_state_and_secrets():
     group, _ = participants()
     owners = group.owners
     assert all(type(o) is DataOwner and not hasattr(o, "__dict__") for o in owners)
-    for field in ("draws", "mask", "explore", "endpoint", "pool", "pulled"):
+    for field in ("draws", "own_key", "agreement", "pool", "pulled"):
         assert len({id(getattr(o, field)) for o in owners}) == len(owners)
     assert [o.pulled for o in owners] == [[1], [2], [3]] and [o.n for o in owners] == [1, 1, 1]
     assert [o.rewards.index for o in owners] == [0, 1, 2]
     assert not any(hasattr(obj, "data") for obj in (group, *owners))    # no other arm's rewards
+
+
+def test_a_group_refuses_data_owners_that_opened_different_shared_keys():
+    """Enc's key and seed_alpha, which every DO opens from its own box, are held once by the
+    group: DOs that opened different ones (a Comp sealing another key to one DO) stop it."""
+    run_id, group = b"r" * 16, DataOwnerGroup()
+    publics = group.join([ToyArms([0.5] * 3, 20).arm(i) for i in range(3)], 6, mask="paper")
+    comp = KeyAgreement(os.urandom(32))
+    boxes = {i: comp.seal(publics[i], bytes([i // 2]) * 32,        # DO 2 gets another key
+                          hand_over_context(run_id, "aes-gcm", "Comp", f"DO{i}"))
+             for i in range(3)}
+    alpha = group.share_alpha(publics, run_id)
+    with pytest.raises(MessageRejected, match="DOs 0-2 opened different Enc or seed_alpha keys"):
+        group.setup({i: {"aes-gcm": boxes[i], **({"masks": alpha[i]} if i else {})}
+                     for i in range(3)},
+                    {"aes-gcm": ("Comp", comp.public), "masks": ("DO0", publics[0])},
+                    bytes(32), run_id, 3, 20, AlgorithmSpec("ucb"), True, None)
 
 
 def test_a_data_owner_refuses_another_arms_rewards():

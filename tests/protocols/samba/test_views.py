@@ -32,9 +32,9 @@ def recorded_run(monkeypatch, algorithm="ucb"):
     true = {}
     masked_scores = samba_roles.masked_scores
 
-    def spy(kind, xs, owners):
+    def spy(kind, xs, mask, indices):
         true.setdefault(len(true), list(xs))
-        return masked_scores(kind, xs, owners)
+        return masked_scores(kind, xs, mask, indices)
 
     monkeypatch.setattr(samba_roles, "masked_scores", spy)
     setup = SambaConfig(HORIZON, AlgorithmSpec(algorithm), key_bits=512,
