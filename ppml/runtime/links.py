@@ -12,9 +12,16 @@ authenticated link, and nobody else ever holds it.
 
 A frame is ``length | channel | payload``.  Channel `ENGINE` carries the secret-sharing
 engine's rounds (:mod:`ppml.runtime.wire`), delivered into the mailbox under the sender's
-engine rank; other channels go to the handler registered for them (`on`).  Each link has a
-reader thread.  TLS runs over memory buffers (`ssl.MemoryBIO`) under one lock per link, so the
-reader and the senders never drive one SSL object at once (OpenSSL objects are not
+engine rank; other channels go to the handler registered for them (`on`).
+
+Who reads: the thread that waits.  A thread waiting for a round's messages or a call's answer
+(`Links.wait`) reads every link itself while it waits, so a round costs no hand-over between
+threads (a reader thread per link cost 45 us a round, two thirds of a round between two
+processes; docs/federated.md).  When no thread has waited for `IDLE_S`, one background thread
+reads instead (calls to a served role, links that close).  A thread that cannot send because
+its peer's buffer is full reads meanwhile, so two parties sending each other large frames never
+block each other.  TLS runs over memory buffers (`ssl.MemoryBIO`) under one lock per link, so
+the reader and the senders never drive one SSL object at once (OpenSSL objects are not
 thread-safe); when a link breaks, the mailbox and the handlers are told, so a party waiting on
 that peer fails at once, naming it.
 """
@@ -23,6 +30,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import select
+import selectors
 import socket
 import ssl
 import struct
@@ -47,6 +56,9 @@ MAX_REFUSED = 5
 """Refused connections a timeout's error lists."""
 ENGINE, CALL, ANSWER = 0, 1, 2
 """Channels: the engine's rounds; calls to a role and their answers (`ppml.runtime.remote`)."""
+IDLE_S = 0.02
+"""After a thread last waited, how long the links stay the waiting threads' to read before the
+background reader takes them back."""
 _RECORD = 1 << 16
 _NAME = struct.Struct("<B")
 
@@ -76,8 +88,20 @@ def _receive(sock, deadline: float | None) -> bytes:
     return data
 
 
+def _take(sock) -> bytes | None:
+    """What the non-blocking ``sock`` has (None: nothing yet); EOFError when the peer closed."""
+    try:
+        data = sock.recv(_RECORD)
+    except (BlockingIOError, InterruptedError):
+        return None
+    if not data:
+        raise EOFError
+    return data
+
+
 class _Tls:
-    """One TLS connection over memory buffers: sends under a lock, reads by one thread."""
+    """One TLS connection over memory buffers: sends under a lock, reads by one thread at a
+    time."""
 
     def __init__(self, sock, context: ssl.SSLContext, server: bool, hostname: str | None):
         self.sock = sock
@@ -111,13 +135,39 @@ class _Tls:
         with self._ssl_lock:
             self._in.write(data)
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes, write=socket.socket.sendall) -> None:
+        """Seal ``data`` and write it with ``write(sock, bytes)`` (blocking during the
+        handshake, `Links._write_all` on a started link)."""
         with self._send_lock:
             with self._ssl_lock:
                 self.obj.write(data)
                 out = self._out.read()
-            self.sock.sendall(out)
+            write(self.sock, out)
             self.sent += len(out)
+
+    @property
+    def buffer(self) -> bytearray:
+        """Plaintext received and not yet taken."""
+        return self._plain
+
+    def take(self) -> None:
+        """Move what the (non-blocking) socket has into `buffer`, decrypted; EOFError when the
+        peer closed."""
+        data = _take(self.sock)
+        if data is None:
+            return
+        with self._ssl_lock:
+            self._in.write(data)
+            while self._in.pending or self.obj.pending():   # no try when nothing is left
+                try:
+                    chunk = self.obj.read(_RECORD)
+                except ssl.SSLWantReadError:
+                    return                               # only part of a record: wait for more
+                except ssl.SSLZeroReturnError:
+                    raise EOFError from None
+                if not chunk:                            # the peer's close_notify
+                    raise EOFError
+                self._plain += chunk
 
     def read(self, n: int, deadline: float | None = None) -> bytes:
         """Exactly ``n`` plaintext bytes; EOFError when the peer closes first, TimeoutError
@@ -152,10 +202,19 @@ class _Plain:
         self._buffer = bytearray()
         self.sent = 0
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes, write=socket.socket.sendall) -> None:
         with self._lock:
-            self.sock.sendall(data)
+            write(self.sock, data)
             self.sent += len(data)
+
+    @property
+    def buffer(self) -> bytearray:
+        return self._buffer
+
+    def take(self) -> None:
+        data = _take(self.sock)
+        if data is not None:
+            self._buffer += data
 
     def read(self, n: int, deadline: float | None = None) -> bytes:
         while len(self._buffer) < n:
@@ -191,6 +250,19 @@ class Links:
         self._change = threading.Condition()
         self._lock = threading.Lock()
         self.timeout_s: float | None = None
+        self._selector = selectors.DefaultSelector()
+        self._wake_in, self._wake_out = socket.socketpair()
+        self._wake_in.setblocking(False)
+        self._selector.register(self._wake_in, selectors.EVENT_READ, None)
+        self._lead = threading.Lock()        # held by the thread reading the links
+        self._activity = threading.Condition()
+        self._turn = 0                       # counts the readers' passes, under _activity
+        self._waiters = 0                    # threads in `wait`, under _activity
+        self._last_wait = 0.0
+        self._closing = False
+        self._background = None
+        if mailbox is not None:
+            mailbox.waiter = self.wait
 
     @property
     def address(self) -> tuple:
@@ -341,7 +413,7 @@ class Links:
             raise ValueError(f"a frame of {len(payload)} bytes exceeds the links' limit of "
                              f"{MAX_FRAME_BYTES} bytes")
         try:
-            link.send(LENGTH.pack(len(payload), channel) + payload)
+            link.send(LENGTH.pack(len(payload), channel) + payload, self._write_all)
         except TimeoutError:
             raise LinkError(peer, f"{peer} took nothing from {self.name} for "
                                   f"{self.timeout_s:g} s (timeout_s)") from None
@@ -355,60 +427,195 @@ class Links:
         handshakes included)."""
         return sum(link.sent for link in self._links.values())
 
+    def _write_all(self, sock, data: bytes) -> None:
+        """Write ``data`` to the non-blocking ``sock``; while the peer's buffer is full, read
+        the links if no other thread does (the peer may be writing to this party), and give up
+        after the link's timeout (TimeoutError)."""
+        view = memoryview(data)
+        deadline = None
+        while view:
+            try:
+                view = view[sock.send(view):]
+                continue
+            except (BlockingIOError, InterruptedError):
+                pass
+            deadline = deadline or time.monotonic() + (self.timeout_s or HANDSHAKE_S)
+            if time.monotonic() >= deadline:
+                raise TimeoutError
+            if self._lead.acquire(blocking=False):
+                try:
+                    self._pump(0.0)
+                finally:
+                    self._lead.release()
+            select.select([], [sock], [], 0.005)
+
     def close(self) -> None:
         """Close every link and the listening socket; a peer waiting on this party fails at
         once (its reader sees the connection close)."""
+        self._closing = True
+        self._wake()
         for link in list(self._links.values()):
             try:
                 link.sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass                                  # already closed by the peer
-            link.sock.close()
-        self._links.clear()
+        if self._background is not None and self._background is not threading.current_thread():
+            self._background.join(1.0)
+        leading = self._lead.acquire(timeout=2.0)      # a reader in select is woken above
+        try:
+            for link in list(self._links.values()):
+                self._forget(link)
+                link.sock.close()
+            self._links.clear()
+            self._selector.close()
+            self._wake_in.close()
+            self._wake_out.close()
+        finally:
+            if leading:
+                self._lead.release()
         self._server.close()
 
     # -- reading -----------------------------------------------------------------------------
     def _start(self, peer: str, link, expected: list | None = None) -> None:
         """Register the link to ``peer`` (refused if one exists, or ``peer`` is not in
-        ``expected``) and start its reader.  The socket keeps the link's timeout: a send to a
-        peer that stops reading fails after it."""
+        ``expected``) for reading; frames that came with the handshake are delivered now."""
         with self._lock:
             if peer in self._links or (expected is not None and peer not in expected):
                 raise ConnectionError(f"{peer} is already linked to {self.name}")
             self._links[peer] = link
-        link.sock.settimeout(self.timeout_s)
-        link.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=self._read_from, args=(peer, link), daemon=True,
-                         name=f"ppml-link-{self.name}-{peer}").start()
+            link.sock.setblocking(False)
+            link.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._selector.register(link.sock, selectors.EVENT_READ, peer)
+            if self._background is None:
+                self._background = threading.Thread(target=self._read_in_background,
+                                                     daemon=True, name=f"ppml-links-{self.name}")
+                self._background.start()
+        if link.buffer:
+            with self._lead:
+                self._read(peer, link, take=False)
 
-    def _read_from(self, peer: str, tls: _Tls) -> None:
-        """Deliver ``peer``'s frames until the link closes or breaks."""
-        rank = self.ranks.get(peer)
+    def wait(self, done, deadline: float) -> bool:
+        """Until ``done()`` is true (True) or ``deadline`` passes (False); meanwhile this
+        thread reads the links whenever no other thread does."""
+        with self._activity:
+            self._waiters += 1
         try:
-            while True:
-                length, channel = LENGTH.unpack(tls.read(LENGTH.size))
-                if length > MAX_FRAME_BYTES:
-                    raise ValueError(f"a frame of {length} bytes is over the limit")
-                payload = tls.read(length)
-                self._heard = time.monotonic()
-                if channel == ENGINE and self.mailbox is not None and rank is not None:
-                    self._deliver(rank, payload)
-                elif channel in self._handlers:
-                    self._handlers[channel](peer, payload)
-                else:
-                    raise ValueError(f"{peer} sent a frame on channel {channel}, which "
-                                     f"{self.name} does not serve")
+            while not done():
+                left = deadline - time.monotonic()
+                if left <= 0 or self._closing:
+                    return done()
+                turn = self._turn
+                if self._lead.acquire(blocking=False):
+                    try:
+                        if not done():
+                            self._pump(min(left, 1.0))
+                    finally:
+                        self._lead.release()
+                    if self._waiters > 1:
+                        self._passed()
+                else:                                 # another reads: let it deliver, or
+                    self._wake()                      # make the background reader step aside
+                    with self._activity:
+                        self._activity.wait_for(lambda: self._turn != turn, min(left, 0.05))
+            return True
+        finally:
+            with self._activity:
+                self._waiters -= 1
+                self._last_wait = time.monotonic()
+
+    def _passed(self) -> None:
+        with self._activity:
+            self._turn += 1
+            self._activity.notify_all()
+
+    def _wake(self) -> None:
+        try:
+            self._wake_out.send(b"\0")
+        except OSError:
+            pass                                      # full (a wake is pending) or closed
+
+    def _read_in_background(self) -> None:
+        """Read the links when no thread has waited for `IDLE_S`, until the links close."""
+        def idle():
+            return self._closing or (not self._waiters and
+                                     time.monotonic() - self._last_wait >= IDLE_S)
+        while not self._closing:
+            with self._activity:
+                if not self._activity.wait_for(idle, IDLE_S):
+                    continue
+            if not self._lead.acquire(timeout=IDLE_S):
+                continue
+            try:
+                while not self._closing and not self._waiters:
+                    self._pump(IDLE_S)
+            except (OSError, ValueError):
+                if not self._closing:                  # the selector of closed links
+                    raise
+            finally:
+                self._lead.release()
+                self._passed()
+
+    def _pump(self, timeout: float) -> None:
+        """One pass of the reader (the caller holds ``_lead``): wait up to ``timeout`` for a
+        link to have bytes, then deliver every whole frame that came."""
+        for key, _ in self._selector.select(timeout):
+            peer = key.data
+            if peer is None:                           # a wake: drain it
+                try:
+                    while self._wake_in.recv(4096):
+                        pass
+                except OSError:
+                    pass
+                continue
+            link = self._links.get(peer)
+            if link is not None:
+                self._read(peer, link)
+
+    def _read(self, peer: str, link, take: bool = True) -> None:
+        """Take what ``link``'s socket has (with ``take``) and deliver its whole frames; a
+        link that fails is closed, its waiters told why."""
+        try:
+            if take:
+                link.take()
+            self._frames(peer, link)
         except EOFError:
-            self._broken(peer, rank, f"{peer} closed the connection")
+            self._broken(peer, f"{peer} closed the connection")
         except ssl.SSLError as exc:
-            self._broken(peer, rank, f"TLS failed on the link from {peer} (a record altered, "
-                                     f"dropped, replayed or reordered on the wire?): {exc}")
-        except Exception as exc:                   # noqa: BLE001 - the link is gone either way
-            self._broken(peer, rank, f"{type(exc).__name__}: {exc}")
+            self._broken(peer, f"TLS failed on the link from {peer} (a record altered, "
+                               f"dropped, replayed or reordered on the wire?): {exc}")
+        except Exception as exc:                       # noqa: BLE001 - the link is gone either way
+            self._broken(peer, f"{type(exc).__name__}: {exc}")
+
+    def _frames(self, peer: str, link) -> None:
+        """Deliver the whole frames in ``link``'s buffer."""
+        buffer, rank = link.buffer, self.ranks.get(peer)
+        while len(buffer) >= LENGTH.size:
+            length, channel = LENGTH.unpack_from(buffer)
+            if length > MAX_FRAME_BYTES:
+                raise ValueError(f"a frame of {length} bytes is over the limit")
+            end = LENGTH.size + length
+            if len(buffer) < end:
+                return
+            payload = bytes(buffer[LENGTH.size:end])
+            del buffer[:end]
+            self._heard = time.monotonic()
+            if channel == ENGINE and self.mailbox is not None and rank is not None:
+                self._deliver(rank, payload)
+            elif channel in self._handlers:
+                self._handlers[channel](peer, payload)
+            else:
+                raise ValueError(f"{peer} sent a frame on channel {channel}, which "
+                                 f"{self.name} does not serve")
 
     def _deliver(self, rank: int, payload: bytes) -> None:
         round_, tag, body = wire.read_message(_reader(payload))
         self.mailbox.deliver(round_, rank, tag, body)
+
+    def _forget(self, link) -> None:
+        try:
+            self._selector.unregister(link.sock)
+        except (KeyError, ValueError, OSError):
+            pass                                      # not registered, or already closed
 
     def wait_closed(self, peers: list, idle_s: float) -> None:
         """Block until each of ``peers`` has closed its link; TimeoutError naming the others
@@ -422,9 +629,11 @@ class Links:
                                        f"{idle_s:g} s and did not close (party_timeout_s)")
                 self._change.wait(min(1.0, idle_s - idle + 0.01))
 
-    def _broken(self, peer: str, rank: int | None, reason: str) -> None:
+    def _broken(self, peer: str, reason: str) -> None:
+        rank = self.ranks.get(peer)
         link = self._links.get(peer)
         if link is not None:                  # the peer must not wait on a dead link either
+            self._forget(link)
             try:
                 link.sock.shutdown(socket.SHUT_RDWR)
             except OSError:

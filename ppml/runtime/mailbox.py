@@ -1,8 +1,9 @@
 """A party's mailbox: messages from its peers, keyed by (round, sender), waited for by round.
 
-Peers deliver into the mailbox from their own threads (one reader thread per link); the party's
-program takes a round's messages out with :meth:`Mailbox.collect`, which blocks until every
-expected sender's message for that round is there.  Delivery is idempotent: a second message
+The thread reading the links delivers into the mailbox; the party's program takes a round's
+messages out with :meth:`Mailbox.collect`, which blocks until every expected sender's message
+for that round is there, reading the links itself meanwhile when the links give it a
+``waiter`` (`ppml.runtime.links.Links.wait`).  Delivery is idempotent: a second message
 for a (round, sender) already delivered or already collected is ignored, so a transport that
 delivers at least once (a retried call) never corrupts a round.
 """
@@ -10,6 +11,7 @@ delivers at least once (a retried call) never corrupts a round.
 from __future__ import annotations
 
 import threading
+import time
 
 
 class Mailbox:
@@ -18,6 +20,8 @@ class Mailbox:
         self._messages = {}     # (round, sender) -> (tag, body)
         self._collected = 0     # every round up to this one has been collected
         self._closed = {}       # sender -> why its link closed
+        self.waiter = None
+        """``waiter(done, deadline)``: waits until done() or the deadline, reading the links."""
 
     def deliver(self, round_: int, sender: int, tag: str, body) -> bool:
         """Put one message in the box; False (and nothing changes) when it is a duplicate."""
@@ -45,9 +49,13 @@ class Mailbox:
         def missing():
             return [s for s in senders if (round_, s) not in self._messages]
 
+        def settled():
+            return not any(s not in self._closed for s in missing())
+
+        if self.waiter is not None:
+            self.waiter(settled, time.monotonic() + timeout_s)
         with self._ready:
-            arrived = self._ready.wait_for(
-                lambda: not any(s not in self._closed for s in missing()), timeout_s)
+            arrived = self._ready.wait_for(settled, 0 if self.waiter is not None else timeout_s)
             absent = missing()
             if not arrived:
                 raise TimeoutError(f"no message from part{'ies' if len(absent) > 1 else 'y'} "

@@ -11,7 +11,8 @@ handle, which runs anything in the actor).  Arguments and values cross as data o
 
 A call is ``[id, method, args]`` on channel `CALL`; its answer ``[id, ok, value or error]`` on
 channel `ANSWER`.  The server runs calls on a small thread pool, so the link's reader never
-blocks; when a link breaks, the calls waiting on it fail at once.
+blocks; a thread waiting for an answer reads its links meanwhile (`Links.wait`, through the
+answer's future); when a link breaks, the calls waiting on it fail at once.
 """
 
 from __future__ import annotations
@@ -59,13 +60,15 @@ def serve(links: Links, role, allowed: dict, pass_caller: bool = False,
             answer(peer, call_id, True, value)
 
     def on_call(peer: str, payload: bytes) -> None:
+        """Runs in the thread reading the links, which may be sending to ``peer``: every
+        answer, refusals too, is sent from the pool."""
         call_id, method, args = codec.decode(payload)
         if method not in allowed.get(peer, ()):
-            answer(peer, call_id, False, PermissionError(
+            pool.submit(answer, peer, call_id, False, PermissionError(
                 f"{peer} may not call {links.name}.{method}"))
             return
         if not pending.acquire(blocking=False):
-            answer(peer, call_id, False, RuntimeError(
+            pool.submit(answer, peer, call_id, False, RuntimeError(
                 f"{links.name} has {MAX_PENDING} calls waiting; {peer}'s {method} is refused"))
             return
 
@@ -92,6 +95,7 @@ class Caller:
 
     def start(self, peer: str, method: str, args: tuple) -> concurrent.futures.Future:
         future = concurrent.futures.Future()
+        future.waiter = self.links.wait        # `roles.gather` reads the links while it waits
         with self._lock:
             call_id = next(self._ids)
             self._waiting[call_id] = (peer, future)

@@ -97,6 +97,12 @@ def _finish(pendings: list) -> dict:
     while waiting:
         due = [deadlines[f] for f in waiting if f in deadlines]
         left = max(min(due) - time.monotonic(), 0.0) if due else None
+        waiter = next((f.waiter for f in waiting if hasattr(f, "waiter")), None)
+        if waiter is not None and left is not None:   # answers over links: read them meanwhile
+            waiter(lambda: all(f.done() for f in waiting) or any(
+                f.done() and f.exception() is not None for f in waiting),
+                time.monotonic() + left)
+            left = 0.0
         done, waiting = concurrent.futures.wait(waiting, left,
                                                 concurrent.futures.FIRST_EXCEPTION)
         for future in done:

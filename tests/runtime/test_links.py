@@ -7,6 +7,7 @@ import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 from ppml.runtime import wire
@@ -63,6 +64,36 @@ def test_linked_parties_exchange_frames_and_agree_a_key():
     assert low.agreed["party-1"] == high.agreed["party-0"] and len(low.agreed["party-1"]) == 32
     (again, _), _ = link_up(ids, [trust, trust])
     assert again.agreed["party-1"] != low.agreed["party-1"]          # fresh for every link
+
+
+def test_parties_sending_each_other_frames_larger_than_the_buffers_do_not_block():
+    """Each party sends first and collects after, as every round does: with frames larger than
+    the sockets' buffers, each sender reads while it waits to write."""
+    ids, trust = federation()
+    (low, _), (high, _) = link_up(ids, [trust, trust])
+    big = np.arange(4_000_000, dtype=np.uint64)                       # 32 MB a frame
+
+    def play(links, peer, rank):
+        links.send(peer, wire.encode_arrays(1, "open", [big + rank]))
+        return links.mailbox.collect(1, [1 - rank], timeout_s=60.0)
+
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(play, [low, high], NAMES[::-1], [0, 1]))
+    assert (got[0][1][1][0] == big + 1).all() and (got[1][0][1][0] == big).all()
+    low.close()
+    high.close()
+
+
+def test_two_waiting_threads_are_both_served_by_whichever_reads():
+    ids, trust = federation()
+    (low, _), (high, _) = link_up(ids, [trust, trust])
+    with ThreadPoolExecutor(2) as pool:
+        waiting = [pool.submit(low.mailbox.collect, r, [1], 10.0) for r in (1, 2)]
+        for r in (1, 2):
+            high.send("party-0", wire.encode_value(r, "public", r * 10))
+        assert [w.result(10.0) for w in waiting] == [{1: ("public", 10)}, {1: ("public", 20)}]
+    low.close()
+    high.close()
 
 
 def test_self_signed_pinned_certificates_link_up():
