@@ -35,6 +35,7 @@ import selectors
 import socket
 import ssl
 import struct
+import logging
 import threading
 import time
 
@@ -42,6 +43,8 @@ from ppml.crypto.agreement import PUBLIC_BYTES, KeyAgreement
 from ppml.runtime import wire
 from ppml.runtime.mailbox import Mailbox
 from ppml.runtime.tls import Identity, Trust
+
+log = logging.getLogger(__name__)
 
 HANDSHAKE_S = 10.0
 """An accepted connection that does not complete its handshake in time is dropped."""
@@ -112,6 +115,7 @@ class _Tls:
         self._send_lock = threading.Lock()
         self._plain = bytearray()
         self.sent = 0                           # bytes written to the socket
+        self.eof = False
 
     def handshake(self, deadline: float) -> None:
         while True:
@@ -150,23 +154,28 @@ class _Tls:
         """Plaintext received and not yet taken."""
         return self._plain
 
-    def take(self) -> None:
-        """Move what the (non-blocking) socket has into `buffer`, decrypted; EOFError when the
-        peer closed."""
-        data = _take(self.sock)
-        if data is None:
+    def take(self, receive: bool = True) -> None:
+        """Move what the (non-blocking) socket has (with ``receive``), and every whole record
+        already buffered, into `buffer`, decrypted; ``eof`` once the peer has closed (the
+        records before its close are kept)."""
+        try:
+            data = _take(self.sock) if receive else None
+        except EOFError:
+            self.eof = True
             return
         with self._ssl_lock:
-            self._in.write(data)
+            if data is not None:
+                self._in.write(data)
             while self._in.pending or self.obj.pending():   # no try when nothing is left
                 try:
                     chunk = self.obj.read(_RECORD)
                 except ssl.SSLWantReadError:
                     return                               # only part of a record: wait for more
                 except ssl.SSLZeroReturnError:
-                    raise EOFError from None
+                    chunk = b""
                 if not chunk:                            # the peer's close_notify
-                    raise EOFError
+                    self.eof = True
+                    return
                 self._plain += chunk
 
     def read(self, n: int, deadline: float | None = None) -> bytes:
@@ -201,6 +210,7 @@ class _Plain:
         self._lock = threading.Lock()
         self._buffer = bytearray()
         self.sent = 0
+        self.eof = False
 
     def send(self, data: bytes, write=socket.socket.sendall) -> None:
         with self._lock:
@@ -211,8 +221,12 @@ class _Plain:
     def buffer(self) -> bytearray:
         return self._buffer
 
-    def take(self) -> None:
-        data = _take(self.sock)
+    def take(self, receive: bool = True) -> None:
+        try:
+            data = _take(self.sock) if receive else None
+        except EOFError:
+            self.eof = True
+            return
         if data is not None:
             self._buffer += data
 
@@ -253,6 +267,7 @@ class Links:
         self._selector = selectors.DefaultSelector()
         self._wake_in, self._wake_out = socket.socketpair()
         self._wake_in.setblocking(False)
+        self._wake_out.setblocking(False)
         self._selector.register(self._wake_in, selectors.EVENT_READ, None)
         self._lead = threading.Lock()        # held by the thread reading the links
         self._activity = threading.Condition()
@@ -261,6 +276,8 @@ class Links:
         self._last_wait = 0.0
         self._closing = False
         self._background = None
+        self._background_leads = False
+        self._backlog = set()                # peers whose buffered records are still unread
         if mailbox is not None:
             mailbox.waiter = self.wait
 
@@ -447,18 +464,16 @@ class Links:
                     self._pump(0.0)
                 finally:
                     self._lead.release()
+                self._passed()                        # a waiter's frames may have come
             select.select([], [sock], [], 0.005)
 
     def close(self) -> None:
         """Close every link and the listening socket; a peer waiting on this party fails at
         once (its reader sees the connection close)."""
+        for peer in list(self._links):                # whoever waits on a peer fails now
+            self._broken(peer, f"{self.name} closed its links")
         self._closing = True
         self._wake()
-        for link in list(self._links.values()):
-            try:
-                link.sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass                                  # already closed by the peer
         if self._background is not None and self._background is not threading.current_thread():
             self._background.join(1.0)
         leading = self._lead.acquire(timeout=2.0)      # a reader in select is woken above
@@ -490,9 +505,8 @@ class Links:
                 self._background = threading.Thread(target=self._read_in_background,
                                                      daemon=True, name=f"ppml-links-{self.name}")
                 self._background.start()
-        if link.buffer:
-            with self._lead:
-                self._read(peer, link, take=False)
+        self._backlog.add(peer)           # what came with the handshake: read on the next pass
+        self._wake()
 
     def wait(self, done, deadline: float) -> bool:
         """Until ``done()`` is true (True) or ``deadline`` passes (False); meanwhile this
@@ -514,7 +528,8 @@ class Links:
                     if self._waiters > 1:
                         self._passed()
                 else:                                 # another reads: let it deliver, or
-                    self._wake()                      # make the background reader step aside
+                    if self._background_leads:        # make the background reader step aside
+                        self._wake()
                     with self._activity:
                         self._activity.wait_for(lambda: self._turn != turn, min(left, 0.05))
             return True
@@ -545,19 +560,26 @@ class Links:
                     continue
             if not self._lead.acquire(timeout=IDLE_S):
                 continue
+            self._background_leads = True
             try:
                 while not self._closing and not self._waiters:
                     self._pump(IDLE_S)
-            except (OSError, ValueError):
-                if not self._closing:                  # the selector of closed links
-                    raise
+            except (OSError, ValueError) as exc:       # the selector of closed links
+                if not self._closing:
+                    log.warning("%s: reading the links failed: %s", self.name, exc)
+                    time.sleep(IDLE_S)
             finally:
+                self._background_leads = False
                 self._lead.release()
                 self._passed()
 
     def _pump(self, timeout: float) -> None:
         """One pass of the reader (the caller holds ``_lead``): wait up to ``timeout`` for a
         link to have bytes, then deliver every whole frame that came."""
+        while self._backlog:
+            peer = self._backlog.pop()
+            if peer in self._links:
+                self._read(peer, self._links[peer], take=False)
         for key, _ in self._selector.select(timeout):
             peer = key.data
             if peer is None:                           # a wake: drain it
@@ -575,9 +597,10 @@ class Links:
         """Take what ``link``'s socket has (with ``take``) and deliver its whole frames; a
         link that fails is closed, its waiters told why."""
         try:
-            if take:
-                link.take()
+            link.take(receive=take)
             self._frames(peer, link)
+            if link.eof:
+                raise EOFError
         except EOFError:
             self._broken(peer, f"{peer} closed the connection")
         except ssl.SSLError as exc:

@@ -99,9 +99,10 @@ def _finish(pendings: list) -> dict:
         left = max(min(due) - time.monotonic(), 0.0) if due else None
         waiter = next((f.waiter for f in waiting if hasattr(f, "waiter")), None)
         if waiter is not None and left is not None:   # answers over links: read them meanwhile
-            waiter(lambda: all(f.done() for f in waiting) or any(
+            others = any(not hasattr(f, "waiter") for f in waiting)   # local futures: look again
+            waiter(lambda: all(f.done() for f in waiting) or any(      # every 50 ms
                 f.done() and f.exception() is not None for f in waiting),
-                time.monotonic() + left)
+                time.monotonic() + (min(left, 0.05) if others else left))
             left = 0.0
         done, waiting = concurrent.futures.wait(waiting, left,
                                                 concurrent.futures.FIRST_EXCEPTION)

@@ -3,13 +3,16 @@ link; frames cross sealed: a man in the middle reads nothing and can change, rep
 nothing unnoticed; each pair agrees a key over its link."""
 
 import datetime as dt
+import os
 import socket
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
+from ppml.crypto.agreement import PUBLIC_BYTES, KeyAgreement
 from ppml.runtime import wire
 from ppml.runtime.links import LinkError, Links
 from ppml.runtime.mailbox import Mailbox
@@ -93,6 +96,50 @@ def test_two_waiting_threads_are_both_served_by_whichever_reads():
             high.send("party-0", wire.encode_value(r, "public", r * 10))
         assert [w.result(10.0) for w in waiting] == [{1: ("public", 10)}, {1: ("public", 20)}]
     low.close()
+    high.close()
+
+
+def test_a_frame_that_came_with_the_key_agreement_is_delivered(monkeypatch):
+    """The peer's first frame can arrive in the same read as its X25519 key: it is decrypted
+    and delivered when the link starts, not left until the peer sends again."""
+    agree = Links._agree
+
+    def slow(self, peer, tls, deadline):
+        if self.name != "party-1":
+            return agree(self, peer, tls, deadline)
+        mine = KeyAgreement(os.urandom(32))
+        tls.send(mine.public)
+        time.sleep(0.5)                      # party 0's key and first frame arrive together
+        theirs = tls.read(PUBLIC_BYTES, deadline)
+        low, high = sorted((self.name, peer))
+        self.agreed[peer] = mine.agree(theirs, f"ppml-link|{low}|{high}".encode())
+
+    monkeypatch.setattr(Links, "_agree", slow)
+    ids, trust = federation()
+    parties = [Links(i, "127.0.0.1", Mailbox(), {n: r for r, n in enumerate(NAMES)})
+               for i in ids]
+
+    def first():
+        parties[0].connect(NAMES, {}, trust, 5.0)
+        parties[0].send("party-1", wire.encode_value(1, "x", 7))
+
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(first)
+        parties[1].connect(NAMES, {NAMES[0]: parties[0].address}, trust, 5.0)
+        done.result(10.0)
+    assert parties[1].mailbox.collect(1, [0], timeout_s=5.0) == {0: ("x", 7)}
+    for links in parties:
+        links.close()
+
+
+def test_closing_the_links_fails_the_waits_on_them_at_once():
+    ids, trust = federation()
+    (low, _), (high, _) = link_up(ids, [trust, trust])
+    low.close()
+    with pytest.raises(ConnectionError, match="party-0 closed its links"):
+        low.mailbox.collect(1, [1], timeout_s=30.0)
+    with pytest.raises(ConnectionError, match="party-0 closed the connection"):
+        high.mailbox.collect(1, [0], timeout_s=30.0)
     high.close()
 
 
