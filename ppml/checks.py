@@ -46,6 +46,12 @@ def check_equal(name: str, value, expected: int, why: str) -> int:
     return value
 
 
+def check_one_of(name: str, value, allowed) -> None:
+    """ValueError naming ``name`` and listing ``allowed`` unless ``value`` is one of them."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
 def check_positive(name: str, value) -> float:
     """``value`` as a float after checking it is a finite number > 0; ValueError naming
     ``name``."""

@@ -7,7 +7,7 @@ the wrong type (``parties=two``) while Hydra composes the config, before anythin
 * Top-level keys mean the same in every experiment (arms, parties, runtime, seed, ...).
 * Each protocol family's own keys live in its group, declared beside the family's code:
   ``private_cb.*`` (`PrivateCBOptions`), ``linucb_ds.*`` (`LinUCBDSOptions`), ``samba.*``
-  (`SambaOptions`); the engine's ``mpc.*`` and the benchmarks' ``bench.*`` are declared here.
+  (`SambaOptions`), ``pprl.*`` (`PPRLOptions`); the engine's ``mpc.*`` and the benchmarks' ``bench.*`` are declared here.
 * Every value is checked once, when `load_config` makes the objects (each ``__post_init__``);
   every error names the parameter and its bound.  The layers below trust these objects.
 * A key of the old flat namespace (``algorithm=ucb``) is refused with its new spelling
@@ -24,12 +24,13 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from ppml.checks import check_int, check_positive
+from ppml.checks import check_int, check_one_of, check_positive
 from ppml.crypto.fixed import check_precision_bits
 from ppml.crypto.paillier.keys import check_key_bits
 from ppml.data.checksums import DATA_DIR_ENV
 from ppml.mpc.context import TRUNCATION_MODES
 from ppml.protocols.linucb_ds.config import LinUCBDSOptions
+from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.private_cb.config import PrivateCBOptions
 from ppml.protocols.samba.config import SambaOptions
 from ppml.runtime.roles import RUNTIMES
@@ -46,7 +47,7 @@ class MPCOptions:
     """Fixed-point truncation protocol, one of `ppml.mpc.context.TRUNCATION_MODES`."""
 
     def __post_init__(self) -> None:
-        _one_of("mpc.truncation", self.truncation, TRUNCATION_MODES)
+        check_one_of("mpc.truncation", self.truncation, TRUNCATION_MODES)
 
 
 @dataclass
@@ -64,7 +65,7 @@ class BenchOptions:
 
 
 GROUPS = {"mpc": MPCOptions, "bench": BenchOptions, "private_cb": PrivateCBOptions,
-          "linucb_ds": LinUCBDSOptions, "samba": SambaOptions}
+          "linucb_ds": LinUCBDSOptions, "samba": SambaOptions, "pprl": PPRLOptions}
 """Config group name -> its schema."""
 
 
@@ -123,6 +124,7 @@ class RunConfig:
     private_cb: PrivateCBOptions = field(default_factory=PrivateCBOptions)
     linucb_ds: LinUCBDSOptions = field(default_factory=LinUCBDSOptions)
     samba: SambaOptions = field(default_factory=SambaOptions)
+    pprl: PPRLOptions = field(default_factory=PPRLOptions)
 
     def __post_init__(self) -> None:
         check_int("arms", self.arms, 1)
@@ -133,7 +135,7 @@ class RunConfig:
         check_int("data_seed", self.data_seed, 0)
         if self.seed is not None:
             check_int("seed", self.seed, 0)
-        _one_of("runtime", self.runtime, RUN_RUNTIMES)
+        check_one_of("runtime", self.runtime, RUN_RUNTIMES)
         check_positive("party_timeout_s", self.party_timeout_s)
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
         check_precision_bits(self.precision_bits)
@@ -171,10 +173,6 @@ class RunConfig:
                 flat[key] = value
         return flat
 
-
-def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
 RENAMED = {name: tuple(f"{group}.{name}" for group, schema in GROUPS.items()

@@ -2,26 +2,17 @@
 jobs.peers with one jobs.party process per party (the several-terminal form)."""
 
 import re
-import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from ppml.runtime import codec
+from tests.jobs.readme import readme_commands
 
 pytestmark = pytest.mark.slow
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 SMALL = ["horizon=4", "dims=4", "seed=2", "progress=false", "party_timeout_s=60"]
-
-
-def readme_commands(prefix: str) -> list:
-    """The README's command lines that start with ``prefix``, split into arguments as the
-    shell splits them (a trailing ``# comment`` dropped)."""
-    return [shlex.split(line, comments=True) for line in README.read_text().splitlines()
-            if line.startswith(prefix)]
 
 
 SMALLER = {"linucb_ds": ["dataset=synthetic", "arms=4", "dims=3", "key_bits=1024",

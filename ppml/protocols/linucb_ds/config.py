@@ -11,17 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ppml.checks import check_int
+from ppml.checks import check_int, check_one_of
 from ppml.crypto.paillier.encoding import MAX_SCALE_BITS, MIN_SCALE_BITS
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.data.linear_arms import ARM_CHOICES
 from ppml.runtime.roles import RUNTIMES
 
-
-def _one_of(name: str, value, allowed: tuple) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
 @dataclass
@@ -41,9 +37,9 @@ class LinUCBDSOptions:
 
     def __post_init__(self) -> None:
         check_int("linucb_ds.scale_bits", self.scale_bits, MIN_SCALE_BITS, MAX_SCALE_BITS)
-        _one_of("linucb_ds.obfuscator", self.obfuscator, OBFUSCATORS)
+        check_one_of("linucb_ds.obfuscator", self.obfuscator, OBFUSCATORS)
         check_int("linucb_ds.user", self.user, 0)
-        _one_of("linucb_ds.arm_choice", self.arm_choice, ARM_CHOICES)
+        check_one_of("linucb_ds.arm_choice", self.arm_choice, ARM_CHOICES)
 
 
 @dataclass(frozen=True)
@@ -69,8 +65,8 @@ class LinUCBDSConfig:
         check_int("horizon", self.horizon, 1)
         check_int("scale_bits", self.scale_bits, MIN_SCALE_BITS, MAX_SCALE_BITS)
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
-        _one_of("obfuscator", self.obfuscator, OBFUSCATORS)
-        _one_of("runtime", self.runtime, RUNTIMES)
+        check_one_of("obfuscator", self.obfuscator, OBFUSCATORS)
+        check_one_of("runtime", self.runtime, RUNTIMES)
         check_int("workers", self.workers, 1)
         if self.seed is not None:
             check_int("seed", self.seed, 0)

@@ -1,0 +1,56 @@
+"""Sakuma et al.'s experiments (section 6) with the plaintext methods: the random walk
+partitioned by time (Table 2) and load balancing partitioned by observation (Table 3, Fig. 5).
+
+``python -m jobs.run experiment=pprl pprl.task=random_walk pprl.selection=random`` runs each
+method of ``pprl.methods`` for ``pprl.trials`` trials; every trial of every method meets the
+same environment draws (``data_seed``).  Rows: one per trial (random walk: ``steps_to_goal``,
+``reached_goal``) or per trial and episode (load balancing: ``episode_reward``, the mean global
+reward per step), each with its ``method``.  The table gives, per method, Table 2's accuracy
+(mean steps to the goal over the trials that reach it, and how many do) or the mean reward of
+the last tenth of the episodes, and the seconds of learning.  docs/pprl.md has the numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tqdm import tqdm
+
+from ppml.experiments.config import RunConfig
+from ppml.experiments.registry import register
+from ppml.experiments.results import RunOutput
+from ppml.experiments.table import format_table
+from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
+
+
+@register("pprl")
+def pprl(config: RunConfig) -> RunOutput:
+    options = config.pprl
+    by_time = options.partition == "time"
+    if not by_time and config.parties != 2:
+        raise ValueError(f"parties must be 2 for pprl.task={options.task} (two factories), got "
+                         f"{config.parties}")
+    rows, shown = [], []
+    for method in options.method_list():
+        seconds, mine = 0.0, []
+        for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
+                          desc=f"pprl {method}"):
+            result = (run_time_partitioned(options, method, config.parties, config.data_seed,
+                                           trial) if by_time else
+                      run_observation_partitioned(options, method, config.data_seed, trial))
+            seconds += result.seconds
+            mine += [{"method": method, **row} for row in result.rows]
+        rows += mine
+        shown.append({"method": method, **_accuracy(mine, by_time, options.episodes),
+                      "learning_s": seconds})
+    summary = {"methods": len(shown), "trials": options.trials}
+    return RunOutput(rows=rows, summary=summary, table=format_table(shown, list(shown[0])))
+
+
+def _accuracy(rows: list, by_time: bool, episodes: int) -> dict:
+    """Table 2's accuracy (by time) or the mean reward of the last tenth of the episodes."""
+    if by_time:
+        reached = [r["steps_to_goal"] for r in rows if r["reached_goal"]]
+        return {"mean_steps_to_goal": float(np.mean(reached)) if reached else None,
+                "reached_goal": f"{len(reached)}/{len(rows)}"}
+    last = [r["episode_reward"] for r in rows if r["episode"] >= episodes - max(1, episodes // 10)]
+    return {"final_reward_per_step": float(np.mean(last))}

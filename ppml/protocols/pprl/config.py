@@ -1,0 +1,92 @@
+"""The ``pprl`` config group (Sakuma et al., section 6): the task, how its perceptions are
+partitioned among the agents, the learner, the action selection, the methods to run and the
+fixed point of the protocol.  Each value is checked once, when the object is made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ppml.checks import check_int, check_one_of
+from ppml.protocols.pprl.learners import LEARNERS, MAX_SCALE_BITS, SELECTIONS
+
+PARTITIONS = ("time", "observation")
+METHODS = ("crl", "crl_fixed", "idrl", "rdrl")
+"""The plaintext methods: CRL (one agent holds every perception; float64), CRL in the
+protocol's fixed point (`learners.FixedPointQ`), IDRL (each agent learns alone from its own
+perceptions) and RDRL (IDRL with the global reward shared; partitioned by observation only)."""
+OBSERVATION_TASKS = ("load_balancing",)
+"""Tasks whose state, action and reward are split among the agents."""
+
+
+@dataclass
+class PPRLOptions:
+    """The ``pprl`` group."""
+
+    task: str = "random_walk"
+    """``random_walk``, ``load_balancing`` or a discrete Gymnasium id (`tasks.make`)."""
+    partition: str = "time"
+    """``time`` (the agents take turns with the environment) or ``observation`` (each agent
+    perceives its own part of every step; load_balancing)."""
+    learner: str = "sarsa"
+    """One of `learners.LEARNERS`."""
+    selection: str = "random"
+    """One of `learners.SELECTIONS`."""
+    methods: list = field(default_factory=lambda: ["crl", "crl_fixed", "idrl"])
+    """The `METHODS` to run, e.g. ``pprl.methods=[crl,idrl]`` (rdrl: partition=observation
+    only)."""
+    alpha: float = 0.1
+    """Learning rate (the paper does not give it)."""
+    gamma: float = 0.9
+    """Discount rate (the paper does not give it)."""
+    epsilon: float = 0.1
+    """epsilon-greedy's exploration probability (the paper does not give it)."""
+    trials: int = 30
+    """Independent trials (section 6.1: 30; section 6.2: 100)."""
+    steps_per_agent: int = 15_000
+    """partition=time: learning steps of each agent's turn (section 6.1: A 15,000, then B)."""
+    episodes: int = 300
+    """partition=observation: learning episodes (the paper does not say; docs/pprl.md)."""
+    episode_steps: int = 100
+    """partition=observation: steps per episode (the paper does not say; docs/pprl.md)."""
+    scale_bits: int = 20
+    """The protocol's L = 2^scale_bits: Q-values and rewards are held scaled by L."""
+    division_bits: int = 16
+    """The protocol's K = 2^division_bits: alpha K and alpha gamma K are rounded to integers and
+    each update divided by K (a floor)."""
+
+    def __post_init__(self) -> None:
+        check_one_of("pprl.partition", self.partition, PARTITIONS)
+        check_one_of("pprl.learner", self.learner, LEARNERS)
+        check_one_of("pprl.selection", self.selection, SELECTIONS)
+        if isinstance(self.methods, str) or not self.methods:
+            raise ValueError(f"pprl.methods must be a non-empty list of {', '.join(METHODS)} "
+                             f"(pprl.methods=[crl,idrl]), got {self.methods!r}")
+        for method in self.method_list():
+            check_one_of("pprl.methods", method, METHODS)
+        if self.partition == "observation" and self.task not in OBSERVATION_TASKS:
+            raise ValueError(f"pprl.partition=observation needs a task whose perceptions are "
+                             f"split among agents ({', '.join(OBSERVATION_TASKS)}), got "
+                             f"pprl.task={self.task!r}")
+        if self.partition == "time" and self.task in OBSERVATION_TASKS:
+            raise ValueError(f"pprl.task={self.task!r} is partitioned by observation; set "
+                             "pprl.partition=observation")
+        if "rdrl" in self.method_list() and self.partition != "observation":
+            raise ValueError("pprl.methods: rdrl shares the global reward of a task partitioned "
+                             "by observation; with pprl.partition=time there is one reward")
+        for name in ("alpha", "gamma", "epsilon"):
+            value = getattr(self, name)
+            high = 1.0
+            if not (isinstance(value, (int, float)) and 0.0 <= value <= high) or \
+                    (name == "alpha" and value == 0) or (name == "gamma" and value == 1):
+                bound = {"alpha": "(0, 1]", "gamma": "[0, 1)", "epsilon": "[0, 1]"}[name]
+                raise ValueError(f"pprl.{name} must be in {bound}, got {value!r}")
+        check_int("pprl.trials", self.trials, 1)
+        check_int("pprl.steps_per_agent", self.steps_per_agent, 1)
+        check_int("pprl.episodes", self.episodes, 1)
+        check_int("pprl.episode_steps", self.episode_steps, 1)
+        check_int("pprl.scale_bits", self.scale_bits, 1, MAX_SCALE_BITS)
+        check_int("pprl.division_bits", self.division_bits, 1, MAX_SCALE_BITS)
+
+    def method_list(self) -> list:
+        return list(self.methods)
+

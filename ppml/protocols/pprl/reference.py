@@ -1,0 +1,143 @@
+"""The plaintext methods of Sakuma et al.'s experiments (section 6): CRL, IDRL and RDRL, and CRL
+in the protocol's fixed point, on both partitionings.
+
+* **Partitioned by time** (section 6.1, Table 2): the agents take turns with the environment,
+  ``steps_per_agent`` learning steps each (A, then B, ...), each turn starting a new episode.
+  CRL learns one Q-table over every turn (what a designated agent holding all perceptions
+  learns, and what PPRL must equal); IDRL has each agent learn alone over its own turns.
+  Accuracy: the greedy policy of the last agent to learn, run once from the start state, ties
+  broken uniformly: the steps it takes to the goal and whether it arrives within the episode
+  limit.
+* **Partitioned by observation** (section 6.2, Fig. 5, Table 3): every step each agent
+  perceives its own state, takes its own action and gets its own reward.  CRL learns over the
+  joint state and joint action with the global reward r^A + r^B; IDRL each agent over its own
+  state and action with its own reward; RDRL the same with the global reward.  Each episode's
+  row has the mean global reward per step (Fig. 5's normalisation).
+
+Each trial draws from ``np.random.default_rng([seed, trial])``: the environment's dynamics from
+one child generator, the agents' action selection from another, the evaluation from a third,
+so that every method of a trial meets the same environment seed.  These are public experiment
+randomness, not cryptographic.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.learners import FixedPointQ, QTable, select
+
+
+@dataclass
+class TrialResult:
+    """One trial of one method: its Parquet rows and its learner's seconds."""
+
+    rows: list
+    seconds: float
+
+
+def learner(options: PPRLOptions, states: int, actions: int, fixed: bool) -> QTable:
+    """A Q-table of the options' learner, in float64 or in the protocol's fixed point."""
+    if fixed:
+        return FixedPointQ(states, actions, options.alpha, options.gamma, options.learner,
+                           options.scale_bits, options.division_bits)
+    return QTable(states, actions, options.alpha, options.gamma, options.learner)
+
+
+def _generators(seed: int, trial: int) -> tuple:
+    env, agents, evaluation = np.random.default_rng([seed, trial]).spawn(3)
+    return int(env.integers(2**31)), agents, evaluation
+
+
+def run_time_partitioned(options: PPRLOptions, method: str, agents: int, seed: int,
+                         trial: int) -> TrialResult:
+    """One trial of ``method`` (crl, crl_fixed, idrl) partitioned by time among ``agents``."""
+    env = tasks.make(options.task)
+    states, actions = env.observation_space.n, env.action_space.n
+    env_seed, rng, evaluation = _generators(seed, trial)
+    shared = method in ("crl", "crl_fixed")
+    tables = [learner(options, states, actions, method == "crl_fixed")
+              for _ in range(1 if shared else agents)]
+    start = time.perf_counter()
+    env.reset(seed=env_seed)
+    for agent in range(agents):
+        table = tables[0 if shared else agent]
+        state, _ = env.reset()
+        action = select(options.selection, table.q[state], rng, options.epsilon)
+        for _ in range(options.steps_per_agent):
+            after, reward, terminated, truncated, _ = env.step(action)
+            following = select(options.selection, table.q[after], rng, options.epsilon)
+            table.update(state, action, reward, after, following)
+            if terminated or truncated:
+                after, _ = env.reset()
+                following = select(options.selection, table.q[after], rng, options.epsilon)
+            state, action = after, following
+    seconds = time.perf_counter() - start
+    steps, reached = greedy_episode(env, tables[-1], evaluation)
+    env.close()
+    return TrialResult([{"trial": trial, "episode": None, "steps_to_goal": steps if reached
+                         else None, "reached_goal": reached, "episode_reward": None}], seconds)
+
+
+def greedy_episode(env, table: QTable, rng: np.random.Generator) -> tuple:
+    """(steps, reached): one episode of ``table``'s greedy policy from the start state."""
+    state, _ = env.reset()
+    for step in range(1, tasks.MAX_EPISODE_STEPS + 1):
+        state, _, terminated, truncated, _ = env.step(select("greedy", table.q[state], rng, 0.0))
+        if terminated:
+            return step, True
+        if truncated:
+            break
+    return tasks.MAX_EPISODE_STEPS, False
+
+
+def run_observation_partitioned(options: PPRLOptions, method: str, seed: int,
+                                trial: int) -> TrialResult:
+    """One trial of ``method`` (crl, crl_fixed, idrl, rdrl) on a task partitioned by
+    observation between two agents."""
+    env = tasks.make(options.task)
+    sizes = [int(n) for n in env.observation_space.nvec]
+    moves = [int(n) for n in env.action_space.nvec]
+    env_seed, rng, _ = _generators(seed, trial)
+    joint = method in ("crl", "crl_fixed")
+    if joint:
+        tables = [learner(options, int(np.prod(sizes)), int(np.prod(moves)),
+                          method == "crl_fixed")]
+    else:
+        tables = [learner(options, n, m, False) for n, m in zip(sizes, moves)]
+    own_reward = method == "idrl"
+
+    def perceive(observation):
+        return [int(np.ravel_multi_index(tuple(observation), sizes))] if joint \
+            else [int(s) for s in observation]
+
+    def act(perceived):
+        chosen = [select(options.selection, t.q[s], rng, options.epsilon)
+                  for t, s in zip(tables, perceived)]
+        joint_actions = list(np.unravel_index(chosen[0], moves)) if joint else chosen
+        return chosen, np.array(joint_actions, dtype=np.int64)
+
+    rows, start = [], time.perf_counter()
+    observation, _ = env.reset(seed=env_seed)
+    for episode in range(options.episodes):
+        observation, _ = env.reset()
+        perceived = perceive(observation)
+        chosen, actions = act(perceived)
+        total = 0.0
+        for _ in range(options.episode_steps):
+            observation, reward, _, _, info = env.step(actions)
+            total += reward
+            after = perceive(observation)
+            following, next_actions = act(after)
+            rewards = info["rewards"] if own_reward else [reward] * len(tables)
+            for t, s, a, r, s2, a2 in zip(tables, perceived, chosen, rewards, after, following):
+                t.update(s, a, r, s2, a2)
+            perceived, chosen, actions = after, following, next_actions
+        rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
+                     "reached_goal": None, "episode_reward": total / options.episode_steps})
+    env.close()
+    return TrialResult(rows, time.perf_counter() - start)

@@ -1,0 +1,35 @@
+"""The pprl experiment: Hydra composition, rows per trial or episode, refusals."""
+
+import pytest
+
+from ppml.experiments.config import RunConfig, load_config
+from ppml.experiments.pprl import pprl
+from ppml.protocols.pprl.config import PPRLOptions
+
+
+def test_composes_with_task_overrides(compose_run_config):
+    config = load_config(compose_run_config("experiment=pprl", "pprl.task=load_balancing",
+                                            "pprl.partition=observation",
+                                            "pprl.selection=epsilon_greedy"))
+    assert (config.pprl.task, config.pprl.partition, config.parties) == (
+        "load_balancing", "observation", 2)
+
+
+def test_random_walk_rows_one_per_method_and_trial():
+    out = pprl(RunConfig(experiment="pprl", progress=False,
+                         pprl=PPRLOptions(trials=3, steps_per_agent=2000)))
+    assert [(r["method"], r["trial"]) for r in out.rows] == [
+        (m, t) for m in ("crl", "crl_fixed", "idrl") for t in range(3)]
+    assert all(r["episode"] is None and isinstance(r["reached_goal"], bool) for r in out.rows)
+    assert "mean_steps_to_goal" in out.table and "reached_goal" in out.table
+
+
+def test_load_balancing_rows_per_episode_and_two_factories_only():
+    options = PPRLOptions(task="load_balancing", partition="observation", methods=["rdrl"],
+                          trials=2, episodes=5, episode_steps=20)
+    out = pprl(RunConfig(experiment="pprl", progress=False, pprl=options))
+    assert [(r["trial"], r["episode"]) for r in out.rows] == [
+        (t, e) for t in range(2) for e in range(5)]
+    assert "final_reward_per_step" in out.table
+    with pytest.raises(ValueError, match="parties must be 2 for pprl.task=load_balancing"):
+        pprl(RunConfig(experiment="pprl", parties=3, progress=False, pprl=options))

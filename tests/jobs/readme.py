@@ -1,0 +1,19 @@
+"""The README's command lines, as the shell reads them, for the tests that run them."""
+
+import shlex
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_commands(prefix: str) -> list:
+    """The README's command lines that start with ``prefix`` (a line ending in a backslash
+    continues on the next), split into arguments as the shell splits them (a trailing
+    ``# comment`` dropped)."""
+    lines, joined = README.read_text().splitlines(), []
+    for line in lines:
+        if joined and joined[-1].endswith("\\"):
+            joined[-1] = joined[-1][:-1] + " " + line.strip()
+        else:
+            joined.append(line)
+    return [shlex.split(line, comments=True) for line in joined if line.startswith(prefix)]

@@ -1,0 +1,65 @@
+"""Section 6's tasks as Gymnasium environments, and discrete Gymnasium tasks by name."""
+
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl.tasks import LoadBalancing, RandomWalk
+
+
+@pytest.mark.parametrize("env", [RandomWalk, LoadBalancing])
+def test_the_tasks_pass_gymnasiums_checker(env):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env(), skip_render_check=True)
+
+
+def test_random_walk_moves_pays_and_ends_as_section_6_1_says():
+    env = RandomWalk(5)
+    assert env.reset(seed=0) == (0, {})
+    assert env.step(1)[:3] == (0, 0.0, False)                 # a_2 at s_1: no move
+    for state in (1, 2, 3):
+        assert env.step(0)[:3] == (state, 0.0, False)
+    assert env.step(0)[:3] == (4, 1.0, True)                  # a_1 at s_{n-1}: reward, goal
+    env.reset()
+    for _ in range(tasks.MAX_EPISODE_STEPS - 1):
+        assert env.step(1)[3] is False
+    assert env.step(1)[3] is True                             # truncated after 1,000 steps
+    with pytest.raises(ValueError, match="action must be 0"):
+        env.step(2)
+
+
+def test_load_balancing_rewards_passing_and_overflow():
+    env = LoadBalancing()
+    env.reset(seed=3)
+    seen_pass = seen_overflow = False
+    for _ in range(3000):
+        before = env._backlog.copy()
+        action = np.array([1, 0])
+        state, reward, terminated, truncated, info = env.step(action)
+        own = info["rewards"]
+        assert reward == sum(own) and not terminated and not truncated
+        assert all(0 <= s <= tasks.BACKLOG for s in state)
+        for i in range(2):
+            if own[i] == 0:
+                seen_overflow = True
+            else:
+                assert own[i] in (50 - state[i] ** 2, 50 - state[i] ** 2 - tasks.PASS_COST)
+        if own[0] == 50 - state[0] ** 2 - tasks.PASS_COST:
+            seen_pass = True
+            assert state[1] >= before[1] - 1                  # B received A's job
+    assert seen_pass and seen_overflow
+    with pytest.raises(ValueError, match=r"action must be \(a\^A, a\^B\)"):
+        env.step(np.array([2, 0]))
+
+
+def test_any_discrete_gymnasium_task_by_name_and_others_refused():
+    env = tasks.make("FrozenLake-v1")
+    assert (env.observation_space.n, env.action_space.n) == (16, 4)
+    with pytest.raises(ValueError, match="discrete observation and action spaces"):
+        tasks.make("CartPole-v1")
+    with pytest.raises(ValueError, match="pprl.task must be one of random_walk, load_balancing"):
+        tasks.make("NoSuchTask-v0")
