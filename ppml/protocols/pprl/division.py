@@ -1,0 +1,144 @@
+"""Private division of encrypted values by a public K = 2^k, exact (Sakuma et al., section 3.2,
+"private division of encrypted values"; step 4(b) of Fig. 2 and 4(c) of Fig. 3).
+
+The holder B has c = e_A(x) under the owner A's key, |x| < 2^b (``bound_bits``); afterwards B
+has e_A(floor(x / K)) and neither learns x.  The paper runs the division of random shares by
+SFE; here it is done in Z_N with one k-bit comparison on the secret-sharing engine:
+
+1. B shifts and masks: x' = x + 2^b (in [0, 2^(b+1))), r uniform in [0, 2^(b+1+kappa)) from
+   its CSPRNG, and sends c' = c e(2^b + r) to A.
+2. A decrypts y = x' + r, an integer below 2^(b+2+kappa) < N, so nothing wraps.
+3. A and B compare their low bits on the engine: beta = [y mod K < r mod K], which only the
+   engine's parties see, as XOR shares beta_A, beta_B (`borrow_shares`).
+4. A sends e(floor(y / K)) and e(beta_A).
+5. B: e(beta) = e(beta_A)^(1 - 2 beta_B) e(beta_B), and
+   e(q) = e(floor(y / K)) e(-floor(r / K) - 2^(b-k)) e(beta)^-1.
+
+Correctness: x' = y - r, so floor(x' / K) = floor(y / K) - floor(r / K) - [y mod K < r mod K]
+(the borrow of the low k bits), and floor(x' / K) - 2^(b-k) = floor(x / K) since K divides
+2^b.  The result is the floor of x / K for negative x too, which is what the fixed-point
+reference computes (`learners.FixedPointQ`).
+
+What each learns: A sees y = x' + r with r 1 + kappa bits wider than x', which hides x' within
+statistical distance 2^-kappa (``statistical_bits`` = kappa, 40 by default), and its view of the
+comparison (masked openings).  B sees ciphertexts under A's key and its view of the
+comparison.  Neither sees beta: it stays XOR-shared until it is under A's key.
+"""
+
+from __future__ import annotations
+
+import os
+
+import gmpy2
+import numpy as np
+from gmpy2 import mpz
+
+from ppml.checks import check_int
+from ppml.crypto.paillier import ObfuscatorPool
+from ppml.mpc.protocols.convert import most_significant_bit
+
+STATISTICAL_BITS = 40
+"""kappa: the mask r is kappa bits wider than the shifted value (the issue's minimum)."""
+
+
+def _encrypt(public_key, residues: list) -> list:
+    return public_key.encrypt_raw(residues, ObfuscatorPool(public_key, len(residues))
+                                  .take(len(residues)))
+
+
+class DivisionHolder:
+    """B's side: the ciphertexts under A's key, the masks r it draws, its borrow shares."""
+
+    def __init__(self, public_key, bound_bits: int, division_bits: int,
+                 statistical_bits: int = STATISTICAL_BITS, random_bytes=os.urandom):
+        self.public_key = public_key
+        self.bound_bits = check_int("bound_bits", bound_bits, 1)
+        self.division_bits = check_int("division_bits", division_bits, 1, bound_bits)
+        self.statistical_bits = check_int("statistical_bits", statistical_bits, 40)
+        if bound_bits + 2 + statistical_bits >= public_key.bits - 1:
+            raise ValueError(f"bound_bits + statistical_bits + 2 must stay below the key's "
+                             f"{public_key.bits} bits, got {bound_bits} + {statistical_bits}")
+        self._random_bytes = random_bytes
+        self._masks: list = []
+
+    def mask(self, ciphertexts: list) -> list:
+        """Step 1: c e(2^b + r) for each c, each with a fresh r."""
+        bits = self.bound_bits + 1 + self.statistical_bits
+        width = (bits + 7) // 8
+        self._masks = [mpz(int.from_bytes(self._random_bytes(width), "big") >> (8 * width - bits))
+                       for _ in ciphertexts]
+        shifted = _encrypt(self.public_key, [(mpz(1) << self.bound_bits) + r
+                                             for r in self._masks])
+        nsquare = self.public_key.nsquare
+        return [mpz(c) * s % nsquare for c, s in zip(ciphertexts, shifted)]
+
+    def low_bits(self) -> np.ndarray:
+        """r mod K of each mask: B's input to the comparison."""
+        low = (1 << self.division_bits) - 1
+        return np.array([int(r & low) for r in self._masks], dtype=np.uint64)
+
+    def finish(self, quotients: list, owner_borrows: list, borrows: np.ndarray) -> list:
+        """Step 5: e(floor(x / K)) from A's e(floor(y / K)) and e(beta_A), and B's beta_B."""
+        public_key, n, nsquare = self.public_key, self.public_key.n, self.public_key.nsquare
+        k, b = self.division_bits, self.bound_bits
+        mine = _encrypt(public_key, [int(v) for v in borrows] +
+                        [(-((r >> k) + (mpz(1) << (b - k)))) % n for r in self._masks])
+        count = len(self._masks)
+        out = []
+        for at in range(count):
+            beta_b = int(borrows[at])
+            beta = owner_borrows[at] if beta_b == 0 else \
+                gmpy2.invert(owner_borrows[at], nsquare)             # e(beta_A)^(1 - 2 beta_B)
+            beta = beta * mine[at] % nsquare                          # ... e(beta_B)
+            out.append(quotients[at] * mine[count + at] % nsquare
+                       * gmpy2.invert(beta, nsquare) % nsquare)
+        self._masks = []
+        return out
+
+
+class DivisionOwner:
+    """A's side: the key, the masked values y it decrypts, its borrow shares."""
+
+    def __init__(self, private_key, division_bits: int):
+        self.private_key = private_key
+        self.division_bits = check_int("division_bits", division_bits, 1)
+        self._opened: list = []
+
+    def open(self, masked: list) -> None:
+        """Step 2: y = x' + r of each masked ciphertext."""
+        self._opened = self.private_key.decrypt_raw(masked)
+
+    def low_bits(self) -> np.ndarray:
+        """y mod K of each opened value: A's input to the comparison."""
+        low = (1 << self.division_bits) - 1
+        return np.array([int(y & low) for y in self._opened], dtype=np.uint64)
+
+    def quotients(self, borrows: np.ndarray) -> tuple:
+        """Step 4: e(floor(y / K)) and e(beta_A) of each value."""
+        k = self.division_bits
+        public_key = self.private_key.public_key
+        sealed = _encrypt(public_key, [y >> k for y in self._opened] + [int(v) for v in borrows])
+        self._opened = []
+        count = len(sealed) // 2
+        return sealed[:count], sealed[count:]
+
+
+def borrow_shares(ctx, owner_low, holder_low, owner: int = 0, holder: int = 1):
+    """Step 3 on the engine: XOR shares of [owner_low < holder_low], the owner's k-bit values
+    against the holder's, each a private input of its party (None where not held); returns
+    this process's bits per held party (ctx.per_party: {owner: beta_A, holder: beta_B})."""
+    count = len(owner_low if owner_low is not None else holder_low)
+    a = ctx.share(owner_low, owner=owner, shape=(count,), frac_bits=0)
+    b = ctx.share(holder_low, owner=holder, shape=(count,), frac_bits=0)
+    with ctx.comm.operation("compare"):
+        bits = most_significant_bit(ctx, (a - b).data) & np.uint64(1)
+    return ctx.per_party(list(bits))
+
+
+def divide(owner: DivisionOwner, holder: DivisionHolder, ctx, ciphertexts: list) -> list:
+    """Steps 1-5 with both roles and a context holding both engine parties in this process
+    (the local runtime): the holder's e(floor(x / K)) for each of its ``ciphertexts``."""
+    owner.open(holder.mask(ciphertexts))
+    beta_a, beta_b = borrow_shares(ctx, owner.low_bits(), holder.low_bits())
+    quotients, owner_borrows = owner.quotients(beta_a)
+    return holder.finish(quotients, owner_borrows, beta_b)
