@@ -44,11 +44,11 @@ class PPRLOptions:
     """Independent trials (section 6.1: 30; section 6.2: 100)."""
     steps_per_agent: int = 15_000
     """partition=time: learning steps of each agent's turn (section 6.1: A 15,000, then B)."""
-    episodes: int = 300
+    episodes: int = 1000
     """partition=observation: learning episodes (the paper does not say; docs/pprl.md)."""
     episode_steps: int = 100
     """partition=observation: steps per episode (the paper does not say; docs/pprl.md)."""
-    scale_bits: int = 20
+    scale_bits: int = 128
     """The protocol's L = 2^scale_bits: Q-values and rewards are held scaled by L."""
     division_bits: int = 16
     """The protocol's K = 2^division_bits: alpha K and alpha gamma K are rounded to integers and
