@@ -5,7 +5,9 @@ partitioned by time (Table 2) and load balancing partitioned by observation (Tab
 method of ``pprl.methods`` for ``pprl.trials`` trials; every trial of every method meets the
 same environment draws (``data_seed``).  Rows: one per trial (random walk: ``steps_to_goal``,
 ``reached_goal``) or per trial and episode (load balancing: ``episode_reward``, the mean global
-reward per step), each with its ``method``.  The table gives, per method, Table 2's accuracy
+reward per step), each with its ``method``; PPRL's rows add ``q_equal_reference``,
+``action_agreement``, ``online_s`` and its counts of encryptions, decryptions and divisions.
+``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  The table gives, per method, Table 2's accuracy
 (mean steps to the goal over the trials that reach it, and how many do) or the mean reward of
 the last tenth of the episodes, and the seconds of learning.  docs/pprl.md has the numbers.
 """
@@ -19,6 +21,7 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
+from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
 
 
@@ -34,16 +37,29 @@ def pprl(config: RunConfig) -> RunOutput:
         seconds, mine = 0.0, []
         for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
                           desc=f"pprl {method}"):
-            result = (run_time_partitioned(options, method, config.parties, config.data_seed,
-                                           trial) if by_time else
-                      run_observation_partitioned(options, method, config.data_seed, trial))
+            if method == "pprl":
+                result = run_time_protocol(options, config.parties, config.data_seed, trial,
+                                           config.key_bits, config.insecure_key_bits_ok,
+                                           key_seed=config.seed)
+            elif by_time:
+                result = run_time_partitioned(options, method, config.parties,
+                                              config.data_seed, trial)
+            else:
+                result = run_observation_partitioned(options, method, config.data_seed, trial)
             seconds += result.seconds
             mine += [{"method": method, **row} for row in result.rows]
         rows += mine
         shown.append({"method": method, **_accuracy(mine, by_time, options.episodes),
-                      "learning_s": seconds})
+                      "learning_s": seconds, **_agreement(mine)})
     summary = {"methods": len(shown), "trials": options.trials}
     return RunOutput(rows=rows, summary=summary, table=format_table(shown, list(shown[0])))
+
+
+def _agreement(rows: list) -> dict:
+    """PPRL's rows: in how many trials the table equals the fixed-point reference's."""
+    if "q_equal_reference" not in rows[0]:
+        return {"q_equal_reference": ""}
+    return {"q_equal_reference": f"{sum(r['q_equal_reference'] for r in rows)}/{len(rows)}"}
 
 
 def _accuracy(rows: list, by_time: bool, episodes: int) -> dict:

@@ -33,3 +33,13 @@ def test_load_balancing_rows_per_episode_and_two_factories_only():
     assert "final_reward_per_step" in out.table
     with pytest.raises(ValueError, match="parties must be 2 for pprl.task=load_balancing"):
         pprl(RunConfig(experiment="pprl", parties=3, progress=False, pprl=options))
+
+
+def test_pprl_rows_carry_the_comparison_with_the_reference():
+    options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=30,
+                          trials=2, methods=["crl_fixed", "pprl"])
+    out = pprl(RunConfig(experiment="pprl", progress=False, key_bits=512,
+                         insecure_key_bits_ok=True, seed=3, pprl=options))
+    rows = [r for r in out.rows if r["method"] == "pprl"]
+    assert len(rows) == 2 and all(r["q_equal_reference"] for r in rows)
+    assert "2/2" in out.table

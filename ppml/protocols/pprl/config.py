@@ -5,16 +5,21 @@ fixed point of the protocol.  Each value is checked once, when the object is mad
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
-from ppml.checks import check_int, check_one_of
+from ppml.checks import check_int, check_one_of, check_positive
 from ppml.protocols.pprl.learners import LEARNERS, MAX_SCALE_BITS, SELECTIONS
 
 PARTITIONS = ("time", "observation")
-METHODS = ("crl", "crl_fixed", "idrl", "rdrl")
+METHODS = ("crl", "crl_fixed", "idrl", "rdrl", "pprl")
 """The plaintext methods: CRL (one agent holds every perception; float64), CRL in the
 protocol's fixed point (`learners.FixedPointQ`), IDRL (each agent learns alone from its own
-perceptions) and RDRL (IDRL with the global reward shared; partitioned by observation only)."""
+perceptions) and RDRL (IDRL with the global reward shared; partitioned by observation only);
+and PPRL, the encrypted protocol (`protocol`; partitioned by time, SARSA, random selection so
+far)."""
 OBSERVATION_TASKS = ("load_balancing",)
+TASK_REWARD_BOUNDS = {"random_walk": 1.0, "load_balancing": 100.0}
+"""The largest |reward| of each of section 6's tasks (load balancing: the global reward)."""
 """Tasks whose state, action and reward are split among the agents."""
 
 
@@ -50,6 +55,9 @@ class PPRLOptions:
     """partition=observation: steps per episode (the paper does not say; docs/pprl.md)."""
     scale_bits: int = 128
     """The protocol's L = 2^scale_bits: Q-values and rewards are held scaled by L."""
+    reward_bound: Optional[float] = None
+    """The largest |reward| (the protocol's plaintext bounds); None: the task's own (random walk
+    1, load balancing 100); a Gymnasium task needs it."""
     division_bits: int = 16
     """The protocol's K = 2^division_bits: alpha K and alpha gamma K are rounded to integers and
     each update divided by K (a floor)."""
@@ -70,6 +78,12 @@ class PPRLOptions:
         if self.partition == "time" and self.task in OBSERVATION_TASKS:
             raise ValueError(f"pprl.task={self.task!r} is partitioned by observation; set "
                              "pprl.partition=observation")
+        if "pprl" in self.method_list() and (self.partition != "time" or self.learner != "sarsa"
+                                             or self.selection != "random"):
+            raise ValueError("pprl.methods: pprl (the encrypted protocol) is built for "
+                             "pprl.partition=time, pprl.learner=sarsa, pprl.selection=random so "
+                             "far; got pprl.partition={}, pprl.learner={}, pprl.selection={}"
+                             .format(self.partition, self.learner, self.selection))
         if "rdrl" in self.method_list() and self.partition != "observation":
             raise ValueError("pprl.methods: rdrl shares the global reward of a task partitioned "
                              "by observation; with pprl.partition=time there is one reward")
@@ -80,12 +94,23 @@ class PPRLOptions:
                     (name == "alpha" and value == 0) or (name == "gamma" and value == 1):
                 bound = {"alpha": "(0, 1]", "gamma": "[0, 1)", "epsilon": "[0, 1]"}[name]
                 raise ValueError(f"pprl.{name} must be in {bound}, got {value!r}")
+        if self.reward_bound is not None:
+            check_positive("pprl.reward_bound", self.reward_bound)
         check_int("pprl.trials", self.trials, 1)
         check_int("pprl.steps_per_agent", self.steps_per_agent, 1)
         check_int("pprl.episodes", self.episodes, 1)
         check_int("pprl.episode_steps", self.episode_steps, 1)
         check_int("pprl.scale_bits", self.scale_bits, 1, MAX_SCALE_BITS)
         check_int("pprl.division_bits", self.division_bits, 1, MAX_SCALE_BITS)
+
+    def task_reward_bound(self) -> float:
+        """`reward_bound`, or the task's own bound."""
+        if self.reward_bound is not None:
+            return self.reward_bound
+        if self.task not in TASK_REWARD_BOUNDS:
+            raise ValueError(f"pprl.reward_bound must be set for pprl.task={self.task!r} (the "
+                             "largest |reward|: the protocol's plaintexts are bounded by it)")
+        return TASK_REWARD_BOUNDS[self.task]
 
     def method_list(self) -> list:
         return list(self.methods)

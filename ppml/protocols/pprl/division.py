@@ -60,6 +60,7 @@ class DivisionHolder:
                              f"{public_key.bits} bits, got {bound_bits} + {statistical_bits}")
         self._random_bytes = random_bytes
         self._masks: list = []
+        self.encryptions = 0
 
     def mask(self, ciphertexts: list) -> list:
         """Step 1: c e(2^b + r) for each c, each with a fresh r."""
@@ -69,6 +70,7 @@ class DivisionHolder:
                        for _ in ciphertexts]
         shifted = _encrypt(self.public_key, [(mpz(1) << self.bound_bits) + r
                                              for r in self._masks])
+        self.encryptions += len(shifted)
         nsquare = self.public_key.nsquare
         return [mpz(c) * s % nsquare for c, s in zip(ciphertexts, shifted)]
 
@@ -84,6 +86,7 @@ class DivisionHolder:
         mine = _encrypt(public_key, [int(v) for v in borrows] +
                         [(-((r >> k) + (mpz(1) << (b - k)))) % n for r in self._masks])
         count = len(self._masks)
+        self.encryptions += 2 * count
         out = []
         for at in range(count):
             beta_b = int(borrows[at])
@@ -103,10 +106,12 @@ class DivisionOwner:
         self.private_key = private_key
         self.division_bits = check_int("division_bits", division_bits, 1)
         self._opened: list = []
+        self.encryptions = self.decryptions = 0
 
     def open(self, masked: list) -> None:
         """Step 2: y = x' + r of each masked ciphertext."""
         self._opened = self.private_key.decrypt_raw(masked)
+        self.decryptions += len(masked)
 
     def low_bits(self) -> np.ndarray:
         """y mod K of each opened value: A's input to the comparison."""
@@ -119,6 +124,7 @@ class DivisionOwner:
         public_key = self.private_key.public_key
         sealed = _encrypt(public_key, [y >> k for y in self._opened] + [int(v) for v in borrows])
         self._opened = []
+        self.encryptions += len(sealed)
         count = len(sealed) // 2
         return sealed[:count], sealed[count:]
 

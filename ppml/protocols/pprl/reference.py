@@ -34,10 +34,14 @@ from ppml.protocols.pprl.learners import FixedPointQ, QTable, select
 
 @dataclass
 class TrialResult:
-    """One trial of one method: its Parquet rows and its learner's seconds."""
+    """One trial of one method: its Parquet rows, its learner's seconds and (partitioned by
+    time) the table whose greedy policy was evaluated."""
 
     rows: list
     seconds: float
+    table: QTable | None = None
+    taken: list | None = None
+    """The actions taken while learning (partitioned by time)."""
 
 
 def learner(options: PPRLOptions, states: int, actions: int, fixed: bool) -> QTable:
@@ -63,24 +67,42 @@ def run_time_partitioned(options: PPRLOptions, method: str, agents: int, seed: i
     tables = [learner(options, states, actions, method == "crl_fixed")
               for _ in range(1 if shared else agents)]
     start = time.perf_counter()
+    taken = play_turns(env, env_seed, (tables[0 if shared else a] for a in range(agents)),
+                       options, rng)
+    seconds = time.perf_counter() - start
+    result = evaluate(env, tables[-1], evaluation, trial, seconds)
+    result.taken = taken
+    return result
+
+
+def play_turns(env, env_seed: int, turns, options: PPRLOptions, rng) -> list:
+    """The agents' turns (section 6.1): for each table of ``turns`` (an iterable, one per turn:
+    the same table for CRL, the agent's own for IDRL, the holder's encrypted view for PPRL),
+    ``options.steps_per_agent`` learning steps from a new episode.  Returns the actions taken."""
     env.reset(seed=env_seed)
-    for agent in range(agents):
-        table = tables[0 if shared else agent]
+    taken = []
+    for table in turns:
         state, _ = env.reset()
         action = select(options.selection, table.q[state], rng, options.epsilon)
         for _ in range(options.steps_per_agent):
             after, reward, terminated, truncated, _ = env.step(action)
+            taken.append(action)
             following = select(options.selection, table.q[after], rng, options.epsilon)
             table.update(state, action, reward, after, following)
             if terminated or truncated:
                 after, _ = env.reset()
                 following = select(options.selection, table.q[after], rng, options.epsilon)
             state, action = after, following
-    seconds = time.perf_counter() - start
-    steps, reached = greedy_episode(env, tables[-1], evaluation)
+    return taken
+
+
+def evaluate(env, table: QTable, evaluation, trial: int, seconds: float, **extra) -> TrialResult:
+    """The trial's row: ``table``'s greedy episode (`greedy_episode`) and ``extra`` columns."""
+    steps, reached = greedy_episode(env, table, evaluation)
     env.close()
     return TrialResult([{"trial": trial, "episode": None, "steps_to_goal": steps if reached
-                         else None, "reached_goal": reached, "episode_reward": None}], seconds)
+                         else None, "reached_goal": reached, "episode_reward": None, **extra}],
+                       seconds, table)
 
 
 def greedy_episode(env, table: QTable, rng: np.random.Generator) -> tuple:

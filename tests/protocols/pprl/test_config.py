@@ -9,7 +9,7 @@ from ppml.protocols.pprl.config import PPRLOptions
     ({"partition": "space"}, "pprl.partition must be one of time, observation"),
     ({"learner": "td0"}, "pprl.learner must be one of sarsa, qlearning"),
     ({"selection": "softmax"}, "pprl.selection must be one of random, greedy, epsilon_greedy"),
-    ({"methods": ["crl", "pprl"]}, "pprl.methods must be one of crl, crl_fixed, idrl, rdrl"),
+    ({"methods": ["crl", "sfe"]}, "pprl.methods must be one of crl, crl_fixed, idrl, rdrl, pprl"),
     ({"methods": ["rdrl"]}, "rdrl shares the global reward"),
     ({"partition": "observation"}, "pprl.partition=observation needs a task"),
     ({"task": "load_balancing"}, "set pprl.partition=observation"),

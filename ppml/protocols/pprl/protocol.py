@@ -1,0 +1,155 @@
+"""PPRL partitioned by time (Sakuma et al., section 4.1, Fig. 2): SARSA with random action
+selection on Q-values encrypted under another agent's key, in the local runtime.
+
+Agent 0 learns its turn in the clear (`FixedPointQ`: its Q-values are a function of its own
+perceptions), encrypts the table under its key and hands it to agent 1 (Fig. 2, step 1).  In
+every later turn the holder updates c(s, a) by eq. 3,
+
+    e(K dQ) = e(alpha K L r) c(s', a')^(alpha gamma K) c(s, a)^(-alpha K),
+
+(the reward encrypted already multiplied by alpha K, the same plaintext as e(L r)^(alpha K)),
+divides it by K with the owner (`division`), and adds the quotient (eq. 4).  Between turns the
+table changes hands (`roles.Holding`, `roles.TimeAgent`).  The learned table is opened at the end
+(the run's output, from which every agent reads the policy).
+
+The protocol takes the same actions as the fixed-point reference (the same selection draws: the
+evaluation's seeded mode) and ends with the same table, entry for entry
+(`PPRLTrial.q_equal_reference`).  Not built yet: greedy and epsilon-greedy selection and
+Q-learning's max (section 5, private comparison), the partitioning by observation (Figs. 3-4),
+the Ray and federated runtimes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+import ppml.mpc as mpc
+from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.division import borrow_shares
+from ppml.protocols.pprl.learners import FixedPointQ
+from ppml.protocols.pprl.reference import (TrialResult, _generators, evaluate, learner,
+                                           play_turns, run_time_partitioned)
+from ppml.protocols.pprl.roles import Holding, TimeAgent, combine_reencrypted, power
+
+
+def bounds(options: PPRLOptions, reward_bound: float) -> tuple:
+    """(bits of |Q| scaled by L, bits of |K dQ|): Q <= L r_max / (1 - gamma), and
+    K dQ = alpha K L r + alpha gamma K Q' - alpha K Q."""
+    table = FixedPointQ(1, 1, options.alpha, options.gamma, options.learner,
+                        options.scale_bits, options.division_bits)
+    q_max = math.ceil(reward_bound * 2**options.scale_bits / (1 - options.gamma)) + 1
+    k_delta = (table.alpha_k * math.ceil(reward_bound * 2**options.scale_bits)
+               + (table.alpha_gamma_k + table.alpha_k) * q_max)
+    return q_max.bit_length() + 1, k_delta.bit_length() + 1
+
+
+class _Blind:
+    """What random selection reads of a state's row: its length only (the holder sees no
+    Q-value)."""
+
+    def __init__(self, actions: int):
+        self._row = np.zeros(actions)
+
+    def __getitem__(self, state):
+        return self._row
+
+
+class EncryptedTurn:
+    """The holder's view of one turn: `update` is eqs. 3-4 with a private division."""
+
+    def __init__(self, holding: Holding, actions: int, rules: FixedPointQ, ctx, reward_bound):
+        self.holding, self.actions, self.rules, self.ctx = holding, actions, rules, ctx
+        self.reward_bound = reward_bound
+        self.q = _Blind(actions)
+        self.divisions = 0
+
+    def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
+        if not abs(r) <= self.reward_bound:
+            raise ValueError(f"a reward of {r!r} is outside pprl.reward_bound="
+                             f"{self.reward_bound}")
+        table, nsquare = self.holding.table, self.holding.owner.public_key.nsquare
+        f = self.rules
+        here, there = s * self.actions + a, s2 * self.actions + a2
+        (reward,) = self.holding.encrypt([f.alpha_k * f.scaled_reward(r)])
+        k_delta = (reward * power(table[there], f.alpha_gamma_k, nsquare) % nsquare
+                   * power(table[here], -f.alpha_k, nsquare) % nsquare)          # eq. 3
+        owner, division = self.holding.owner.division_owner, self.holding.division
+        owner.open(division.mask([k_delta]))
+        beta_owner, beta_holder = borrow_shares(self.ctx, owner.low_bits(), division.low_bits())
+        quotients, owner_borrows = owner.quotients(beta_owner)
+        (delta,) = division.finish(quotients, owner_borrows, beta_holder)
+        table[here] = table[here] * delta % nsquare                                # eq. 4
+        self.divisions += 1
+
+
+def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
+                      key_bits: int, insecure_key_bits_ok: bool = False,
+                      key_seed: int | None = None) -> TrialResult:
+    """One trial of PPRL partitioned by time among ``agents``; the row carries the
+    comparison with the fixed-point reference of the same trial.  ``key_seed``: INSECURE
+    seeded keys (and the engine's), for reproducible experiments."""
+    reward_bound = options.task_reward_bound()
+    env = tasks.make(options.task)
+    states, actions = env.observation_space.n, env.action_space.n
+    env_seed, rng, evaluation = _generators(seed, trial)
+    q_bits, k_delta_bits = bounds(options, reward_bound)
+    start = time.perf_counter()
+    parties = [TimeAgent(i, key_bits, insecure_key_bits_ok, key_seed, options.division_bits)
+               for i in range(agents)]
+    ctx = mpc.local_context(2, seed=key_seed)
+    setup_s = time.perf_counter() - start
+    first = learner(options, states, actions, fixed=True)
+    rules = learner(options, 1, 1, fixed=True)              # alpha K, alpha gamma K, L
+    turns = []
+
+    def each_turn():
+        yield first                                         # agent 0, in the clear
+        holding = Holding(parties[1], parties[0], parties[0].encrypt_table(list(first.q.ravel())),
+                          k_delta_bits, q_bits)
+        for holder in range(1, agents):
+            if holder > 1:
+                holding = hand_over(holding, parties[holder], k_delta_bits, q_bits)
+            turns.append(EncryptedTurn(holding, actions, rules, ctx, reward_bound))
+            yield turns[-1]
+
+    taken = play_turns(env, env_seed, each_turn(), options, rng)
+    holding = turns[-1].holding if turns else None
+    final = first if holding is None else _opened(holding, first, options, states, actions)
+    seconds = time.perf_counter() - start
+    reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial)
+    counts = [p.counts() for p in parties] + [(t.holding.division.encryptions, 0)
+                                               for t in turns]
+    return evaluate(env, final, evaluation, trial, seconds,
+                    q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
+                    action_agreement=float(np.mean(np.array(taken) ==
+                                                   np.array(reference.taken))),
+                    online_s=seconds - setup_s,
+                    encryptions=sum(e for e, _ in counts),
+                    decryptions=sum(d for _, d in counts),
+                    divisions=sum(t.divisions for t in turns))
+
+
+def hand_over(holding: Holding, holder: TimeAgent, k_delta_bits: int, q_bits: int) -> Holding:
+    """The table passes from ``holding.agent`` to ``holder`` (`roles`): re-randomised if the
+    owner stays another agent, else re-encrypted under the previous holder's key."""
+    previous, owner = holding.agent, holding.owner
+    if owner is not holder:
+        return Holding(holder, owner, holding.rerandomized(), k_delta_bits, q_bits)
+    masked, negatives = holding.masked()
+    reencrypted = owner.reencrypt(owner.open_masked(masked), previous.public_key)
+    return Holding(holder, previous, combine_reencrypted(previous.public_key, reencrypted,
+                                                         negatives), k_delta_bits, q_bits)
+
+
+def _opened(holding: Holding, like: FixedPointQ, options: PPRLOptions, states: int,
+            actions: int) -> FixedPointQ:
+    """EVALUATION ONLY: the final table, decrypted by its owner, as signed integers."""
+    n = int(holding.owner.public_key.n)
+    values = [int(v) - n if v > n // 2 else int(v) for v in holding.owner.reveal(holding.table)]
+    table = learner(options, states, actions, fixed=True)
+    table.q = np.array(values, dtype=object).reshape(states, actions)
+    return table

@@ -1,0 +1,130 @@
+"""The agents of PPRL partitioned by time (Sakuma et al., section 4.1, Fig. 2).
+
+Each `TimeAgent` makes its own Paillier key pair and keeps its private key; the Q-table travels
+only under another agent's key.  In a turn, the agent that interacts with the environment (the
+*holder*) keeps c(s, a) = e_o(Q(s, a)) under the key of the *owner* o, updates it with eq. 3
+and a private division with the owner (`ppml.protocols.pprl.division`), and never sees a
+Q-value; the owner sees only statistically masked values.  The first agent learns its own turn
+in the clear (its Q-values are a function of its own perceptions: section 4.1), then encrypts
+the table under its key for the next holder (Fig. 2, step 1).
+
+When the turn passes from holder i to h' (`hand_over`):
+
+* owner o is not h': i re-randomises the table and hands it to h' (o stays the owner);
+* owner o is h' (always, with two agents): the table must move under another key, since h'
+  could decrypt its own.  i adds a mask R (``q_bound_bits`` + kappa bits wide, so Q + R >= 0 is
+  hidden within 2^-kappa) under o's key and sends it to o; o decrypts Q + R and encrypts it under
+  i's key; i sends e_i(-R); h' = o multiplies: e_i(Q).  One exchange each way, no SFE: o learns
+  Q + R only, i learns nothing (the issue's "statistically masked re-encryption").
+
+These objects are the local runtime's agents: every call between them is a method call passing
+ciphertexts or masked values, never a key.
+"""
+
+from __future__ import annotations
+
+import os
+
+import gmpy2
+from gmpy2 import mpz
+
+from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
+from ppml.protocols.pprl.division import STATISTICAL_BITS, DivisionHolder, DivisionOwner
+
+
+def _encrypt(public_key, residues: list) -> list:
+    return public_key.encrypt_raw([mpz(v) % public_key.n for v in residues],
+                                  ObfuscatorPool(public_key, len(residues)).take(len(residues)))
+
+
+def _random_below(bits: int) -> mpz:
+    width = (bits + 7) // 8
+    return mpz(int.from_bytes(os.urandom(width), "big") >> (8 * width - bits))
+
+
+class TimeAgent:
+    """Agent ``index``: its own key pair (``seed``: INSECURE seeded keys), the owner's side of
+    divisions under its key, and while it holds the table, the table under the owner's key."""
+
+    def __init__(self, index: int, key_bits: int, insecure_key_bits_ok: bool,
+                 seed: int | None, division_bits: int):
+        self.index = index
+        self.public_key, self._private_key = generate_keypair(
+            key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
+            seed=None if seed is None else seed * 1000 + index)
+        self.division_bits = division_bits
+        self.division_owner = DivisionOwner(self._private_key, division_bits)
+        self.encryptions = self.decryptions = 0
+
+    def encrypt_table(self, values: list) -> list:
+        """Fig. 2, step 1: the table it learned in the clear, under its own key (signed
+        integers)."""
+        self.encryptions += len(values)
+        return _encrypt(self.public_key, values)
+
+    def counts(self) -> tuple:
+        """(encryptions, decryptions) of this agent, its divisions as owner included."""
+        owner = self.division_owner
+        return self.encryptions + owner.encryptions, self.decryptions + owner.decryptions
+
+    # -- the owner's side ----------------------------------------------------------------------
+    def open_masked(self, masked: list) -> list:
+        """A re-encryption's masked table (Q + R under this agent's key), decrypted."""
+        self.decryptions += len(masked)
+        return self._private_key.decrypt_raw(masked)
+
+    def reencrypt(self, opened: list, public_key) -> list:
+        """The masked values encrypted under the next owner's key ``public_key``."""
+        self.encryptions += len(opened)
+        return _encrypt(public_key, opened)
+
+    def reveal(self, table: list) -> list:
+        """EVALUATION ONLY: the final table under this agent's key, decrypted (the run's
+        output: the learned policy's Q-values)."""
+        return self._private_key.decrypt_raw(table)
+
+
+class Holding:
+    """The holder's state in one turn: the table under the owner's key and the division's
+    holder side (its masks come from the holder's OS CSPRNG)."""
+
+    def __init__(self, agent: TimeAgent, owner: TimeAgent, table: list, bound_bits: int,
+                 q_bound_bits: int):
+        self.agent, self.owner, self.table = agent, owner, table
+        self.q_bound_bits = q_bound_bits
+        self.division = DivisionHolder(owner.public_key, bound_bits, agent.division_bits)
+
+    def encrypt(self, residues: list) -> list:
+        self.agent.encryptions += len(residues)
+        return _encrypt(self.owner.public_key, residues)
+
+    def rerandomized(self) -> list:
+        """The table with fresh randomness (a hand-over to a holder other than the owner)."""
+        nsquare = self.owner.public_key.nsquare
+        zeros = self.encrypt([0] * len(self.table))
+        return [c * z % nsquare for c, z in zip(self.table, zeros)]
+
+    def masked(self) -> tuple:
+        """A re-encryption's first half: e_o(Q + R) for the owner, and e_i(-R) under this
+        agent's own key for the next holder (R shifted so that Q + R >= 0)."""
+        bits = self.q_bound_bits + 1 + STATISTICAL_BITS
+        masks = [(mpz(1) << (self.q_bound_bits + 1)) + _random_below(bits) for _ in self.table]
+        nsquare = self.owner.public_key.nsquare
+        shifted = self.encrypt(masks)
+        mine = self.agent.public_key
+        self.agent.encryptions += len(masks)
+        return ([c * m % nsquare for c, m in zip(self.table, shifted)],
+                _encrypt(mine, [-m for m in masks]))
+
+
+def combine_reencrypted(public_key, reencrypted: list, negatives: list) -> list:
+    """e_i(Q) = e_i(Q + R) e_i(-R): the new holder's table."""
+    nsquare = public_key.nsquare
+    return [a * b % nsquare for a, b in zip(reencrypted, negatives)]
+
+
+def power(c, exponent: int, nsquare):
+    """c^exponent mod n^2, a negative exponent through the inverse."""
+    if exponent < 0:
+        return gmpy2.powmod(gmpy2.invert(c, nsquare), -exponent, nsquare)
+    return gmpy2.powmod(c, exponent, nsquare)

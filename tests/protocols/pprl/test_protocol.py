@@ -1,0 +1,46 @@
+"""PPRL partitioned by time: the encrypted run ends with the fixed-point reference's table,
+entry for entry, at 2 and 3 agents; each agent holds only its own private key."""
+
+import pytest
+
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.protocol import run_time_protocol
+from ppml.protocols.pprl.reference import run_time_partitioned
+from ppml.protocols.pprl.roles import TimeAgent
+
+CLIFF = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=60,
+                    methods=["pprl"], trials=1)
+"""Rewards of -1 and -100 every step: the divisions meet negative values from the start."""
+
+
+@pytest.mark.parametrize("agents", [2, 3])
+def test_the_encrypted_table_equals_the_fixed_point_reference(agents):
+    row = run_time_protocol(CLIFF, agents, 0, 1, 512, True, key_seed=4).rows[0]
+    assert row["q_equal_reference"] and row["action_agreement"] == 1.0
+    assert row["divisions"] == (agents - 1) * CLIFF.steps_per_agent
+    reference = run_time_partitioned(CLIFF, "crl_fixed", agents, 0, 1).table.q
+    assert (reference < 0).sum() > 20                        # the table is far from trivial
+
+
+def test_fresh_keys_agree_with_the_reference_too():
+    row = run_time_protocol(CLIFF, 2, 0, 2, 512, True).rows[0]
+    assert row["q_equal_reference"] and row["encryptions"] > row["decryptions"] > 0
+
+
+def test_rewards_beyond_the_bound_are_refused():
+    small = PPRLOptions(task="CliffWalking-v1", reward_bound=50, steps_per_agent=400,
+                        methods=["pprl"], trials=1)
+    with pytest.raises(ValueError, match="outside pprl.reward_bound=50"):
+        run_time_protocol(small, 2, 0, 0, 512, True, key_seed=1)
+
+
+def test_an_agent_holds_its_own_private_key_only():
+    agents = [TimeAgent(i, 512, True, 7, 16) for i in range(2)]
+    assert agents[0]._private_key.public_key == agents[0].public_key
+    assert agents[0].public_key != agents[1].public_key
+    assert not any(hasattr(a, name) for a in agents for name in ("table", "_masks"))
+
+
+def test_unbuilt_combinations_are_refused_by_name():
+    with pytest.raises(ValueError, match="pprl .* is built for pprl.partition=time"):
+        PPRLOptions(methods=["pprl"], selection="greedy")
