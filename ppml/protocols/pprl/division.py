@@ -11,8 +11,11 @@ SFE; here it is done in Z_N with one k-bit comparison on the secret-sharing engi
 3. A and B compare their low bits on the engine: beta = [y mod K < r mod K], which only the
    engine's parties see, as XOR shares beta_A, beta_B (`borrow_shares`).
 4. A sends e(floor(y / K)) and e(beta_A).
-5. B: e(beta) = e(beta_A)^(1 - 2 beta_B) e(beta_B), and
-   e(q) = e(floor(y / K)) e(-floor(r / K) - 2^(b-k)) e(beta)^-1.
+5. B: with beta = beta_A (1 - 2 beta_B) + beta_B (the XOR),
+   e(q) = e(floor(y / K)) e(beta_A)^-(1 - 2 beta_B) e(-beta_B - floor(r / K) - 2^(b-k)).
+
+Encryptions per value: B two (the mask, which can carry a plaintext addend of the holder's, and
+the last factor), A two; A one decryption.
 
 Correctness: x' = y - r, so floor(x' / K) = floor(y / K) - floor(r / K) - [y mod K < r mod K]
 (the borrow of the low k bits), and floor(x' / K) - 2^(b-k) = floor(x / K) since K divides
@@ -62,14 +65,18 @@ class DivisionHolder:
         self._masks: list = []
         self.encryptions = 0
 
-    def mask(self, ciphertexts: list) -> list:
-        """Step 1: c e(2^b + r) for each c, each with a fresh r."""
+    def mask(self, ciphertexts: list, addends: list | None = None) -> list:
+        """Step 1: c e(a + 2^b + r) for each c, each with a fresh r; ``addends`` a (default 0)
+        are plaintexts the holder adds to x in the same encryption (PPRL: eq. 3's reward term),
+        so that x = Dec(c) + a must meet the bound."""
         bits = self.bound_bits + 1 + self.statistical_bits
         width = (bits + 7) // 8
         self._masks = [mpz(int.from_bytes(self._random_bytes(width), "big") >> (8 * width - bits))
                        for _ in ciphertexts]
-        shifted = _encrypt(self.public_key, [(mpz(1) << self.bound_bits) + r
-                                             for r in self._masks])
+        addends = addends or [0] * len(ciphertexts)
+        shifted = _encrypt(self.public_key, [(mpz(a) + (mpz(1) << self.bound_bits) + r)
+                                             % self.public_key.n
+                                             for a, r in zip(addends, self._masks, strict=True)])
         self.encryptions += len(shifted)
         nsquare = self.public_key.nsquare
         return [mpz(c) * s % nsquare for c, s in zip(ciphertexts, shifted)]
@@ -80,21 +87,19 @@ class DivisionHolder:
         return np.array([int(r & low) for r in self._masks], dtype=np.uint64)
 
     def finish(self, quotients: list, owner_borrows: list, borrows: np.ndarray) -> list:
-        """Step 5: e(floor(x / K)) from A's e(floor(y / K)) and e(beta_A), and B's beta_B."""
-        public_key, n, nsquare = self.public_key, self.public_key.n, self.public_key.nsquare
+        """Step 5: e(floor(x / K)) from A's e(floor(y / K)) and e(beta_A), and B's beta_B, with
+        one encryption: beta = beta_A (1 - 2 beta_B) + beta_B, so
+        e(q) = e(floor(y / K)) e(beta_A)^-(1 - 2 beta_B) e(-beta_B - floor(r / K) - 2^(b-k))."""
+        public_key, nsquare = self.public_key, self.public_key.nsquare
         k, b = self.division_bits, self.bound_bits
-        mine = _encrypt(public_key, [int(v) for v in borrows] +
-                        [(-((r >> k) + (mpz(1) << (b - k)))) % n for r in self._masks])
-        count = len(self._masks)
-        self.encryptions += 2 * count
+        mine = _encrypt(public_key, [(-(int(beta) + (r >> k) + (mpz(1) << (b - k))))
+                                     % public_key.n for beta, r in zip(borrows, self._masks,
+                                                                       strict=True)])
+        self.encryptions += len(mine)
         out = []
-        for at in range(count):
-            beta_b = int(borrows[at])
-            beta = owner_borrows[at] if beta_b == 0 else \
-                gmpy2.invert(owner_borrows[at], nsquare)             # e(beta_A)^(1 - 2 beta_B)
-            beta = beta * mine[at] % nsquare                          # ... e(beta_B)
-            out.append(quotients[at] * mine[count + at] % nsquare
-                       * gmpy2.invert(beta, nsquare) % nsquare)
+        for quotient, owner_borrow, beta_b, plain in zip(quotients, owner_borrows, borrows, mine):
+            flipped = owner_borrow if int(beta_b) else gmpy2.invert(owner_borrow, nsquare)
+            out.append(quotient * flipped % nsquare * plain % nsquare)
         self._masks = []
         return out
 

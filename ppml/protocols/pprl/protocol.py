@@ -7,8 +7,11 @@ every later turn the holder updates c(s, a) by eq. 3,
 
     e(K dQ) = e(alpha K L r) c(s', a')^(alpha gamma K) c(s, a)^(-alpha K),
 
-(the reward encrypted already multiplied by alpha K, the same plaintext as e(L r)^(alpha K)),
-divides it by K with the owner (`division`), and adds the quotient (eq. 4).  Between turns the
+divides it by K with the owner (`division`), and adds the quotient (eq. 4).  The reward term
+e(alpha K L r), the same plaintext as e(L r)^(alpha K), rides in the division's mask
+encryption (the holder knows r), so a step costs the holder two encryptions and the owner two
+encryptions and one decryption, whatever the reward (a skipped encryption would time the
+reward).  Between turns the
 table changes hands (`roles.Holding`, `roles.TimeAgent`).  The learned table is opened at the end
 (the run's output, from which every agent reads the policy).
 
@@ -74,11 +77,10 @@ class EncryptedTurn:
         table, nsquare = self.holding.table, self.holding.owner.public_key.nsquare
         f = self.rules
         here, there = s * self.actions + a, s2 * self.actions + a2
-        (reward,) = self.holding.encrypt([f.alpha_k * f.scaled_reward(r)])
-        k_delta = (reward * power(table[there], f.alpha_gamma_k, nsquare) % nsquare
-                   * power(table[here], -f.alpha_k, nsquare) % nsquare)          # eq. 3
+        k_delta = (power(table[there], f.alpha_gamma_k, nsquare)
+                   * power(table[here], -f.alpha_k, nsquare) % nsquare)          # eq. 3 ...
         owner, division = self.holding.owner.division_owner, self.holding.division
-        owner.open(division.mask([k_delta]))
+        owner.open(division.mask([k_delta], [f.alpha_k * f.scaled_reward(r)]))   # ... + reward
         beta_owner, beta_holder = borrow_shares(self.ctx, owner.low_bits(), division.low_bits())
         quotients, owner_borrows = owner.quotients(beta_owner)
         (delta,) = division.finish(quotients, owner_borrows, beta_holder)
