@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ppml.checks import check_int, check_one_of, check_positive
+from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.protocols.pprl.learners import LEARNERS, MAX_SCALE_BITS, SELECTIONS
 
 PARTITIONS = ("time", "observation")
@@ -55,6 +56,10 @@ class PPRLOptions:
     """partition=observation: steps per episode (the paper does not say; docs/pprl.md)."""
     scale_bits: int = 128
     """The protocol's L = 2^scale_bits: Q-values and rewards are held scaled by L."""
+    obfuscator: str = "full"
+    """PPRL's Paillier obfuscators, precomputed before each turn: ``full`` (r^n) or ``djn``
+    (short exponents: cheaper, and only about 80-bit secure against the key owner, who could
+    then link the masked values it opens to table entries; docs/pprl.md)."""
     reward_bound: Optional[float] = None
     """The largest |reward| (the protocol's plaintext bounds); None: the task's own (random walk
     1, load balancing 100); a Gymnasium task needs it."""
@@ -66,6 +71,7 @@ class PPRLOptions:
         check_one_of("pprl.partition", self.partition, PARTITIONS)
         check_one_of("pprl.learner", self.learner, LEARNERS)
         check_one_of("pprl.selection", self.selection, SELECTIONS)
+        check_one_of("pprl.obfuscator", self.obfuscator, OBFUSCATORS)
         if isinstance(self.methods, str) or not self.methods:
             raise ValueError(f"pprl.methods must be a non-empty list of {', '.join(METHODS)} "
                              f"(pprl.methods=[crl,idrl]), got {self.methods!r}")

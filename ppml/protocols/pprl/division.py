@@ -44,17 +44,42 @@ STATISTICAL_BITS = 40
 """kappa: the mask r is kappa bits wider than the shifted value (the issue's minimum)."""
 
 
-def _encrypt(public_key, residues: list) -> list:
-    return public_key.encrypt_raw(residues, ObfuscatorPool(public_key, len(residues))
-                                  .take(len(residues)))
+class Encryptor:
+    """One agent's Paillier encryptions: a pool of obfuscators per public key it encrypts under
+    (`ObfuscatorPool`, of kind ``obfuscator``: ``full`` r^n or ``djn``), its own secrets, filled
+    ahead of use by `prepare` (the offline phase) or ``batch`` at a time when they run out."""
+
+    def __init__(self, obfuscator: str = "full", batch: int = 64):
+        self.obfuscator, self.batch = obfuscator, batch
+        self._pools: dict = {}
+        self.encryptions = 0
+
+    def _pool(self, public_key) -> ObfuscatorPool:
+        pool = self._pools.get(public_key)
+        if pool is None:
+            pool = self._pools[public_key] = ObfuscatorPool(public_key, 0,
+                                                            obfuscator=self.obfuscator)
+            pool.size = self.batch
+        return pool
+
+    def prepare(self, public_key, count: int) -> None:
+        """Offline: ``count`` more obfuscators for ``public_key``."""
+        self._pool(public_key).fill(count)
+
+    def encrypt(self, public_key, values: list) -> list:
+        """Enc(v mod n) of each integer (signed) value."""
+        self.encryptions += len(values)
+        n = public_key.n
+        return public_key.encrypt_raw([mpz(v) % n for v in values],
+                                      self._pool(public_key).take(len(values)))
 
 
 class DivisionHolder:
     """B's side: the ciphertexts under A's key, the masks r it draws, its borrow shares."""
 
-    def __init__(self, public_key, bound_bits: int, division_bits: int,
+    def __init__(self, public_key, bound_bits: int, division_bits: int, encryptor: Encryptor,
                  statistical_bits: int = STATISTICAL_BITS, random_bytes=os.urandom):
-        self.public_key = public_key
+        self.public_key, self.encryptor = public_key, encryptor
         self.bound_bits = check_int("bound_bits", bound_bits, 1)
         self.division_bits = check_int("division_bits", division_bits, 1, bound_bits)
         self.statistical_bits = check_int("statistical_bits", statistical_bits, 40)
@@ -63,7 +88,6 @@ class DivisionHolder:
                              f"{public_key.bits} bits, got {bound_bits} + {statistical_bits}")
         self._random_bytes = random_bytes
         self._masks: list = []
-        self.encryptions = 0
 
     def mask(self, ciphertexts: list, addends: list | None = None) -> list:
         """Step 1: c e(a + 2^b + r) for each c, each with a fresh r; ``addends`` a (default 0)
@@ -74,10 +98,9 @@ class DivisionHolder:
         self._masks = [mpz(int.from_bytes(self._random_bytes(width), "big") >> (8 * width - bits))
                        for _ in ciphertexts]
         addends = addends or [0] * len(ciphertexts)
-        shifted = _encrypt(self.public_key, [(mpz(a) + (mpz(1) << self.bound_bits) + r)
-                                             % self.public_key.n
-                                             for a, r in zip(addends, self._masks, strict=True)])
-        self.encryptions += len(shifted)
+        shifted = self.encryptor.encrypt(self.public_key, [
+            mpz(a) + (mpz(1) << self.bound_bits) + r
+            for a, r in zip(addends, self._masks, strict=True)])
         nsquare = self.public_key.nsquare
         return [mpz(c) * s % nsquare for c, s in zip(ciphertexts, shifted)]
 
@@ -92,10 +115,9 @@ class DivisionHolder:
         e(q) = e(floor(y / K)) e(beta_A)^-(1 - 2 beta_B) e(-beta_B - floor(r / K) - 2^(b-k))."""
         public_key, nsquare = self.public_key, self.public_key.nsquare
         k, b = self.division_bits, self.bound_bits
-        mine = _encrypt(public_key, [(-(int(beta) + (r >> k) + (mpz(1) << (b - k))))
-                                     % public_key.n for beta, r in zip(borrows, self._masks,
-                                                                       strict=True)])
-        self.encryptions += len(mine)
+        mine = self.encryptor.encrypt(public_key, [-(int(beta) + (r >> k) + (mpz(1) << (b - k)))
+                                                   for beta, r in zip(borrows, self._masks,
+                                                                      strict=True)])
         out = []
         for quotient, owner_borrow, beta_b, plain in zip(quotients, owner_borrows, borrows, mine):
             flipped = owner_borrow if int(beta_b) else gmpy2.invert(owner_borrow, nsquare)
@@ -107,11 +129,11 @@ class DivisionHolder:
 class DivisionOwner:
     """A's side: the key, the masked values y it decrypts, its borrow shares."""
 
-    def __init__(self, private_key, division_bits: int):
-        self.private_key = private_key
+    def __init__(self, private_key, division_bits: int, encryptor: Encryptor):
+        self.private_key, self.encryptor = private_key, encryptor
         self.division_bits = check_int("division_bits", division_bits, 1)
         self._opened: list = []
-        self.encryptions = self.decryptions = 0
+        self.decryptions = 0
 
     def open(self, masked: list) -> None:
         """Step 2: y = x' + r of each masked ciphertext."""
@@ -127,9 +149,9 @@ class DivisionOwner:
         """Step 4: e(floor(y / K)) and e(beta_A) of each value."""
         k = self.division_bits
         public_key = self.private_key.public_key
-        sealed = _encrypt(public_key, [y >> k for y in self._opened] + [int(v) for v in borrows])
+        sealed = self.encryptor.encrypt(public_key, [y >> k for y in self._opened] +
+                                        [int(v) for v in borrows])
         self._opened = []
-        self.encryptions += len(sealed)
         count = len(sealed) // 2
         return sealed[:count], sealed[count:]
 

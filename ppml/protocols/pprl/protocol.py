@@ -100,13 +100,13 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     env_seed, rng, evaluation = _generators(seed, trial)
     q_bits, k_delta_bits = bounds(options, reward_bound)
     start = time.perf_counter()
-    parties = [TimeAgent(i, key_bits, insecure_key_bits_ok, key_seed, options.division_bits)
-               for i in range(agents)]
+    parties = [TimeAgent(i, key_bits, insecure_key_bits_ok, key_seed, options.division_bits,
+                         options.obfuscator) for i in range(agents)]
     ctx = mpc.local_context(2, seed=key_seed)
     setup_s = time.perf_counter() - start
     first = learner(options, states, actions, fixed=True)
     rules = learner(options, 1, 1, fixed=True)              # alpha K, alpha gamma K, L
-    turns = []
+    turns, offline = [], [0.0]
 
     def each_turn():
         yield first                                         # agent 0, in the clear
@@ -115,6 +115,10 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
         for holder in range(1, agents):
             if holder > 1:
                 holding = hand_over(holding, parties[holder], k_delta_bits, q_bits)
+            began = time.perf_counter()                     # offline: each step's obfuscators
+            for agent in (holding.agent, holding.owner):
+                agent.encryptor.prepare(holding.owner.public_key, 2 * options.steps_per_agent)
+            offline[0] += time.perf_counter() - began
             turns.append(EncryptedTurn(holding, actions, rules, ctx, reward_bound))
             yield turns[-1]
 
@@ -123,13 +127,12 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     final = first if holding is None else _opened(holding, first, options, states, actions)
     seconds = time.perf_counter() - start
     reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial)
-    counts = [p.counts() for p in parties] + [(t.holding.division.encryptions, 0)
-                                               for t in turns]
+    counts = [p.counts() for p in parties]
     return evaluate(env, final, evaluation, trial, seconds,
                     q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
                     action_agreement=float(np.mean(np.array(taken) ==
                                                    np.array(reference.taken))),
-                    online_s=seconds - setup_s,
+                    online_s=seconds - setup_s - offline[0], offline_s=offline[0],
                     encryptions=sum(e for e, _ in counts),
                     decryptions=sum(d for _, d in counts),
                     divisions=sum(t.divisions for t in turns))

@@ -28,13 +28,9 @@ import os
 import gmpy2
 from gmpy2 import mpz
 
-from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
-from ppml.protocols.pprl.division import STATISTICAL_BITS, DivisionHolder, DivisionOwner
-
-
-def _encrypt(public_key, residues: list) -> list:
-    return public_key.encrypt_raw([mpz(v) % public_key.n for v in residues],
-                                  ObfuscatorPool(public_key, len(residues)).take(len(residues)))
+from ppml.crypto.paillier import generate_keypair
+from ppml.protocols.pprl.division import (STATISTICAL_BITS, DivisionHolder, DivisionOwner,
+                                          Encryptor)
 
 
 def _random_below(bits: int) -> mpz:
@@ -47,25 +43,25 @@ class TimeAgent:
     divisions under its key, and while it holds the table, the table under the owner's key."""
 
     def __init__(self, index: int, key_bits: int, insecure_key_bits_ok: bool,
-                 seed: int | None, division_bits: int):
+                 seed: int | None, division_bits: int, obfuscator: str = "full"):
         self.index = index
         self.public_key, self._private_key = generate_keypair(
             key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
             seed=None if seed is None else seed * 1000 + index)
         self.division_bits = division_bits
-        self.division_owner = DivisionOwner(self._private_key, division_bits)
-        self.encryptions = self.decryptions = 0
+        self.encryptor = Encryptor(obfuscator)
+        self.division_owner = DivisionOwner(self._private_key, division_bits, self.encryptor)
+        self.decryptions = 0
 
     def encrypt_table(self, values: list) -> list:
         """Fig. 2, step 1: the table it learned in the clear, under its own key (signed
         integers)."""
-        self.encryptions += len(values)
-        return _encrypt(self.public_key, values)
+        return self.encryptor.encrypt(self.public_key, values)
 
     def counts(self) -> tuple:
-        """(encryptions, decryptions) of this agent, its divisions as owner included."""
-        owner = self.division_owner
-        return self.encryptions + owner.encryptions, self.decryptions + owner.decryptions
+        """(encryptions, decryptions) of this agent, its divisions included."""
+        return (self.encryptor.encryptions,
+                self.decryptions + self.division_owner.decryptions)
 
     # -- the owner's side ----------------------------------------------------------------------
     def open_masked(self, masked: list) -> list:
@@ -75,8 +71,7 @@ class TimeAgent:
 
     def reencrypt(self, opened: list, public_key) -> list:
         """The masked values encrypted under the next owner's key ``public_key``."""
-        self.encryptions += len(opened)
-        return _encrypt(public_key, opened)
+        return self.encryptor.encrypt(public_key, opened)
 
     def reveal(self, table: list) -> list:
         """EVALUATION ONLY: the final table under this agent's key, decrypted (the run's
@@ -92,11 +87,11 @@ class Holding:
                  q_bound_bits: int):
         self.agent, self.owner, self.table = agent, owner, table
         self.q_bound_bits = q_bound_bits
-        self.division = DivisionHolder(owner.public_key, bound_bits, agent.division_bits)
+        self.division = DivisionHolder(owner.public_key, bound_bits, agent.division_bits,
+                                       agent.encryptor)
 
     def encrypt(self, residues: list) -> list:
-        self.agent.encryptions += len(residues)
-        return _encrypt(self.owner.public_key, residues)
+        return self.agent.encryptor.encrypt(self.owner.public_key, residues)
 
     def rerandomized(self) -> list:
         """The table with fresh randomness (a hand-over to a holder other than the owner)."""
@@ -111,10 +106,8 @@ class Holding:
         masks = [(mpz(1) << (self.q_bound_bits + 1)) + _random_below(bits) for _ in self.table]
         nsquare = self.owner.public_key.nsquare
         shifted = self.encrypt(masks)
-        mine = self.agent.public_key
-        self.agent.encryptions += len(masks)
         return ([c * m % nsquare for c, m in zip(self.table, shifted)],
-                _encrypt(mine, [-m for m in masks]))
+                self.agent.encryptor.encrypt(self.agent.public_key, [-m for m in masks]))
 
 
 def combine_reencrypted(public_key, reencrypted: list, negatives: list) -> list:
