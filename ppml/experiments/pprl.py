@@ -7,7 +7,8 @@ same environment draws (``data_seed``).  Rows: one per trial (random walk: ``ste
 ``reached_goal``) or per trial and episode (load balancing: ``episode_reward``, the mean global
 reward per step), each with its ``method``; PPRL's rows add ``q_equal_reference``,
 ``action_agreement``, ``online_s`` and its counts of encryptions, decryptions and divisions.
-``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  The table gives, per method, Table 2's accuracy
+``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
+``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).  The table gives, per method, Table 2's accuracy
 (mean steps to the goal over the trials that reach it, and how many do) or the mean reward of
 the last tenth of the episodes, and the seconds of learning.  docs/pprl.md has the numbers.
 """
@@ -32,7 +33,7 @@ def pprl(config: RunConfig) -> RunOutput:
     if not by_time and config.parties != 2:
         raise ValueError(f"parties must be 2 for pprl.task={options.task} (two factories), got "
                          f"{config.parties}")
-    rows, shown = [], []
+    rows, shown, views = [], [], {}
     for method in options.method_list():
         seconds, mine = 0.0, []
         for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
@@ -40,7 +41,9 @@ def pprl(config: RunConfig) -> RunOutput:
             if method == "pprl":
                 result = run_time_protocol(options, config.parties, config.data_seed, trial,
                                            config.key_bits, config.insecure_key_bits_ok,
-                                           key_seed=config.seed)
+                                           key_seed=config.seed,
+                                           record_views=config.record_views and trial == 0)
+                views = views or result.views
             elif by_time:
                 result = run_time_partitioned(options, method, config.parties,
                                               config.data_seed, trial)
@@ -52,7 +55,8 @@ def pprl(config: RunConfig) -> RunOutput:
         shown.append({"method": method, **_accuracy(mine, by_time, options.episodes),
                       "learning_s": seconds, **_agreement(mine)})
     summary = {"methods": len(shown), "trials": options.trials}
-    return RunOutput(rows=rows, summary=summary, table=format_table(shown, list(shown[0])))
+    return RunOutput(rows=rows, summary=summary, table=format_table(shown, list(shown[0])),
+                     views=views)
 
 
 def _agreement(rows: list) -> dict:

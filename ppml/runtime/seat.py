@@ -133,7 +133,7 @@ class Seat:
     def received(self) -> list:
         """Every ring element this seat received since the last call (its view, in order;
         needs ``record_views``)."""
-        return _drain(self.ctx.comm.views[self.rank])
+        return drain_view(self.ctx.comm.views[self.rank])
 
     def stats(self):
         """This party's online rounds and bytes sent so far (`ppml.mpc.comm.PartyStats`)."""
@@ -184,7 +184,7 @@ class RoleDealer:
         return pending.result()
 
 
-def _drain(entries: list) -> list:
+def drain_view(entries: list) -> list:
     """The ring elements of view ``entries`` in order, which it empties."""
     values = [int(v) for *_, payload in entries
               for piece in (payload if isinstance(payload, list) else [payload])
@@ -305,7 +305,7 @@ class LocalSeat:
         return self._table.run(self.rank, program, inputs)
 
     def received(self) -> list:
-        return _drain(self.ctx.comm.views[self.rank])
+        return drain_view(self.ctx.comm.views[self.rank])
 
     def stats(self):
         return self.ctx.comm.stats[self.rank]

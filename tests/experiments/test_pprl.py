@@ -43,3 +43,15 @@ def test_pprl_rows_carry_the_comparison_with_the_reference():
     rows = [r for r in out.rows if r["method"] == "pprl"]
     assert len(rows) == 2 and all(r["q_equal_reference"] for r in rows)
     assert "2/2" in out.table
+
+
+def test_record_views_writes_each_agents_view(compose_run_config, tmp_path):
+    from jobs.run import run
+    from ppml.experiments.results import views_dir
+    path = run(compose_run_config(
+        "experiment=pprl", "pprl.task=CliffWalking-v1", "pprl.reward_bound=100",
+        "pprl.steps_per_agent=20", "pprl.trials=2", "pprl.methods=[pprl]", "key_bits=512",
+        "insecure_key_bits_ok=true", "seed=1", "record_views=true", "progress=false",
+        f"results_dir={tmp_path}"))
+    assert sorted(p.name for p in views_dir(tmp_path, path.stem).iterdir()) == [
+        "agent-0.parquet", "agent-1.parquet"]

@@ -140,6 +140,10 @@ class DivisionOwner:
         self._opened = self.private_key.decrypt_raw(masked)
         self.decryptions += len(masked)
 
+    def opened(self) -> list:
+        """The masked values y it opened last (its view)."""
+        return list(self._opened)
+
     def low_bits(self) -> np.ndarray:
         """y mod K of each opened value: A's input to the comparison."""
         low = (1 << self.division_bits) - 1

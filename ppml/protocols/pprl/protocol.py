@@ -36,7 +36,9 @@ from ppml.protocols.pprl.division import borrow_shares
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.reference import (TrialResult, _generators, evaluate, learner,
                                            play_turns, run_time_partitioned)
-from ppml.protocols.pprl.roles import Holding, TimeAgent, combine_reencrypted, power
+from ppml.protocols.pprl.roles import (ENGINE, OPENED, Holding, TimeAgent, combine_reencrypted,
+                                       power)
+from ppml.runtime.seat import drain_view
 
 
 def bounds(options: PPRLOptions, reward_bound: float) -> tuple:
@@ -68,7 +70,7 @@ class EncryptedTurn:
         self.holding, self.actions, self.rules, self.ctx = holding, actions, rules, ctx
         self.reward_bound = reward_bound
         self.q = _Blind(actions)
-        self.divisions = 0
+        self.divisions = self.step = 0
 
     def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
         if not abs(r) <= self.reward_bound:
@@ -81,7 +83,12 @@ class EncryptedTurn:
                    * power(table[here], -f.alpha_k, nsquare) % nsquare)          # eq. 3 ...
         owner, division = self.holding.owner.division_owner, self.holding.division
         owner.open(division.mask([k_delta], [f.alpha_k * f.scaled_reward(r)]))   # ... + reward
+        step = self.step = self.step + 1
+        self.holding.owner.view.record(step, OPENED, owner.opened())
         beta_owner, beta_holder = borrow_shares(self.ctx, owner.low_bits(), division.low_bits())
+        if self.ctx.comm.views is not None:        # engine rank 0: the owner, 1: the holder
+            for rank, agent in ((0, self.holding.owner), (1, self.holding.agent)):
+                agent.view.record(step, ENGINE, drain_view(self.ctx.comm.views[rank]))
         quotients, owner_borrows = owner.quotients(beta_owner)
         (delta,) = division.finish(quotients, owner_borrows, beta_holder)
         table[here] = table[here] * delta % nsquare                                # eq. 4
@@ -90,10 +97,11 @@ class EncryptedTurn:
 
 def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                       key_bits: int, insecure_key_bits_ok: bool = False,
-                      key_seed: int | None = None) -> TrialResult:
+                      key_seed: int | None = None, record_views: bool = False) -> TrialResult:
     """One trial of PPRL partitioned by time among ``agents``; the row carries the
     comparison with the fixed-point reference of the same trial.  ``key_seed``: INSECURE
-    seeded keys (and the engine's), for reproducible experiments."""
+    seeded keys (and the engine's), for reproducible experiments.  With ``record_views`` the
+    result's ``views`` has each agent's view (`roles.TimeAgent.view`)."""
     reward_bound = options.task_reward_bound()
     env = tasks.make(options.task)
     states, actions = env.observation_space.n, env.action_space.n
@@ -101,8 +109,8 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     q_bits, k_delta_bits = bounds(options, reward_bound)
     start = time.perf_counter()
     parties = [TimeAgent(i, key_bits, insecure_key_bits_ok, key_seed, options.division_bits,
-                         options.obfuscator) for i in range(agents)]
-    ctx = mpc.local_context(2, seed=key_seed)
+                         options.obfuscator, record_views) for i in range(agents)]
+    ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     setup_s = time.perf_counter() - start
     first = learner(options, states, actions, fixed=True)
     rules = learner(options, 1, 1, fixed=True)              # alpha K, alpha gamma K, L
@@ -128,14 +136,17 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     seconds = time.perf_counter() - start
     reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial)
     counts = [p.counts() for p in parties]
-    return evaluate(env, final, evaluation, trial, seconds,
+    result = evaluate(env, final, evaluation, trial, seconds,
                     q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
                     action_agreement=float(np.mean(np.array(taken) ==
                                                    np.array(reference.taken))),
                     online_s=seconds - setup_s - offline[0], offline_s=offline[0],
                     encryptions=sum(e for e, _ in counts),
                     decryptions=sum(d for _, d in counts),
-                    divisions=sum(t.divisions for t in turns))
+                      divisions=sum(t.divisions for t in turns))
+    result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
+        else {}
+    return result
 
 
 def hand_over(holding: Holding, holder: TimeAgent, k_delta_bits: int, q_bits: int) -> Holding:
@@ -145,7 +156,7 @@ def hand_over(holding: Holding, holder: TimeAgent, k_delta_bits: int, q_bits: in
     if owner is not holder:
         return Holding(holder, owner, holding.rerandomized(), k_delta_bits, q_bits)
     masked, negatives = holding.masked()
-    reencrypted = owner.reencrypt(owner.open_masked(masked), previous.public_key)
+    reencrypted = owner.reencrypt(owner.open_masked(masked, holder.index), previous.public_key)
     return Holding(holder, previous, combine_reencrypted(previous.public_key, reencrypted,
                                                          negatives), k_delta_bits, q_bits)
 

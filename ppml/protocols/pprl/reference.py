@@ -23,7 +23,7 @@ randomness, not cryptographic.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -42,6 +42,8 @@ class TrialResult:
     table: QTable | None = None
     taken: list | None = None
     """The actions taken while learning (partitioned by time)."""
+    views: dict = field(default_factory=dict)
+    """PPRL with record_views: each agent's view (`ppml.privacy.views`)."""
 
 
 def learner(options: PPRLOptions, states: int, actions: int, fixed: bool) -> QTable:

@@ -29,8 +29,13 @@ import gmpy2
 from gmpy2 import mpz
 
 from ppml.crypto.paillier import generate_keypair
+from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.division import (STATISTICAL_BITS, DivisionHolder, DivisionOwner,
                                           Encryptor)
+
+OPENED, HANDED_OVER, ENGINE = 0, 1, 2
+"""The ``l`` of an agent's view rows: a division's masked value, a hand-over's masked table
+entry, a value the engine opened to it."""
 
 
 def _random_below(bits: int) -> mpz:
@@ -43,8 +48,13 @@ class TimeAgent:
     divisions under its key, and while it holds the table, the table under the owner's key."""
 
     def __init__(self, index: int, key_bits: int, insecure_key_bits_ok: bool,
-                 seed: int | None, division_bits: int, obfuscator: str = "full"):
+                 seed: int | None, division_bits: int, obfuscator: str = "full",
+                 record_views: bool = False):
         self.index = index
+        self.view = ViewRecorder(record_views)
+        """What it received in the clear (`ppml.privacy.views`): as owner, each masked value
+        it opened (l = `OPENED`, position 0) and each masked table entry at a hand-over
+        (l = `HANDED_OVER`, position: the entry); its openings on the engine (l = `ENGINE`)."""
         self.public_key, self._private_key = generate_keypair(
             key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
             seed=None if seed is None else seed * 1000 + index)
@@ -64,10 +74,13 @@ class TimeAgent:
                 self.decryptions + self.division_owner.decryptions)
 
     # -- the owner's side ----------------------------------------------------------------------
-    def open_masked(self, masked: list) -> list:
-        """A re-encryption's masked table (Q + R under this agent's key), decrypted."""
+    def open_masked(self, masked: list, turn: int) -> list:
+        """A re-encryption's masked table (Q + R under this agent's key), decrypted, before
+        ``turn``."""
         self.decryptions += len(masked)
-        return self._private_key.decrypt_raw(masked)
+        opened = self._private_key.decrypt_raw(masked)
+        self.view.record(turn, HANDED_OVER, opened)
+        return opened
 
     def reencrypt(self, opened: list, public_key) -> list:
         """The masked values encrypted under the next owner's key ``public_key``."""
