@@ -2,8 +2,10 @@
 against the paper's times and against its floor.
 
 ``python -m jobs.bench_pprl [steps=200] [key_bits=1024,2048] [obfuscators=full,djn]
-[task=random_walk] [results_dir=results]`` runs one trial of two agents per key size and kind of
-obfuscator: agent 0 learns ``steps`` steps in the clear, agent 1 ``steps`` encrypted steps.
+[workers=1,2] [task=random_walk] [results_dir=results]`` runs one trial of two agents per key
+size, kind of obfuscator and worker count (``workers`` > 1: Ray tasks fill each agent's
+obfuscator pools while the steps run; ``offline_ms`` is then the time spent waiting to start
+them): agent 0 learns ``steps`` steps in the clear, agent 1 ``steps`` encrypted steps.
 Each row has:
 
 * ``online_ms`` and ``offline_ms`` per encrypted step: the run's online seconds (the steps, the
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from contextlib import nullcontext
 
 from jobs.bench_paillier import median_time
 from jobs.cli import finish, options
@@ -31,11 +34,12 @@ from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_time_partitioned
+from ppml.runtime import cluster
 
 PAPER_RANDOM_S = 4.71e3
 """Table 2, PPRL/rnd.: 15,000 encrypted steps (B's turn) at 1024 bits."""
 TABLE_2_STEPS = 15_000
-DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn",
+DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn", "workers": "1",
             "task": "random_walk", "results_dir": "results"}
 
 
@@ -46,16 +50,18 @@ def decryption_ms(key_bits: int) -> float:
     return 1e3 * median_time(lambda: private_key.decrypt_raw(ciphertext), 5, warmup=True)
 
 
-def measure(steps: int, key_bits: int, obfuscator: str, task: str) -> dict:
+def measure(steps: int, key_bits: int, obfuscator: str, task: str, workers: int) -> dict:
     options_ = PPRLOptions(task=task, steps_per_agent=steps, methods=["pprl"],
                            obfuscator=obfuscator)
-    row = run_time_protocol(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True).rows[0]
+    row = run_time_protocol(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True,
+                            workers=workers).rows[0]
     start = time.perf_counter()
     run_time_partitioned(options_, "crl_fixed", 2, 0, 0)
     plaintext_ms = 1e3 * (time.perf_counter() - start) / (2 * steps)
     online, offline = 1e3 * row["online_s"] / steps, 1e3 * row["offline_s"] / steps
     estimate = (online + offline) * TABLE_2_STEPS / 1e3
-    return {"task": task, "key_bits": key_bits, "obfuscator": obfuscator, "steps": steps,
+    return {"task": task, "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers,
+            "steps": steps,
             "online_ms": online, "offline_ms": offline, "estimate_15000_s": estimate,
             "paper_random_s": PAPER_RANDOM_S, "speedup": PAPER_RANDOM_S / estimate,
             "floor_ms": decryption_ms(key_bits), "plaintext_ms": plaintext_ms,
@@ -68,9 +74,11 @@ def main(argv=None) -> None:
     if opts["steps"] < 1:
         raise SystemExit("steps must be >= 1")
     started_at = dt.datetime.now(dt.timezone.utc)
-    rows = [measure(opts["steps"], int(bits), obfuscator, opts["task"])
-            for bits in str(opts["key_bits"]).split(",")
-            for obfuscator in opts["obfuscators"].split(",")]
+    workers = [int(w) for w in str(opts["workers"]).split(",")]
+    with cluster.connected(None) if max(workers) > 1 else nullcontext():
+        rows = [measure(opts["steps"], int(bits), obfuscator, opts["task"], w)
+                for bits in str(opts["key_bits"]).split(",")
+                for obfuscator in opts["obfuscators"].split(",") for w in workers]
     finish("bench_pprl", rows, opts["results_dir"], started_at)
 
 

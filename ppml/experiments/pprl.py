@@ -42,7 +42,8 @@ def pprl(config: RunConfig) -> RunOutput:
                 result = run_time_protocol(options, config.parties, config.data_seed, trial,
                                            config.key_bits, config.insecure_key_bits_ok,
                                            key_seed=config.seed,
-                                           record_views=config.record_views and trial == 0)
+                                           record_views=config.record_views and trial == 0,
+                                           workers=config.workers)
                 views = views or result.views
             elif by_time:
                 result = run_time_partitioned(options, method, config.parties,

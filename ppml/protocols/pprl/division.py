@@ -47,18 +47,20 @@ STATISTICAL_BITS = 40
 class Encryptor:
     """One agent's Paillier encryptions: a pool of obfuscators per public key it encrypts under
     (`ObfuscatorPool`, of kind ``obfuscator``: ``full`` r^n or ``djn``), its own secrets, filled
-    ahead of use by `prepare` (the offline phase) or ``batch`` at a time when they run out."""
+    ahead of use by `prepare` (the offline phase) or ``batch`` at a time when they run out;
+    with ``workers`` > 1, by Ray tasks on this node that run while the steps do."""
 
-    def __init__(self, obfuscator: str = "full", batch: int = 64):
-        self.obfuscator, self.batch = obfuscator, batch
+    def __init__(self, obfuscator: str = "full", batch: int = 64, workers: int = 1):
+        self.obfuscator, self.batch, self.workers = obfuscator, batch, workers
         self._pools: dict = {}
         self.encryptions = 0
 
     def _pool(self, public_key) -> ObfuscatorPool:
         pool = self._pools.get(public_key)
-        if pool is None:
-            pool = self._pools[public_key] = ObfuscatorPool(public_key, 0,
-                                                            obfuscator=self.obfuscator)
+        if pool is None:                 # workers > 1: Ray tasks fill it while the steps run
+            pool = self._pools[public_key] = ObfuscatorPool(
+                public_key, 0, obfuscator=self.obfuscator, workers=self.workers,
+                stream=self.workers > 1)
             pool.size = self.batch
         return pool
 

@@ -97,11 +97,14 @@ class EncryptedTurn:
 
 def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                       key_bits: int, insecure_key_bits_ok: bool = False,
-                      key_seed: int | None = None, record_views: bool = False) -> TrialResult:
+                      key_seed: int | None = None, record_views: bool = False,
+                      workers: int = 1) -> TrialResult:
     """One trial of PPRL partitioned by time among ``agents``; the row carries the
     comparison with the fixed-point reference of the same trial.  ``key_seed``: INSECURE
     seeded keys (and the engine's), for reproducible experiments.  With ``record_views`` the
-    result's ``views`` has each agent's view (`roles.TimeAgent.view`)."""
+    result's ``views`` has each agent's view (`roles.TimeAgent.view`); ``workers`` > 1 fills
+    each agent's obfuscator pools with that many Ray tasks while the steps run (Ray must be
+    up)."""
     reward_bound = options.task_reward_bound()
     env = tasks.make(options.task)
     states, actions = env.observation_space.n, env.action_space.n
@@ -109,7 +112,7 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     q_bits, k_delta_bits = bounds(options, reward_bound)
     start = time.perf_counter()
     parties = [TimeAgent(i, key_bits, insecure_key_bits_ok, key_seed, options.division_bits,
-                         options.obfuscator, record_views) for i in range(agents)]
+                         options.obfuscator, record_views, workers) for i in range(agents)]
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     setup_s = time.perf_counter() - start
     first = learner(options, states, actions, fixed=True)

@@ -49,7 +49,7 @@ class TimeAgent:
 
     def __init__(self, index: int, key_bits: int, insecure_key_bits_ok: bool,
                  seed: int | None, division_bits: int, obfuscator: str = "full",
-                 record_views: bool = False):
+                 record_views: bool = False, workers: int = 1):
         self.index = index
         self.view = ViewRecorder(record_views)
         """What it received in the clear (`ppml.privacy.views`): as owner, each masked value
@@ -59,7 +59,7 @@ class TimeAgent:
             key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
             seed=None if seed is None else seed * 1000 + index)
         self.division_bits = division_bits
-        self.encryptor = Encryptor(obfuscator)
+        self.encryptor = Encryptor(obfuscator, workers=workers)
         self.division_owner = DivisionOwner(self._private_key, division_bits, self.encryptor)
         self.decryptions = 0
 
