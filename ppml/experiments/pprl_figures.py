@@ -1,0 +1,91 @@
+"""Sakuma et al.'s Table 2 and Fig. 5 drawn from whatever pprl runs (`jobs.run experiment=pprl`)
+a results folder holds (`jobs.report`).  A figure without data for it is not drawn.
+
+* Table 2 (random walk): the mean steps the learned greedy policy takes to the goal, one bar per
+  method, grouped by learner and action selection, each labelled with how many trials reached
+  the goal; each bar is the latest run of its method, learner and selection;
+* Fig. 5 (load balancing): the mean global reward per step of each episode, averaged over the
+  trials and over a moving window of `SMOOTHING` episodes, one curve per method (the latest
+  run of each).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ppml.experiments.figures import figure, save
+from ppml.protocols.pprl.config import METHODS
+
+SMOOTHING = 20
+"""Episodes in Fig. 5's moving mean (single episodes swing by several units)."""
+
+
+def _latest(rows: list, key) -> list:
+    """The rows of the latest run (by run id, which starts with its time) of each ``key(row)``."""
+    latest = {}
+    for r in rows:
+        k = key(r)
+        latest[k] = max(latest.get(k, ""), r.get("run_id") or "")
+    return [r for r in rows if (r.get("run_id") or "") == latest[key(r)]]
+
+
+@figure("pprl")
+def table2(rows: list, folder: Path) -> Path | None:
+    """Mean steps to the goal per method and selection (random walk)."""
+    walks = [r for r in rows if r.get("pprl.task") == "random_walk" and r.get("episode") is None
+             and r.get("method") is not None]
+    if not walks:
+        return None
+
+    def group(r):
+        return f"{r['pprl.learner']}, {r['pprl.selection']}"
+
+    walks = _latest(walks, lambda r: (r["method"], group(r)))
+    selections = sorted({group(r) for r in walks})
+    methods = [m for m in METHODS if any(r["method"] == m for r in walks)]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.8 / len(methods)
+    for k, method in enumerate(methods):
+        for g, selection in enumerate(selections):
+            mine = [r for r in walks if r["method"] == method and group(r) == selection]
+            if not mine:
+                continue
+            reached = [r["steps_to_goal"] for r in mine if r["reached_goal"]]
+            height = float(np.mean(reached)) if reached else 0.0
+            x = g + (k - (len(methods) - 1) / 2) * width
+            ax.bar(x, height, width, label=method if g == 0 else None, color=f"C{k}")
+            ax.text(x, height, f"{len(reached)}/{len(mine)}", ha="center", va="bottom",
+                    fontsize=7)
+    ax.set_xticks(range(len(selections)), selections)
+    ax.set_ylabel("mean steps to the goal (trials that reach it)")
+    ax.set_title("Random walk: the learned greedy policy (Table 2)")
+    ax.legend()
+    return save(fig, folder, "pprl_table2")
+
+
+@figure("pprl")
+def fig5(rows: list, folder: Path) -> Path | None:
+    """Mean global reward per step of each episode, one curve per method (load balancing)."""
+    episodes = [r for r in rows if r.get("pprl.task") == "load_balancing"
+                and r.get("episode") is not None]
+    if not episodes:
+        return None
+    curves = defaultdict(lambda: defaultdict(list))
+    for r in _latest(episodes, lambda r: r["method"]):
+        curves[r["method"]][r["episode"]].append(r["episode_reward"])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for method in [m for m in METHODS if m in curves]:
+        xs = sorted(curves[method])
+        means = np.array([np.mean(curves[method][x]) for x in xs])
+        window = min(SMOOTHING, len(means))
+        smooth = np.convolve(means, np.ones(window) / window, mode="valid")
+        ax.plot(xs[window - 1:], smooth, label=method, linewidth=1.2)
+    ax.set_xlabel("episode")
+    ax.set_ylabel(f"global reward per step (trials, {SMOOTHING}-episode mean)")
+    ax.set_title("Load balancing (Fig. 5)")
+    ax.legend()
+    return save(fig, folder, "pprl_fig5")
