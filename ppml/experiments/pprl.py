@@ -29,6 +29,10 @@ from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_
 @register("pprl")
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
+    if config.runtime != "local":
+        raise ValueError(f"experiment=pprl runs runtime=local so far (the agents as Ray actors "
+                         f"and as federated parties are not built yet), got "
+                         f"runtime={config.runtime}")
     by_time = options.partition == "time"
     if not by_time and config.parties != 2:
         raise ValueError(f"parties must be 2 for pprl.task={options.task} (two factories), got "

@@ -33,6 +33,8 @@ def test_load_balancing_rows_per_episode_and_two_factories_only():
     assert "final_reward_per_step" in out.table
     with pytest.raises(ValueError, match="parties must be 2 for pprl.task=load_balancing"):
         pprl(RunConfig(experiment="pprl", parties=3, progress=False, pprl=options))
+    with pytest.raises(ValueError, match="experiment=pprl runs runtime=local so far"):
+        pprl(RunConfig(experiment="pprl", runtime="ray", progress=False, pprl=options))
 
 
 def test_pprl_rows_carry_the_comparison_with_the_reference():
