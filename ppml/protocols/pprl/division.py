@@ -37,7 +37,7 @@ import numpy as np
 from gmpy2 import mpz
 
 from ppml.checks import check_int
-from ppml.crypto.paillier import ObfuscatorPool
+from ppml.crypto.paillier import ObfuscatorPool, ops
 from ppml.mpc.protocols.convert import most_significant_bit
 
 STATISTICAL_BITS = 40
@@ -103,8 +103,7 @@ class DivisionHolder:
         shifted = self.encryptor.encrypt(self.public_key, [
             mpz(a) + (mpz(1) << self.bound_bits) + r
             for a, r in zip(addends, self._masks, strict=True)])
-        nsquare = self.public_key.nsquare
-        return [mpz(c) * s % nsquare for c, s in zip(ciphertexts, shifted)]
+        return ops.add(self.public_key, [mpz(c) for c in ciphertexts], shifted)
 
     def low_bits(self) -> np.ndarray:
         """r mod K of each mask: B's input to the comparison."""
@@ -143,7 +142,7 @@ class DivisionOwner:
         self.decryptions += len(masked)
 
     def opened(self) -> list:
-        """The masked values y it opened last (its view)."""
+        """The masked values y of its last division (its view)."""
         return list(self._opened)
 
     def low_bits(self) -> np.ndarray:
@@ -157,7 +156,6 @@ class DivisionOwner:
         public_key = self.private_key.public_key
         sealed = self.encryptor.encrypt(public_key, [y >> k for y in self._opened] +
                                         [int(v) for v in borrows])
-        self._opened = []
         count = len(sealed) // 2
         return sealed[:count], sealed[count:]
 
@@ -174,10 +172,12 @@ def borrow_shares(ctx, owner_low, holder_low, owner: int = 0, holder: int = 1):
     return ctx.per_party(list(bits))
 
 
-def divide(owner: DivisionOwner, holder: DivisionHolder, ctx, ciphertexts: list) -> list:
+def divide(owner: DivisionOwner, holder: DivisionHolder, ctx, ciphertexts: list,
+           addends: list | None = None) -> list:
     """Steps 1-5 with both roles and a context holding both engine parties in this process
-    (the local runtime): the holder's e(floor(x / K)) for each of its ``ciphertexts``."""
-    owner.open(holder.mask(ciphertexts))
+    (the local runtime): the holder's e(floor(x / K)) for each of its ``ciphertexts`` plus its
+    plaintext ``addends`` (`DivisionHolder.mask`)."""
+    owner.open(holder.mask(ciphertexts, addends))
     beta_a, beta_b = borrow_shares(ctx, owner.low_bits(), holder.low_bits())
     quotients, owner_borrows = owner.quotients(beta_a)
     return holder.finish(quotients, owner_borrows, beta_b)

@@ -15,9 +15,10 @@ reward).  Between turns the
 table changes hands (`roles.Holding`, `roles.TimeAgent`).  The learned table is opened at the end
 (the run's output, from which every agent reads the policy).
 
-The protocol takes the same actions as the fixed-point reference (the same selection draws: the
-evaluation's seeded mode) and ends with the same table, entry for entry
-(`PPRLTrial.q_equal_reference`).  Not built yet: greedy and epsilon-greedy selection and
+Each agent's random actions come from OS entropy in a fresh run (from the public seed only in
+the INSECURE seeded mode); the evaluation hands that entropy to the fixed-point reference after
+the run (EVALUATION ONLY, never used by the agents), so the reference takes the same actions and
+must end with the same table, entry for entry (the row's ``q_equal_reference``).  Not built yet: greedy and epsilon-greedy selection and
 Q-learning's max (section 5, private comparison), the partitioning by observation (Figs. 3-4),
 the Ray and federated runtimes.
 """
@@ -25,6 +26,7 @@ the Ray and federated runtimes.
 from __future__ import annotations
 
 import math
+import secrets
 import time
 
 import numpy as np
@@ -32,23 +34,21 @@ import numpy as np
 import ppml.mpc as mpc
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.division import borrow_shares
+from ppml.crypto.paillier import ops
+from ppml.protocols.pprl.division import divide
 from ppml.protocols.pprl.learners import FixedPointQ
-from ppml.protocols.pprl.reference import (TrialResult, _generators, evaluate, learner,
+from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
                                            play_turns, run_time_partitioned)
-from ppml.protocols.pprl.roles import (ENGINE, OPENED, Holding, TimeAgent, combine_reencrypted,
-                                       power)
+from ppml.protocols.pprl.roles import ENGINE, OPENED, Holding, TimeAgent
 from ppml.runtime.seat import drain_view
 
 
-def bounds(options: PPRLOptions, reward_bound: float) -> tuple:
+def bounds(rules: FixedPointQ, options: PPRLOptions, reward_bound: float) -> tuple:
     """(bits of |Q| scaled by L, bits of |K dQ|): Q <= L r_max / (1 - gamma), and
-    K dQ = alpha K L r + alpha gamma K Q' - alpha K Q."""
-    table = FixedPointQ(1, 1, options.alpha, options.gamma, options.learner,
-                        options.scale_bits, options.division_bits)
+    K dQ = alpha K L r + alpha gamma K Q' - alpha K Q, with ``rules``' alpha K, alpha gamma K."""
     q_max = math.ceil(reward_bound * 2**options.scale_bits / (1 - options.gamma)) + 1
-    k_delta = (table.alpha_k * math.ceil(reward_bound * 2**options.scale_bits)
-               + (table.alpha_gamma_k + table.alpha_k) * q_max)
+    k_delta = (rules.alpha_k * math.ceil(reward_bound * 2**options.scale_bits)
+               + (rules.alpha_gamma_k + rules.alpha_k) * q_max)
     return q_max.bit_length() + 1, k_delta.bit_length() + 1
 
 
@@ -76,22 +76,19 @@ class EncryptedTurn:
         if not abs(r) <= self.reward_bound:
             raise ValueError(f"a reward of {r!r} is outside pprl.reward_bound="
                              f"{self.reward_bound}")
-        table, nsquare = self.holding.table, self.holding.owner.public_key.nsquare
-        f = self.rules
+        table, public_key = self.holding.table, self.holding.owner.public_key
+        f, owner = self.rules, self.holding.owner
         here, there = s * self.actions + a, s2 * self.actions + a2
-        k_delta = (power(table[there], f.alpha_gamma_k, nsquare)
-                   * power(table[here], -f.alpha_k, nsquare) % nsquare)          # eq. 3 ...
-        owner, division = self.holding.owner.division_owner, self.holding.division
-        owner.open(division.mask([k_delta], [f.alpha_k * f.scaled_reward(r)]))   # ... + reward
+        k_delta = ops.dot(public_key, [table[there], table[here]],
+                          [f.alpha_gamma_k, -f.alpha_k])                    # eq. 3, and below
+        (delta,) = divide(owner.division_owner, self.holding.division, self.ctx, [k_delta],
+                          [f.alpha_k * f.scaled_reward(r)])                 # its reward term
+        (table[here],) = ops.add(public_key, [table[here]], [delta])      # eq. 4
         step = self.step = self.step + 1
-        self.holding.owner.view.record(step, OPENED, owner.opened())
-        beta_owner, beta_holder = borrow_shares(self.ctx, owner.low_bits(), division.low_bits())
+        owner.view.record(step, OPENED, owner.division_owner.opened())
         if self.ctx.comm.views is not None:        # engine rank 0: the owner, 1: the holder
-            for rank, agent in ((0, self.holding.owner), (1, self.holding.agent)):
+            for rank, agent in ((0, owner), (1, self.holding.agent)):
                 agent.view.record(step, ENGINE, drain_view(self.ctx.comm.views[rank]))
-        quotients, owner_borrows = owner.quotients(beta_owner)
-        (delta,) = division.finish(quotients, owner_borrows, beta_holder)
-        table[here] = table[here] * delta % nsquare                                # eq. 4
         self.divisions += 1
 
 
@@ -108,15 +105,16 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     reward_bound = options.task_reward_bound()
     env = tasks.make(options.task)
     states, actions = env.observation_space.n, env.action_space.n
-    env_seed, rng, evaluation = _generators(seed, trial)
-    q_bits, k_delta_bits = bounds(options, reward_bound)
+    selection = None if key_seed is not None else secrets.randbits(128)
+    env_seed, rng, evaluation = generators(seed, trial, selection)
+    rules = learner(options, 1, 1, fixed=True)              # alpha K, alpha gamma K, L
+    q_bits, k_delta_bits = bounds(rules, options, reward_bound)
     start = time.perf_counter()
     parties = [TimeAgent(i, key_bits, insecure_key_bits_ok, key_seed, options.division_bits,
                          options.obfuscator, record_views, workers) for i in range(agents)]
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     setup_s = time.perf_counter() - start
     first = learner(options, states, actions, fixed=True)
-    rules = learner(options, 1, 1, fixed=True)              # alpha K, alpha gamma K, L
     turns, offline = [], [0.0]
 
     def each_turn():
@@ -137,13 +135,14 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     holding = turns[-1].holding if turns else None
     final = first if holding is None else _opened(holding, first, options, states, actions)
     seconds = time.perf_counter() - start
-    reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial)
+    reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial, selection)
     counts = [p.counts() for p in parties]
     result = evaluate(env, final, evaluation, trial, seconds,
                     q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
                     action_agreement=float(np.mean(np.array(taken) ==
                                                    np.array(reference.taken))),
-                    online_s=seconds - setup_s - offline[0], offline_s=offline[0],
+                    setup_s=setup_s, online_s=seconds - setup_s - offline[0],
+                    offline_s=offline[0],
                     encryptions=sum(e for e, _ in counts),
                     decryptions=sum(d for _, d in counts),
                       divisions=sum(t.divisions for t in turns))
@@ -160,8 +159,8 @@ def hand_over(holding: Holding, holder: TimeAgent, k_delta_bits: int, q_bits: in
         return Holding(holder, owner, holding.rerandomized(), k_delta_bits, q_bits)
     masked, negatives = holding.masked()
     reencrypted = owner.reencrypt(owner.open_masked(masked, holder.index), previous.public_key)
-    return Holding(holder, previous, combine_reencrypted(previous.public_key, reencrypted,
-                                                         negatives), k_delta_bits, q_bits)
+    return Holding(holder, previous, ops.add(previous.public_key, reencrypted, negatives),
+                   k_delta_bits, q_bits)
 
 
 def _opened(holding: Holding, like: FixedPointQ, options: PPRLOptions, states: int,

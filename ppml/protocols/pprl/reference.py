@@ -17,7 +17,8 @@ in the protocol's fixed point, on both partitionings.
 Each trial draws from ``np.random.default_rng([seed, trial])``: the environment's dynamics from
 one child generator, the agents' action selection from another, the evaluation from a third,
 so that every method of a trial meets the same environment seed.  These are public experiment
-randomness, not cryptographic.
+randomness, not cryptographic; PPRL's fresh runs draw the agents' selection from OS entropy
+instead (`generators`).
 """
 
 from __future__ import annotations
@@ -54,17 +55,23 @@ def learner(options: PPRLOptions, states: int, actions: int, fixed: bool) -> QTa
     return QTable(states, actions, options.alpha, options.gamma, options.learner)
 
 
-def _generators(seed: int, trial: int) -> tuple:
+def generators(seed: int, trial: int, selection: int | None = None) -> tuple:
+    """(environment seed, the agents' selection generator, the evaluation's generator) of a
+    trial, from ``np.random.default_rng([seed, trial])``; ``selection`` (an integer of OS
+    entropy, `protocol.run_time_protocol`'s fresh runs) seeds the agents' selection instead."""
     env, agents, evaluation = np.random.default_rng([seed, trial]).spawn(3)
+    if selection is not None:
+        agents = np.random.default_rng(selection)
     return int(env.integers(2**31)), agents, evaluation
 
 
 def run_time_partitioned(options: PPRLOptions, method: str, agents: int, seed: int,
-                         trial: int) -> TrialResult:
-    """One trial of ``method`` (crl, crl_fixed, idrl) partitioned by time among ``agents``."""
+                         trial: int, selection: int | None = None) -> TrialResult:
+    """One trial of ``method`` (crl, crl_fixed, idrl) partitioned by time among ``agents``
+    (``selection``: `generators`)."""
     env = tasks.make(options.task)
     states, actions = env.observation_space.n, env.action_space.n
-    env_seed, rng, evaluation = _generators(seed, trial)
+    env_seed, rng, evaluation = generators(seed, trial, selection)
     shared = method in ("crl", "crl_fixed")
     tables = [learner(options, states, actions, method == "crl_fixed")
               for _ in range(1 if shared else agents)]
@@ -126,7 +133,7 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int,
     env = tasks.make(options.task)
     sizes = [int(n) for n in env.observation_space.nvec]
     moves = [int(n) for n in env.action_space.nvec]
-    env_seed, rng, _ = _generators(seed, trial)
+    env_seed, rng, _ = generators(seed, trial)
     joint = method in ("crl", "crl_fixed")
     if joint:
         tables = [learner(options, int(np.prod(sizes)), int(np.prod(moves)),

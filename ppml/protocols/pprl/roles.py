@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import os
 
-import gmpy2
 from gmpy2 import mpz
 
-from ppml.crypto.paillier import generate_keypair
+from ppml.crypto.paillier import generate_keypair, ops
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.division import (STATISTICAL_BITS, DivisionHolder, DivisionOwner,
                                           Encryptor)
@@ -108,29 +107,12 @@ class Holding:
 
     def rerandomized(self) -> list:
         """The table with fresh randomness (a hand-over to a holder other than the owner)."""
-        nsquare = self.owner.public_key.nsquare
-        zeros = self.encrypt([0] * len(self.table))
-        return [c * z % nsquare for c, z in zip(self.table, zeros)]
+        return ops.add(self.owner.public_key, self.table, self.encrypt([0] * len(self.table)))
 
     def masked(self) -> tuple:
         """A re-encryption's first half: e_o(Q + R) for the owner, and e_i(-R) under this
         agent's own key for the next holder (R shifted so that Q + R >= 0)."""
         bits = self.q_bound_bits + 1 + STATISTICAL_BITS
         masks = [(mpz(1) << (self.q_bound_bits + 1)) + _random_below(bits) for _ in self.table]
-        nsquare = self.owner.public_key.nsquare
-        shifted = self.encrypt(masks)
-        return ([c * m % nsquare for c, m in zip(self.table, shifted)],
+        return (ops.add(self.owner.public_key, self.table, self.encrypt(masks)),
                 self.agent.encryptor.encrypt(self.agent.public_key, [-m for m in masks]))
-
-
-def combine_reencrypted(public_key, reencrypted: list, negatives: list) -> list:
-    """e_i(Q) = e_i(Q + R) e_i(-R): the new holder's table."""
-    nsquare = public_key.nsquare
-    return [a * b % nsquare for a, b in zip(reencrypted, negatives)]
-
-
-def power(c, exponent: int, nsquare):
-    """c^exponent mod n^2, a negative exponent through the inverse."""
-    if exponent < 0:
-        return gmpy2.powmod(gmpy2.invert(c, nsquare), -exponent, nsquare)
-    return gmpy2.powmod(c, exponent, nsquare)
