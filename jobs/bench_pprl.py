@@ -2,8 +2,9 @@
 against the paper's times and against its floor.
 
 ``python -m jobs.bench_pprl [steps=200] [key_bits=1024,2048] [obfuscators=full,djn]
-[workers=1,2] [task=random_walk] [results_dir=results]`` runs one trial of two agents per key
-size, kind of obfuscator and worker count (``workers`` > 1: Ray tasks fill each agent's
+[workers=1,2] [selection=random,epsilon_greedy] [learner=sarsa] [task=random_walk]
+[results_dir=results]`` runs one trial of two agents per key size, kind of obfuscator, worker
+count and selection (``workers`` > 1: Ray tasks fill each agent's
 obfuscator pools while the steps run; ``offline_ms`` is then the time spent waiting to start
 them): agent 0 learns ``steps`` steps in the clear, agent 1 ``steps`` encrypted steps.
 Each row has:
@@ -14,11 +15,13 @@ Each row has:
 * ``setup_s``: the agents' key generation and the engine's set-up, once a run;
 * ``estimate_15000_s``: setup + (online + offline) x 15,000, everything the secure run costs
   for the length of one agent's turn in Table 2 (the first agent's turn in the clear included),
-  against ``paper_random_s``, the paper's PPRL/rnd. time for the same run (4,710 s, 1024-bit
-  keys), and ``speedup`` = paper / estimate (the issue's target: >= 100);
+  against ``paper_s``, the paper's PPRL time for the same run (Table 2 at 1024-bit keys:
+  4,710 s with random selection, 33,600 s with epsilon-greedy; none for greedy), and
+  ``speedup`` = paper / estimate (the issue's target: >= 100);
 * ``floor_ms``: one CRT decryption of the run's key size, the least an encrypted step costs
   (the owner must open the masked value), timed here; ``plaintext_ms``: the fixed-point
   reference's step (`crl_fixed`, the leanest honest loop of the same algorithm), timed here;
+* ``comparisons``: the private greedy selections of the run (`greedy`);
 * ``q_equal_reference``: the decrypted table equals the reference's.
 
 Prints the table and writes one Parquet file; the numbers are in docs/pprl.md.
@@ -38,11 +41,12 @@ from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_time_partitioned
 from ppml.runtime import cluster
 
-PAPER_RANDOM_S = 4.71e3
-"""Table 2, PPRL/rnd.: 15,000 encrypted steps (B's turn) at 1024 bits."""
+PAPER_S = {"random": 4.71e3, "epsilon_greedy": 3.36e4}
+"""Table 2, PPRL/rnd. and PPRL/eps-greedy: 15,000 encrypted steps (B's turn) at 1024 bits."""
 TABLE_2_STEPS = 15_000
 DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn", "workers": "1",
-            "task": "random_walk", "results_dir": "results"}
+            "selection": "random", "learner": "sarsa", "task": "random_walk",
+            "results_dir": "results"}
 
 
 def decryption_ms(key_bits: int) -> float:
@@ -52,9 +56,10 @@ def decryption_ms(key_bits: int) -> float:
     return 1e3 * median_time(lambda: private_key.decrypt_raw(ciphertext), 5, warmup=True)
 
 
-def measure(steps: int, key_bits: int, obfuscator: str, task: str, workers: int) -> dict:
+def measure(steps: int, key_bits: int, obfuscator: str, task: str, workers: int,
+            selection: str, learner: str) -> dict:
     options_ = PPRLOptions(task=task, steps_per_agent=steps, methods=["pprl"],
-                           obfuscator=obfuscator)
+                           obfuscator=obfuscator, selection=selection, learner=learner)
     row = run_time_protocol(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True,
                             workers=workers).rows[0]
     start = time.perf_counter()
@@ -62,13 +67,15 @@ def measure(steps: int, key_bits: int, obfuscator: str, task: str, workers: int)
     plaintext_ms = 1e3 * (time.perf_counter() - start) / (2 * steps)
     online, offline = 1e3 * row["online_s"] / steps, 1e3 * row["offline_s"] / steps
     estimate = row["setup_s"] + (online + offline) * TABLE_2_STEPS / 1e3
-    return {"task": task, "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers,
-            "steps": steps,
+    paper = PAPER_S.get(selection) if learner == "sarsa" else None
+    return {"task": task, "selection": selection, "learner": learner, "key_bits": key_bits,
+            "obfuscator": obfuscator, "workers": workers, "steps": steps,
             "setup_s": row["setup_s"], "online_ms": online, "offline_ms": offline,
             "estimate_15000_s": estimate,
-            "paper_random_s": PAPER_RANDOM_S, "speedup": PAPER_RANDOM_S / estimate,
+            "paper_s": paper, "speedup": None if paper is None else paper / estimate,
             "floor_ms": decryption_ms(key_bits), "plaintext_ms": plaintext_ms,
             "encryptions": row["encryptions"], "decryptions": row["decryptions"],
+            "comparisons": row["comparisons"],
             "q_equal_reference": row["q_equal_reference"]}
 
 
@@ -79,9 +86,11 @@ def main(argv=None) -> None:
     started_at = dt.datetime.now(dt.timezone.utc)
     workers = [int(w) for w in str(opts["workers"]).split(",")]
     with cluster.connected(None) if max(workers) > 1 else nullcontext():
-        rows = [measure(opts["steps"], int(bits), obfuscator, opts["task"], w)
+        rows = [measure(opts["steps"], int(bits), obfuscator, opts["task"], w, selection,
+                        opts["learner"])
                 for bits in str(opts["key_bits"]).split(",")
-                for obfuscator in opts["obfuscators"].split(",") for w in workers]
+                for obfuscator in opts["obfuscators"].split(",") for w in workers
+                for selection in opts["selection"].split(",")]
     finish("bench_pprl", rows, opts["results_dir"], started_at)
 
 

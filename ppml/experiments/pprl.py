@@ -6,7 +6,8 @@ method of ``pprl.methods`` for ``pprl.trials`` trials; every trial of every meth
 same environment draws (``data_seed``).  Rows: one per trial (random walk: ``steps_to_goal``,
 ``reached_goal``) or per trial and episode (load balancing: ``episode_reward``, the mean global
 reward per step), each with its ``method``; PPRL's rows add ``q_equal_reference``,
-``action_agreement``, ``online_s`` and its counts of encryptions, decryptions and divisions.
+``action_agreement``, ``online_s`` and its counts of encryptions, decryptions, divisions and
+comparisons (greedy selection and Q-learning's max).
 ``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
 ``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).  The table gives, per method, Table 2's accuracy
 (mean steps to the goal over the trials that reach it, and how many do) or the mean reward of

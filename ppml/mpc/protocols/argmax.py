@@ -65,7 +65,7 @@ def _and_reduce(ctx, bits: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _pairs(arms: int) -> tuple:
+def pairs(arms: int) -> tuple:
     """The unordered pairs i < j of ``arms`` indices (made once per size: it is on the hot path)."""
     return np.triu_indices(arms, 1)
 
@@ -78,15 +78,22 @@ def pairwise_bits(ctx, x: np.ndarray, ties: str = "random") -> np.ndarray:
     Row i is all ones exactly when k_i is a maximum and no earlier k_j equals it, so a tie goes
     to the lower position (with distinct keys there is none).  The diagonal is a public 1.
     """
-    arms = x.shape[-1]
     keys = _tie_broken_keys(ctx, x, ties)
-    i, j = _pairs(arms)
+    i, j = pairs(x.shape[-1])
     j_wins = most_significant_bit(ctx, keys[..., i] - keys[..., j])         # lines 1-3
-    geq = ctx.add_public(np.zeros(x.shape + (arms,), dtype=np.uint64),
+    return first_maximum_bits(ctx, j_wins, x.shape[-1])
+
+
+def first_maximum_bits(ctx, j_wins: np.ndarray, arms: int) -> np.ndarray:
+    """XOR shares of the one-hot of the first maximum over ``arms`` positions, from the XOR
+    shares of [k_j > k_i] for every pair (i, j), i < j, in the order of `pairs` (last axis):
+    lines 4-9 of Algorithm 2, an AND tree in ceil(log2 arms) rounds."""
+    i, j = pairs(arms)
+    geq = ctx.add_public(np.zeros(j_wins.shape[:-1] + (arms, arms), dtype=np.uint64),
                          np.eye(arms, dtype=np.uint64), BINARY)
     geq[..., i, j] = ctx.add_public(j_wins, np.uint64(1), BINARY)
     geq[..., j, i] = j_wins
-    return _and_reduce(ctx, geq)                                            # lines 4-9
+    return _and_reduce(ctx, geq)
 
 
 def pairwise(ctx, x: np.ndarray, ties: str = "random") -> np.ndarray:

@@ -16,8 +16,7 @@ METHODS = ("crl", "crl_fixed", "idrl", "rdrl", "pprl")
 """The plaintext methods: CRL (one agent holds every perception; float64), CRL in the
 protocol's fixed point (`learners.FixedPointQ`), IDRL (each agent learns alone from its own
 perceptions) and RDRL (IDRL with the global reward shared; partitioned by observation only);
-and PPRL, the encrypted protocol (`protocol`; partitioned by time, SARSA, random selection so
-far)."""
+and PPRL, the encrypted protocol (`protocol`; partitioned by time so far)."""
 OBSERVATION_TASKS = ("load_balancing",)
 TASK_REWARD_BOUNDS = {"random_walk": 1.0, "load_balancing": 100.0}
 """The largest |reward| of each of section 6's tasks (load balancing: the global reward)."""
@@ -84,12 +83,10 @@ class PPRLOptions:
         if self.partition == "time" and self.task in OBSERVATION_TASKS:
             raise ValueError(f"pprl.task={self.task!r} is partitioned by observation; set "
                              "pprl.partition=observation")
-        if "pprl" in self.method_list() and (self.partition != "time" or self.learner != "sarsa"
-                                             or self.selection != "random"):
+        if "pprl" in self.method_list() and self.partition != "time":
             raise ValueError("pprl.methods: pprl (the encrypted protocol) is built for "
-                             "pprl.partition=time, pprl.learner=sarsa, pprl.selection=random so "
-                             "far; got pprl.partition={}, pprl.learner={}, pprl.selection={}"
-                             .format(self.partition, self.learner, self.selection))
+                             "pprl.partition=time so far; got pprl.partition="
+                             f"{self.partition}")
         if "rdrl" in self.method_list() and self.partition != "observation":
             raise ValueError("pprl.methods: rdrl shares the global reward of a task partitioned "
                              "by observation; with pprl.partition=time there is one reward")

@@ -16,6 +16,8 @@ Q-learning replaces Q(s', a') by max_a Q(s', a) (eq. 1, second form).
 `select` draws its randomness from a numpy generator in a fixed order: epsilon-greedy one
 uniform, then a random action or a greedy one; greedy a uniform permutation of the actions and
 the first maximum under it (Fig. 4: B's random permutation), so ties are broken uniformly.
+The encrypted protocol passes rows that find their first maximum by private comparison
+(`first_maximum`), so it draws from its generator exactly what the reference draws.
 """
 
 from __future__ import annotations
@@ -37,7 +39,16 @@ def select(kind: str, row: np.ndarray, rng: np.random.Generator, epsilon: float)
     if kind == "epsilon_greedy" and rng.random() < epsilon:
         return int(rng.integers(len(row)))
     order = rng.permutation(len(row))
-    return int(order[np.argmax(row[order])])
+    return int(order[first_maximum(row, order)])
+
+
+def first_maximum(row, order: np.ndarray) -> int:
+    """The position in ``order`` of the first maximum of ``row`` read in that order: numpy's
+    argmax for a plaintext row, the row's own private comparison for an encrypted one
+    (`protocol.EncryptedRow`)."""
+    if isinstance(row, np.ndarray):
+        return int(np.argmax(row[order]))
+    return row.first_maximum(order)
 
 
 class QTable:

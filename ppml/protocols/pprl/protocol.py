@@ -1,5 +1,6 @@
-"""PPRL partitioned by time (Sakuma et al., section 4.1, Fig. 2): SARSA with random action
-selection on Q-values encrypted under another agent's key, in the local runtime.
+"""PPRL partitioned by time (Sakuma et al., section 4.1, Fig. 2; section 5): SARSA and
+Q-learning with random, greedy or epsilon-greedy selection on Q-values encrypted under another
+agent's key, in the local runtime.
 
 Agent 0 learns its turn in the clear (`FixedPointQ`: its Q-values are a function of its own
 perceptions), encrypts the table under its key and hands it to agent 1 (Fig. 2, step 1).  In
@@ -11,16 +12,19 @@ divides it by K with the owner (`division`), and adds the quotient (eq. 4).  The
 e(alpha K L r), the same plaintext as e(L r)^(alpha K), rides in the division's mask
 encryption (the holder knows r), so a step costs the holder two encryptions and the owner two
 encryptions and one decryption, whatever the reward (a skipped encryption would time the
-reward).  Between turns the
-table changes hands (`roles.Holding`, `roles.TimeAgent`).  The learned table is opened at the end
-(the run's output, from which every agent reads the policy).
+reward).  Greedy choices (greedy and epsilon-greedy selection) and Q-learning's max,
+max_a Q(s', a) = Q(s', a*), are the holder's private greedy selection with the owner (`greedy`):
+the holder learns a* (Statement 2), the owner nothing; a* found for a selection at s' serves the
+max of the same step.  Between turns the table changes hands (`roles.Holding`,
+`roles.TimeAgent`).  The learned table is opened at the end (the run's output, from which every
+agent reads the policy).
 
-Each agent's random actions come from OS entropy in a fresh run (from the public seed only in
-the INSECURE seeded mode); the evaluation hands that entropy to the fixed-point reference after
-the run (EVALUATION ONLY, never used by the agents), so the reference takes the same actions and
-must end with the same table, entry for entry (the row's ``q_equal_reference``).  Not built yet: greedy and epsilon-greedy selection and
-Q-learning's max (section 5, private comparison), the partitioning by observation (Figs. 3-4),
-the Ray and federated runtimes.
+Each agent's random choices (actions, epsilon draws, the permutations that break ties) come from
+OS entropy in a fresh run (from the public seed only in the INSECURE seeded mode); the
+evaluation hands that entropy to the fixed-point reference after the run (EVALUATION ONLY,
+never used by the agents), so the reference takes the same actions and must end with the same
+table, entry for entry (the row's ``q_equal_reference``).  Not built yet: the partitioning by
+observation (Figs. 3-4), the Ray and federated runtimes.
 """
 
 from __future__ import annotations
@@ -32,45 +36,83 @@ import time
 import numpy as np
 
 import ppml.mpc as mpc
-from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl import greedy, tasks
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.crypto.paillier import ops
 from ppml.protocols.pprl.division import divide
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
                                            play_turns, run_time_partitioned)
-from ppml.protocols.pprl.roles import ENGINE, OPENED, Holding, TimeAgent
+from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED, Holding, TimeAgent
 from ppml.runtime.seat import drain_view
 
 
 def bounds(rules: FixedPointQ, options: PPRLOptions, reward_bound: float) -> tuple:
-    """(bits of |Q| scaled by L, bits of |K dQ|): Q <= L r_max / (1 - gamma), and
-    K dQ = alpha K L r + alpha gamma K Q' - alpha K Q, with ``rules``' alpha K, alpha gamma K."""
-    q_max = math.ceil(reward_bound * 2**options.scale_bits / (1 - options.gamma)) + 1
+    """(bits of 2|Q| scaled by L, bits of |K dQ|).  With the rounded alpha' = alpha K / K and
+    gamma' = alpha gamma K / alpha K that ``rules`` use, and each update's floor losing less
+    than 1, |Q| <= (L r_max + 1 / alpha') / (1 - gamma'); then
+    K dQ = alpha K L r + alpha gamma K Q' - alpha K Q."""
+    alpha = rules.alpha_k / 2**options.division_bits
+    gamma = rules.alpha_gamma_k / rules.alpha_k
+    q_max = math.ceil((reward_bound * 2**options.scale_bits + 1 / alpha) / (1 - gamma)) + 1
     k_delta = (rules.alpha_k * math.ceil(reward_bound * 2**options.scale_bits)
                + (rules.alpha_gamma_k + rules.alpha_k) * q_max)
     return q_max.bit_length() + 1, k_delta.bit_length() + 1
 
 
-class _Blind:
-    """What random selection reads of a state's row: its length only (the holder sees no
-    Q-value)."""
+class EncryptedRow:
+    """What selection reads of a state's row in an encrypted turn: its length, and its first
+    maximum under an order by private comparison (`learners.first_maximum`); no Q-value."""
 
-    def __init__(self, actions: int):
-        self._row = np.zeros(actions)
+    def __init__(self, turn: "EncryptedTurn", state: int):
+        self.turn, self.state = turn, state
 
-    def __getitem__(self, state):
-        return self._row
+    def __len__(self) -> int:
+        return self.turn.actions
+
+    def first_maximum(self, order) -> int:
+        return self.turn.first_maximum(self.state, order)
+
+
+class _Rows:
+    def __init__(self, turn: "EncryptedTurn"):
+        self.turn = turn
+
+    def __getitem__(self, state: int) -> EncryptedRow:
+        return EncryptedRow(self.turn, state)
 
 
 class EncryptedTurn:
-    """The holder's view of one turn: `update` is eqs. 3-4 with a private division."""
+    """The holder's view of one turn: `update` is eqs. 3-4 with a private division, greedy
+    selection and Q-learning's max a private comparison (`greedy`)."""
 
     def __init__(self, holding: Holding, actions: int, rules: FixedPointQ, ctx, reward_bound):
         self.holding, self.actions, self.rules, self.ctx = holding, actions, rules, ctx
         self.reward_bound = reward_bound
-        self.q = _Blind(actions)
-        self.divisions = self.step = 0
+        self.q = _Rows(self)
+        self.divisions = self.comparisons = self.step = 0
+        self._greedy: tuple | None = None
+        """(state, action): the last greedy action found, while its row is unchanged."""
+
+    def first_maximum(self, state: int, order) -> int:
+        """The position in ``order`` of the first maximum of Q(state, .), which the holder
+        learns (Statement 2)."""
+        table, owner = self.holding.table, self.holding.owner
+        position = greedy.first_maximum(
+            owner.division_owner, self.holding.greedy, self.ctx,
+            [table[state * self.actions + int(a)] for a in order])
+        owner.view.record(self.step + 1, COMPARED, owner.division_owner.opened())
+        self.comparisons += 1
+        self._greedy = (state, int(order[position]))
+        return position
+
+    def _target(self, s2: int, a2: int) -> int:
+        """The table index of Q(s', a') (SARSA) or of max_a Q(s', a) (Q-learning)."""
+        if self.rules.learner == "sarsa":
+            return s2 * self.actions + a2
+        if self._greedy is None or self._greedy[0] != s2:
+            self.first_maximum(s2, np.arange(self.actions))
+        return s2 * self.actions + self._greedy[1]
 
     def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
         if not abs(r) <= self.reward_bound:
@@ -78,12 +120,14 @@ class EncryptedTurn:
                              f"{self.reward_bound}")
         table, public_key = self.holding.table, self.holding.owner.public_key
         f, owner = self.rules, self.holding.owner
-        here, there = s * self.actions + a, s2 * self.actions + a2
+        here, there = s * self.actions + a, self._target(s2, a2)
         k_delta = ops.dot(public_key, [table[there], table[here]],
                           [f.alpha_gamma_k, -f.alpha_k])                    # eq. 3, and below
         (delta,) = divide(owner.division_owner, self.holding.division, self.ctx, [k_delta],
                           [f.alpha_k * f.scaled_reward(r)])                 # its reward term
         (table[here],) = ops.add(public_key, [table[here]], [delta])      # eq. 4
+        if self._greedy is not None and self._greedy[0] == s:
+            self._greedy = None                                            # its row changed
         step = self.step = self.step + 1
         owner.view.record(step, OPENED, owner.division_owner.opened())
         if self.ctx.comm.views is not None:        # engine rank 0: the owner, 1: the holder
@@ -116,6 +160,8 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     setup_s = time.perf_counter() - start
     first = learner(options, states, actions, fixed=True)
     turns, offline = [], [0.0]
+    compares = options.learner == "qlearning" or options.selection != "random"
+    per_step = 2 + compares * actions * (actions - 1) // 2   # the holder's encryptions a step
 
     def each_turn():
         yield first                                         # agent 0, in the clear
@@ -125,8 +171,9 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
             if holder > 1:
                 holding = hand_over(holding, parties[holder], k_delta_bits, q_bits)
             began = time.perf_counter()                     # offline: each step's obfuscators
-            for agent in (holding.agent, holding.owner):
-                agent.encryptor.prepare(holding.owner.public_key, 2 * options.steps_per_agent)
+            for agent, count in ((holding.agent, per_step), (holding.owner, 2)):
+                agent.encryptor.prepare(holding.owner.public_key,
+                                        count * options.steps_per_agent)
             offline[0] += time.perf_counter() - began
             turns.append(EncryptedTurn(holding, actions, rules, ctx, reward_bound))
             yield turns[-1]
@@ -145,7 +192,8 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                     offline_s=offline[0],
                     encryptions=sum(e for e, _ in counts),
                     decryptions=sum(d for _, d in counts),
-                      divisions=sum(t.divisions for t in turns))
+                    divisions=sum(t.divisions for t in turns),
+                    comparisons=sum(t.comparisons for t in turns))
     result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
         else {}
     return result

@@ -23,23 +23,15 @@ ciphertexts or masked values, never a key.
 
 from __future__ import annotations
 
-import os
-
-from gmpy2 import mpz
-
 from ppml.crypto.paillier import generate_keypair, ops
 from ppml.privacy.views import ViewRecorder
-from ppml.protocols.pprl.division import (STATISTICAL_BITS, DivisionHolder, DivisionOwner,
-                                          Encryptor)
+from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor
+from ppml.protocols.pprl.greedy import GreedyHolder
+from ppml.protocols.pprl.masking import mask
 
-OPENED, HANDED_OVER, ENGINE = 0, 1, 2
+OPENED, HANDED_OVER, ENGINE, COMPARED = 0, 1, 2, 3
 """The ``l`` of an agent's view rows: a division's masked value, a hand-over's masked table
-entry, a value the engine opened to it."""
-
-
-def _random_below(bits: int) -> mpz:
-    width = (bits + 7) // 8
-    return mpz(int.from_bytes(os.urandom(width), "big") >> (8 * width - bits))
+entry, a value the engine opened to it, a greedy selection's masked difference."""
 
 
 class TimeAgent:
@@ -92,8 +84,10 @@ class TimeAgent:
 
 
 class Holding:
-    """The holder's state in one turn: the table under the owner's key and the division's
-    holder side (its masks come from the holder's OS CSPRNG)."""
+    """The holder's state in one turn: the table under the owner's key, and the holder's
+    sides of the division and of greedy selection (their masks come from the holder's OS
+    CSPRNG).  ``q_bound_bits``: |Q| < 2^(q_bound_bits - 1), so differences of Q-values lie
+    within 2^q_bound_bits."""
 
     def __init__(self, agent: TimeAgent, owner: TimeAgent, table: list, bound_bits: int,
                  q_bound_bits: int):
@@ -101,18 +95,17 @@ class Holding:
         self.q_bound_bits = q_bound_bits
         self.division = DivisionHolder(owner.public_key, bound_bits, agent.division_bits,
                                        agent.encryptor)
-
-    def encrypt(self, residues: list) -> list:
-        return self.agent.encryptor.encrypt(self.owner.public_key, residues)
+        self.greedy = GreedyHolder(owner.public_key, q_bound_bits, agent.encryptor)
 
     def rerandomized(self) -> list:
         """The table with fresh randomness (a hand-over to a holder other than the owner)."""
-        return ops.add(self.owner.public_key, self.table, self.encrypt([0] * len(self.table)))
+        return ops.add(self.owner.public_key, self.table, self.agent.encryptor.encrypt(
+            self.owner.public_key, [0] * len(self.table)))
 
     def masked(self) -> tuple:
-        """A re-encryption's first half: e_o(Q + R) for the owner, and e_i(-R) under this
-        agent's own key for the next holder (R shifted so that Q + R >= 0)."""
-        bits = self.q_bound_bits + 1 + STATISTICAL_BITS
-        masks = [(mpz(1) << (self.q_bound_bits + 1)) + _random_below(bits) for _ in self.table]
-        return (ops.add(self.owner.public_key, self.table, self.encrypt(masks)),
-                self.agent.encryptor.encrypt(self.agent.public_key, [-m for m in masks]))
+        """A re-encryption's first half: e_o(Q + o) for the owner, and e_i(-o) under this
+        agent's own key for the next holder (`masking.mask`: o = 2^b + R, so Q + o >= 0)."""
+        masked, offsets = mask(self.agent.encryptor, self.owner.public_key, self.table,
+                               self.q_bound_bits)
+        return masked, self.agent.encryptor.encrypt(self.agent.public_key,
+                                                    [-o for o in offsets])

@@ -4,11 +4,12 @@ entry for entry, at 2 and 3 agents; each agent holds only its own private key.""
 import numpy as np
 import pytest
 
+from ppml.protocols.pprl import learners
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_time_partitioned
-from ppml.protocols.pprl.roles import ENGINE, OPENED, TimeAgent
+from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED, TimeAgent
 
 CLIFF = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=60,
                     methods=["pprl"], trials=1)
@@ -43,9 +44,23 @@ def test_an_agent_holds_its_own_private_key_only():
     assert not any(hasattr(a, name) for a in agents for name in ("table", "_masks"))
 
 
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+@pytest.mark.parametrize("selection", ["random", "greedy", "epsilon_greedy"])
+def test_every_learner_and_selection_equals_the_reference(learner, selection):
+    """Greedy choices and Q-learning's max by private comparison (four actions, ties broken by
+    the holder's permutation): the same actions and the same table as the reference."""
+    options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=40,
+                          methods=["pprl"], trials=1, learner=learner, selection=selection,
+                          epsilon=0.3)
+    row = run_time_protocol(options, 3 if selection == "greedy" else 2, 0, 1, 512, True,
+                            key_seed=4).rows[0]
+    assert row["q_equal_reference"] and row["action_agreement"] == 1.0
+    assert (row["comparisons"] > 0) == ((learner, selection) != ("sarsa", "random"))
+
+
 def test_unbuilt_combinations_are_refused_by_name():
     with pytest.raises(ValueError, match="pprl .* is built for pprl.partition=time"):
-        PPRLOptions(methods=["pprl"], selection="greedy")
+        PPRLOptions(methods=["pprl"], task="load_balancing", partition="observation")
 
 
 def test_the_owners_view_does_not_follow_the_holders_updates(monkeypatch):
@@ -72,3 +87,31 @@ def test_the_owners_view_does_not_follow_the_holders_updates(monkeypatch):
     assert abs(np.corrcoef(ranks(opened), ranks(true[-1000:]))[0, 1]) < 0.15
     engine = [row for row in view if row["l"] == ENGINE]
     assert engine and not any(row["l"] == OPENED for row in result.views["agent-1"].to_pylist())
+
+
+def test_greedy_openings_do_not_follow_the_compared_q_values(monkeypatch):
+    """Statement 2: the owner opens, for each greedy choice in the holder's turn, one masked
+    difference y = Q_i - Q_j + 2^b + r per pair of actions; their ranks do not follow the true
+    differences (which the reference meets in the same order), and the holder opens nothing
+    but the engine's masked values and the greedy actions themselves."""
+    options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=400,
+                          methods=["pprl"], trials=1, selection="epsilon_greedy", epsilon=0.6)
+    result = run_time_protocol(options, 2, 0, 5, 512, True, key_seed=3, record_views=True)
+    row = result.rows[0]
+    assert row["q_equal_reference"] and row["action_agreement"] == 1.0
+    true = []
+    first = learners.first_maximum
+
+    def spy(q_row, order):
+        values = [int(v) for v in q_row[order]]
+        true.extend(values[i] - values[j] for i in range(4) for j in range(i + 1, 4))
+        return first(q_row, order)
+
+    monkeypatch.setattr(learners, "first_maximum", spy)
+    run_time_partitioned(options, "crl_fixed", 2, 0, 5)
+    view = result.views["agent-0"].to_pylist()
+    opened = [int(r["exact"]) for r in view if r["l"] == COMPARED]
+    assert len(opened) == 6 * row["comparisons"] > 900 and len(set(true[-len(opened):])) > 20
+    ranks = lambda v: np.argsort(np.argsort(np.array(v, dtype=float)))       # noqa: E731
+    assert abs(np.corrcoef(ranks(opened), ranks(true[-len(opened):]))[0, 1]) < 0.12  # 3.8 sigma
+    assert {r["l"] for r in result.views["agent-1"].to_pylist()} == {ENGINE}
