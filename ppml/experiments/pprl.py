@@ -5,7 +5,8 @@ partitioned by time (Table 2) and load balancing partitioned by observation (Tab
 method of ``pprl.methods`` for ``pprl.trials`` trials; every trial of every method meets the
 same environment draws (``data_seed``).  Rows: one per trial (random walk: ``steps_to_goal``,
 ``reached_goal``) or per trial and episode (load balancing: ``episode_reward``, the mean global
-reward per step), each with its ``method``; PPRL's rows add ``q_equal_reference``,
+reward per step), each with its ``method``; PPRL's rows (by observation: each trial's last
+episode row) add ``q_equal_reference``,
 ``action_agreement``, ``online_s`` and its counts of encryptions, decryptions, divisions and
 comparisons (greedy selection and Q-learning's max).
 ``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
@@ -23,6 +24,7 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
+from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
 
@@ -35,26 +37,24 @@ def pprl(config: RunConfig) -> RunOutput:
                          f"and as federated parties are not built yet), got "
                          f"runtime={config.runtime}")
     by_time = options.partition == "time"
-    if not by_time and config.parties != 2:
-        raise ValueError(f"parties must be 2 for pprl.task={options.task} (two factories), got "
-                         f"{config.parties}")
     rows, shown, views = [], [], {}
     for method in options.method_list():
         seconds, mine = 0.0, []
         for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
                           desc=f"pprl {method}"):
             if method == "pprl":
-                result = run_time_protocol(options, config.parties, config.data_seed, trial,
-                                           config.key_bits, config.insecure_key_bits_ok,
-                                           key_seed=config.seed,
-                                           record_views=config.record_views and trial == 0,
-                                           workers=config.workers)
+                run = run_time_protocol if by_time else run_observation_protocol
+                result = run(options, config.parties, config.data_seed, trial,
+                             config.key_bits, config.insecure_key_bits_ok, key_seed=config.seed,
+                             record_views=config.record_views and trial == 0,
+                             workers=config.workers)
                 views = views or result.views
             elif by_time:
                 result = run_time_partitioned(options, method, config.parties,
                                               config.data_seed, trial)
             else:
-                result = run_observation_partitioned(options, method, config.data_seed, trial)
+                result = run_observation_partitioned(options, method, config.data_seed, trial,
+                                                     config.parties)
             seconds += result.seconds
             mine += [{"method": method, **row} for row in result.rows]
         rows += mine
@@ -66,10 +66,12 @@ def pprl(config: RunConfig) -> RunOutput:
 
 
 def _agreement(rows: list) -> dict:
-    """PPRL's rows: in how many trials the table equals the fixed-point reference's."""
-    if "q_equal_reference" not in rows[0]:
+    """PPRL's rows: in how many trials the table equals the fixed-point reference's (a trial's
+    row, or by observation its last episode's, carries the comparison)."""
+    compared = [r["q_equal_reference"] for r in rows if r.get("q_equal_reference") is not None]
+    if not compared:
         return {"q_equal_reference": ""}
-    return {"q_equal_reference": f"{sum(r['q_equal_reference'] for r in rows)}/{len(rows)}"}
+    return {"q_equal_reference": f"{sum(compared)}/{len(compared)}"}
 
 
 def _accuracy(rows: list, by_time: bool, episodes: int) -> dict:

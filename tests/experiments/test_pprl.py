@@ -24,15 +24,15 @@ def test_random_walk_rows_one_per_method_and_trial():
     assert "mean_steps_to_goal" in out.table and "reached_goal" in out.table
 
 
-def test_load_balancing_rows_per_episode_and_two_factories_only():
+def test_load_balancing_rows_per_episode_with_a_factory_per_party():
     options = PPRLOptions(task="load_balancing", partition="observation", methods=["rdrl"],
                           trials=2, episodes=5, episode_steps=20)
     out = pprl(RunConfig(experiment="pprl", progress=False, pprl=options))
     assert [(r["trial"], r["episode"]) for r in out.rows] == [
         (t, e) for t in range(2) for e in range(5)]
     assert "final_reward_per_step" in out.table
-    with pytest.raises(ValueError, match="parties must be 2 for pprl.task=load_balancing"):
-        pprl(RunConfig(experiment="pprl", parties=3, progress=False, pprl=options))
+    three = pprl(RunConfig(experiment="pprl", parties=3, progress=False, pprl=options))
+    assert len(three.rows) == 10 and three.rows != out.rows
     with pytest.raises(ValueError, match="experiment=pprl runs runtime=local so far"):
         pprl(RunConfig(experiment="pprl", runtime="ray", progress=False, pprl=options))
 
@@ -57,3 +57,13 @@ def test_record_views_writes_each_agents_view(compose_run_config, tmp_path):
         f"results_dir={tmp_path}"))
     assert sorted(p.name for p in views_dir(tmp_path, path.stem).iterdir()) == [
         "agent-0.parquet", "agent-1.parquet"]
+
+
+def test_pprl_by_observation_reports_the_comparison_on_each_trials_last_episode():
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=10, trials=2, methods=["crl_fixed", "pprl"])
+    out = pprl(RunConfig(experiment="pprl", progress=False, key_bits=512,
+                         insecure_key_bits_ok=True, seed=3, pprl=options))
+    rows = [r for r in out.rows if r["method"] == "pprl"]
+    assert [r.get("q_equal_reference") for r in rows] == [None, True, None, True]
+    assert "2/2" in out.table

@@ -13,6 +13,14 @@ def test_bench_writes_a_row_per_key_size_obfuscator_and_selection(tmp_path, caps
         ("djn", "epsilon_greedy")]
     for r in rows:
         assert r["q_equal_reference"] and r["online_ms"] > 0 and r["offline_ms"] > 0
-        assert r["speedup"] == r["paper_s"] / r["estimate_15000_s"]
+        assert r["speedup"] == r["paper_s"] / r["estimate_s"] and r["estimate_steps"] == 15000
         assert (r["comparisons"] > 0) == (r["selection"] == "epsilon_greedy")
-    assert "estimate_15000_s" in capsys.readouterr().out
+    assert "estimate_s" in capsys.readouterr().out
+
+
+def test_bench_measures_the_partitioning_by_observation(tmp_path):
+    bench_pprl.main(["steps=5", "key_bits=512", "obfuscators=djn", "partition=observation",
+                     f"results_dir={tmp_path}"])
+    (row,) = read_results(tmp_path).to_pylist()
+    assert row["task"] == "load_balancing" and row["estimate_steps"] == 100_000
+    assert row["q_equal_reference"] and row["speedup"] is None and row["floor_ms"] > 0

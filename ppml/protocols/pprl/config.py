@@ -16,11 +16,13 @@ METHODS = ("crl", "crl_fixed", "idrl", "rdrl", "pprl")
 """The plaintext methods: CRL (one agent holds every perception; float64), CRL in the
 protocol's fixed point (`learners.FixedPointQ`), IDRL (each agent learns alone from its own
 perceptions) and RDRL (IDRL with the global reward shared; partitioned by observation only);
-and PPRL, the encrypted protocol (`protocol`; partitioned by time so far)."""
+and PPRL, the encrypted protocol (`protocol` partitioned by time, `observation` partitioned by
+observation)."""
 OBSERVATION_TASKS = ("load_balancing",)
-TASK_REWARD_BOUNDS = {"random_walk": 1.0, "load_balancing": 100.0}
-"""The largest |reward| of each of section 6's tasks (load balancing: the global reward)."""
 """Tasks whose state, action and reward are split among the agents."""
+TASK_REWARD_BOUNDS = {"random_walk": 1.0, "load_balancing": 50.0}
+"""The largest |reward| of each of section 6's tasks, per agent (load balancing: a factory's;
+the global reward of m factories is bounded by m times it)."""
 
 
 @dataclass
@@ -60,8 +62,8 @@ class PPRLOptions:
     (short exponents: cheaper, and only about 80-bit secure against the key owner, who could
     then link the masked values it opens to table entries; docs/pprl.md)."""
     reward_bound: Optional[float] = None
-    """The largest |reward| (the protocol's plaintext bounds); None: the task's own (random walk
-    1, load balancing 100); a Gymnasium task needs it."""
+    """The largest |reward| the learner sees (the protocol's plaintext bounds); None: the task's
+    own (random walk 1, load balancing 50 per factory); a Gymnasium task needs it."""
     division_bits: int = 16
     """The protocol's K = 2^division_bits: alpha K and alpha gamma K are rounded to integers and
     each update divided by K (a floor)."""
@@ -83,10 +85,11 @@ class PPRLOptions:
         if self.partition == "time" and self.task in OBSERVATION_TASKS:
             raise ValueError(f"pprl.task={self.task!r} is partitioned by observation; set "
                              "pprl.partition=observation")
-        if "pprl" in self.method_list() and self.partition != "time":
-            raise ValueError("pprl.methods: pprl (the encrypted protocol) is built for "
-                             "pprl.partition=time so far; got pprl.partition="
-                             f"{self.partition}")
+        if "pprl" in self.method_list() and self.partition == "observation" and \
+                (self.learner, self.selection) != ("sarsa", "random"):
+            raise ValueError("pprl.methods: pprl partitioned by observation is built for "
+                             "pprl.learner=sarsa and pprl.selection=random so far; got "
+                             f"pprl.learner={self.learner}, pprl.selection={self.selection}")
         if "rdrl" in self.method_list() and self.partition != "observation":
             raise ValueError("pprl.methods: rdrl shares the global reward of a task partitioned "
                              "by observation; with pprl.partition=time there is one reward")
@@ -106,14 +109,16 @@ class PPRLOptions:
         check_int("pprl.scale_bits", self.scale_bits, 1, MAX_SCALE_BITS)
         check_int("pprl.division_bits", self.division_bits, 1, MAX_SCALE_BITS)
 
-    def task_reward_bound(self) -> float:
-        """`reward_bound`, or the task's own bound."""
+    def task_reward_bound(self, agents: int = 1) -> float:
+        """`reward_bound`, or the task's own bound on the reward its learner sees (partitioned
+        by observation: the global reward of ``agents``)."""
         if self.reward_bound is not None:
             return self.reward_bound
         if self.task not in TASK_REWARD_BOUNDS:
             raise ValueError(f"pprl.reward_bound must be set for pprl.task={self.task!r} (the "
                              "largest |reward|: the protocol's plaintexts are bounded by it)")
-        return TASK_REWARD_BOUNDS[self.task]
+        shared = agents if self.partition == "observation" else 1
+        return TASK_REWARD_BOUNDS[self.task] * shared
 
     def method_list(self) -> list:
         return list(self.methods)

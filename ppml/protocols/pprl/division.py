@@ -117,18 +117,20 @@ class DivisionHolder:
 
 
 class DivisionOwner:
-    """A's side: the key, the masked values y it decrypts (for divisions and for greedy
-    selection's comparisons, `greedy`), its borrow shares."""
+    """A's side: its decryption, the masked values y it decrypts (for divisions and for greedy
+    selection's comparisons, `greedy`), its borrow shares.  ``decryptor`` has ``public_key``
+    and ``decrypt_raw``: A's private key (partitioned by time), or its joint decryption with the
+    other agents' decryption shares under a threshold key (`observation.JointDecryption`)."""
 
-    def __init__(self, private_key, division_bits: int, encryptor: Encryptor):
-        self.private_key, self.encryptor = private_key, encryptor
+    def __init__(self, decryptor, division_bits: int, encryptor: Encryptor):
+        self.decryptor, self.encryptor = decryptor, encryptor
         self.division_bits = check_int("division_bits", division_bits, 1)
         self._opened: list = []
         self.decryptions = 0
 
     def open(self, masked: list) -> None:
-        """Step 2: y = x' + r of each masked ciphertext."""
-        self._opened = self.private_key.decrypt_raw(masked)
+        """Step 2: y = x + o of each masked ciphertext."""
+        self._opened = self.decryptor.decrypt_raw(masked)
         self.decryptions += len(masked)
 
     def opened(self) -> list:
@@ -143,7 +145,7 @@ class DivisionOwner:
     def quotients(self, borrows) -> tuple:
         """Step 4: e(floor(y / K)) and e(beta_A) of each value."""
         k = self.division_bits
-        public_key = self.private_key.public_key
+        public_key = self.decryptor.public_key
         sealed = self.encryptor.encrypt(public_key, [y >> k for y in self._opened] +
                                         [int(v) for v in borrows])
         count = len(sealed) // 2

@@ -42,6 +42,21 @@ def select(kind: str, row: np.ndarray, rng: np.random.Generator, epsilon: float)
     return int(order[first_maximum(row, order)])
 
 
+def select_joint(kind: str, row, moves: list, rngs: list, epsilon: float) -> list:
+    """Each agent's action for one joint state's ``row`` over the joint actions (C order over
+    the agents' ``moves``), partitioned by observation, each agent drawing from its own
+    generator in ``rngs``: agent 0's draws epsilon-greedy's coin (public: every agent follows
+    it), then each agent its own random action, or its own permutation of its actions; the
+    greedy joint action is the first maximum in the lexicographic order of the agents' permuted
+    actions (Fig. 4's permutation, which hides B's action from A, drawn by every agent)."""
+    if kind == "random" or (kind == "epsilon_greedy" and rngs[0].random() < epsilon):
+        return [int(rng.integers(m)) for rng, m in zip(rngs, moves, strict=True)]
+    orders = [rng.permutation(m) for rng, m in zip(rngs, moves, strict=True)]
+    joint = np.ravel_multi_index(np.ix_(*orders), moves).ravel()
+    best = int(joint[first_maximum(row, joint)])
+    return [int(a) for a in np.unravel_index(best, moves)]
+
+
 def first_maximum(row, order: np.ndarray) -> int:
     """The position in ``order`` of the first maximum of ``row`` read in that order: numpy's
     argmax for a plaintext row, the row's own private comparison for an encrypted one

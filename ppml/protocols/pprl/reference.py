@@ -30,7 +30,7 @@ import numpy as np
 
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.learners import FixedPointQ, QTable, select
+from ppml.protocols.pprl.learners import FixedPointQ, QTable, select, select_joint
 
 
 @dataclass
@@ -126,14 +126,27 @@ def greedy_episode(env, table: QTable, rng: np.random.Generator) -> tuple:
     return tasks.MAX_EPISODE_STEPS, False
 
 
-def run_observation_partitioned(options: PPRLOptions, method: str, seed: int,
-                                trial: int) -> TrialResult:
+def observation_generators(seed: int, trial: int, agents: int,
+                           selection: list | None = None) -> tuple:
+    """(environment seed, each agent's selection generator) of a trial partitioned by
+    observation: `generators`' agents' generator split into one child per agent, or one
+    generator per integer of ``selection`` (each agent's OS entropy, PPRL's fresh runs)."""
+    env_seed, rng, _ = generators(seed, trial)
+    if selection is not None:
+        return env_seed, [np.random.default_rng(e) for e in selection]
+    return env_seed, rng.spawn(agents)
+
+
+def run_observation_partitioned(options: PPRLOptions, method: str, seed: int, trial: int,
+                                agents: int = 2, selection: list | None = None) -> TrialResult:
     """One trial of ``method`` (crl, crl_fixed, idrl, rdrl) on a task partitioned by
-    observation between two agents."""
-    env = tasks.make(options.task)
+    observation among ``agents``, each choosing its actions from its own generator
+    (`observation_generators`; the joint methods by `learners.select_joint`).  The joint
+    methods' result has the table and the joint actions taken."""
+    env = tasks.make(options.task, agents)
     sizes = [int(n) for n in env.observation_space.nvec]
     moves = [int(n) for n in env.action_space.nvec]
-    env_seed, rng, _ = generators(seed, trial)
+    env_seed, rngs = observation_generators(seed, trial, agents, selection)
     joint = method in ("crl", "crl_fixed")
     if joint:
         tables = [learner(options, int(np.prod(sizes)), int(np.prod(moves)),
@@ -147,12 +160,15 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int,
             else [int(s) for s in observation]
 
     def act(perceived):
+        if joint:
+            actions = select_joint(options.selection, tables[0].q[perceived[0]], moves, rngs,
+                                   options.epsilon)
+            return [int(np.ravel_multi_index(tuple(actions), moves))], actions
         chosen = [select(options.selection, t.q[s], rng, options.epsilon)
-                  for t, s in zip(tables, perceived)]
-        joint_actions = list(np.unravel_index(chosen[0], moves)) if joint else chosen
-        return chosen, np.array(joint_actions, dtype=np.int64)
+                  for t, s, rng in zip(tables, perceived, rngs)]
+        return chosen, chosen
 
-    rows, start = [], time.perf_counter()
+    rows, taken, start = [], [], time.perf_counter()
     observation, _ = env.reset(seed=env_seed)
     for episode in range(options.episodes):
         observation, _ = env.reset()
@@ -160,7 +176,8 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int,
         chosen, actions = act(perceived)
         total = 0.0
         for _ in range(options.episode_steps):
-            observation, reward, _, _, info = env.step(actions)
+            observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
+            taken.append(tuple(actions))
             total += reward
             after = perceive(observation)
             following, next_actions = act(after)
@@ -171,4 +188,4 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int,
         rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
                      "reached_goal": None, "episode_reward": total / options.episode_steps})
     env.close()
-    return TrialResult(rows, time.perf_counter() - start)
+    return TrialResult(rows, time.perf_counter() - start, tables[0] if joint else None, taken)

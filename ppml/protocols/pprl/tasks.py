@@ -6,7 +6,9 @@ Gymnasium environment by name.
   for a_1 at s_{n-1}; the episode ends at s_n (terminated) or after 1,000 steps (truncated).
 * `LoadBalancing` (section 6.2, partitioned by observation): two factories with backlogs 0-5.
   Observation (s^A, s^B), action (a^A, a^B), 1 = pass the arriving job to the other factory.
-  The reward is the global one, r^A + r^B; ``info["rewards"]`` has each factory's own.
+  The reward is the global one, r^A + r^B; ``info["rewards"]`` has each factory's own.  With
+  m >= 3 factories (the paper's extension to m agents) a factory passes to the next one in a
+  ring.
 
 `make` builds either by name, or any Gymnasium environment with discrete observation and action
 spaces (FrozenLake-v1, CliffWalking-v1, Taxi-v3, ...) for the partitioned-by-time runs.
@@ -61,7 +63,8 @@ class RandomWalk(gym.Env):
 
 
 class LoadBalancing(gym.Env):
-    """Section 6.2's two factories.  One step, in this order (the paper gives the parts, not
+    """Section 6.2's two factories (``factories``: m of them, each passing to the next in a
+    ring).  One step, in this order (the paper gives the parts, not
     their order; docs/pprl.md): a job arrives at each factory with probability 0.4; a factory
     that passes (action 1) sends its arriving job to the other and pays 2; each factory adds the
     jobs it receives, and a job that would take its backlog past 5 is lost (overflow: the
@@ -71,10 +74,11 @@ class LoadBalancing(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self):
-        self.observation_space = spaces.MultiDiscrete([BACKLOG + 1, BACKLOG + 1])
-        self.action_space = spaces.MultiDiscrete([2, 2])
-        self._backlog = np.zeros(2, dtype=np.int64)
+    def __init__(self, factories: int = 2):
+        self.factories = check_int("factories", factories, 2)
+        self.observation_space = spaces.MultiDiscrete([BACKLOG + 1] * factories)
+        self.action_space = spaces.MultiDiscrete([2] * factories)
+        self._backlog = np.zeros(factories, dtype=np.int64)
 
     def reset(self, *, seed: int | None = None, options=None):
         super().reset(seed=seed)
@@ -83,13 +87,14 @@ class LoadBalancing(gym.Env):
 
     def step(self, action):
         action = np.asarray(action)
-        if action.shape != (2,) or not self.action_space.contains(action.astype(np.int64)):
-            raise ValueError(f"action must be (a^A, a^B) with each 0 (keep) or 1 (pass), got "
-                             f"{action!r}")
-        arrived = self.np_random.random(2) < ARRIVAL
-        processed = self.np_random.random(2) < PROCESSING
+        m = self.factories
+        if action.shape != (m,) or not self.action_space.contains(action.astype(np.int64)):
+            raise ValueError(f"action must be one of 0 (keep) or 1 (pass) for each of the {m} "
+                             f"factories, got {action!r}")
+        arrived = self.np_random.random(m) < ARRIVAL
+        processed = self.np_random.random(m) < PROCESSING
         passed = arrived & (action == 1)
-        incoming = (arrived & ~passed).astype(np.int64) + passed[::-1].astype(np.int64)
+        incoming = (arrived & ~passed).astype(np.int64) + np.roll(passed, 1).astype(np.int64)
         overflow = self._backlog + incoming > BACKLOG
         self._backlog = np.minimum(self._backlog + incoming, BACKLOG)
         self._backlog -= (processed & (self._backlog > 0)).astype(np.int64)
@@ -101,9 +106,12 @@ class LoadBalancing(gym.Env):
 TASKS = {"random_walk": RandomWalk, "load_balancing": LoadBalancing}
 
 
-def make(name: str) -> gym.Env:
-    """The paper's task ``name`` (`TASKS`), or a Gymnasium environment id with discrete
-    observation and action spaces; ValueError naming ``pprl.task`` otherwise."""
+def make(name: str, agents: int | None = None) -> gym.Env:
+    """The paper's task ``name`` (`TASKS`; load balancing with ``agents`` factories, 2 by
+    default), or a Gymnasium environment id with discrete observation and action spaces;
+    ValueError naming ``pprl.task`` otherwise."""
+    if name == "load_balancing":
+        return LoadBalancing(agents or 2)
     if name in TASKS:
         return TASKS[name]()
     try:

@@ -4,9 +4,10 @@ entry for entry, at 2 and 3 agents; each agent holds only its own private key.""
 import numpy as np
 import pytest
 
+from tests.protocols.pprl.ranks import rank_correlation
+
 from ppml.protocols.pprl import learners
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_time_partitioned
 from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED, TimeAgent
@@ -58,33 +59,19 @@ def test_every_learner_and_selection_equals_the_reference(learner, selection):
     assert (row["comparisons"] > 0) == ((learner, selection) != ("sarsa", "random"))
 
 
-def test_unbuilt_combinations_are_refused_by_name():
-    with pytest.raises(ValueError, match="pprl .* is built for pprl.partition=time"):
-        PPRLOptions(methods=["pprl"], task="load_balancing", partition="observation")
-
-
-def test_the_owners_view_does_not_follow_the_holders_updates(monkeypatch):
+def test_the_owners_view_does_not_follow_the_holders_updates(k_deltas):
     """Agent 0 (the owner in agent 1's turn) opens y = K dQ + 2^b + r: its ranks do not follow
     the true K dQ of agent 1's steps (|Spearman| < 0.15 over 1,000 steps, 4.7 sigma)."""
     options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=1000,
                           methods=["pprl"], trials=1)
     result = run_time_protocol(options, 2, 0, 3, 512, True, key_seed=2, record_views=True)
     assert result.rows[0]["q_equal_reference"]
-    true = []
-    update = FixedPointQ.update
-
-    def spy(self, s, a, r, s2, a2):
-        true.append(self.alpha_k * self.scaled_reward(r) + self.alpha_gamma_k
-                    * self.target(s2, a2) - self.alpha_k * self.q[s, a])
-        update(self, s, a, r, s2, a2)
-
-    monkeypatch.setattr(FixedPointQ, "update", spy)
+    true = k_deltas
     run_time_partitioned(options, "crl_fixed", 2, 0, 3)
     view = result.views["agent-0"].to_pylist()
     opened = [int(row["exact"]) for row in view if row["l"] == OPENED]
     assert len(opened) == 1000 and len(set(true[-1000:])) > 50
-    ranks = lambda v: np.argsort(np.argsort(np.array(v, dtype=float)))       # noqa: E731
-    assert abs(np.corrcoef(ranks(opened), ranks(true[-1000:]))[0, 1]) < 0.15
+    assert abs(rank_correlation(opened, true[-1000:])) < 0.15
     engine = [row for row in view if row["l"] == ENGINE]
     assert engine and not any(row["l"] == OPENED for row in result.views["agent-1"].to_pylist())
 
@@ -112,6 +99,5 @@ def test_greedy_openings_do_not_follow_the_compared_q_values(monkeypatch):
     view = result.views["agent-0"].to_pylist()
     opened = [int(r["exact"]) for r in view if r["l"] == COMPARED]
     assert len(opened) == 6 * row["comparisons"] > 900 and len(set(true[-len(opened):])) > 20
-    ranks = lambda v: np.argsort(np.argsort(np.array(v, dtype=float)))       # noqa: E731
-    assert abs(np.corrcoef(ranks(opened), ranks(true[-len(opened):]))[0, 1]) < 0.12  # 3.8 sigma
+    assert abs(rank_correlation(opened, true[-len(opened):])) < 0.12          # 3.8 sigma
     assert {r["l"] for r in result.views["agent-1"].to_pylist()} == {ENGINE}

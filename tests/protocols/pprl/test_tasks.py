@@ -52,8 +52,21 @@ def test_load_balancing_rewards_passing_and_overflow():
             seen_pass = True
             assert state[1] >= before[1] - 1                  # B received A's job
     assert seen_pass and seen_overflow
-    with pytest.raises(ValueError, match=r"action must be \(a\^A, a\^B\)"):
+    with pytest.raises(ValueError, match=r"0 \(keep\) or 1 \(pass\) for each of the 2 "):
         env.step(np.array([2, 0]))
+
+
+def test_m_factories_pass_to_the_next_in_a_ring():
+    env = tasks.make("load_balancing", agents=3)
+    env.reset(seed=2)
+    assert env.observation_space.nvec.tolist() == [6, 6, 6]
+    for _ in range(300):                        # everyone passes: jobs move one factory on
+        before = env._backlog.copy()
+        state, reward, _, _, info = env.step(np.array([1, 1, 1]))
+        assert reward == sum(info["rewards"]) and len(info["rewards"]) == 3
+        assert all(s <= b + 1 for s, b in zip(state, before))
+    with pytest.raises(ValueError, match="for each of the 3 factories"):
+        env.step(np.array([1, 1]))
 
 
 def test_any_discrete_gymnasium_task_by_name_and_others_refused():

@@ -1,0 +1,79 @@
+"""PPRL partitioned by observation (Fig. 3): the jointly encrypted table ends equal to the
+fixed-point reference's, entry for entry, with every joint action the same, at 2 and 3 agents;
+each agent holds only its own key share; what agent 0 opens says nothing of the updates."""
+
+import numpy as np
+import pytest
+
+from tests.protocols.pprl.ranks import rank_correlation
+
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.observation import (ObservationAgent, _encryptions_per_step,
+                                             deal_key, run_observation_protocol)
+from ppml.protocols.pprl.reference import run_observation_partitioned
+from ppml.protocols.pprl.roles import ENGINE, OPENED
+
+BALANCING = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                        episode_steps=15, methods=["pprl"], trials=1)
+
+
+@pytest.mark.parametrize("agents", [2, 3])
+def test_the_jointly_encrypted_table_equals_the_fixed_point_reference(agents):
+    small = PPRLOptions(task="load_balancing", partition="observation", episodes=1,
+                        episode_steps=12 if agents == 3 else 40, methods=["pprl"], trials=1)
+    result = run_observation_protocol(small, agents, 0, 1, 512, True, key_seed=4)
+    last = result.rows[-1]
+    assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+    assert last["divisions"] == small.episode_steps
+    assert (result.table.q != 0).sum() > 5                     # the table moved
+    reference = run_observation_partitioned(small, "crl_fixed", 0, 1, agents)
+    assert [r["episode_reward"] for r in result.rows] == \
+        [r["episode_reward"] for r in reference.rows]
+
+
+def test_fresh_keys_and_fresh_actions_agree_with_the_reference_too():
+    last = run_observation_protocol(BALANCING, 2, 0, 2, 512, True).rows[-1]
+    assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+
+
+def test_the_encryption_count_is_what_each_step_costs():
+    last = run_observation_protocol(BALANCING, 2, 0, 3, 512, True, key_seed=1).rows[-1]
+    steps = BALANCING.episodes * BALANCING.episode_steps
+    assert _encryptions_per_step([6, 6], [2, 2]) == [27, 13]
+    assert last["encryptions"] == 144 + 40 * steps                # the table's, then 40 a step
+    assert last["decryptions"] == 2 * steps + 2 * 144             # two shares each, the output
+
+
+def test_each_agent_holds_its_own_key_share_and_no_key():
+    shares = deal_key(2, 512, True, seed=6)
+    agents = [ObservationAgent(i, share) for i, share in enumerate(shares)]
+    assert agents[0].public_key == agents[1].public_key
+    assert agents[0]._key_share is shares[0] and agents[1]._key_share is shares[1]
+    for agent in agents:
+        assert not any(hasattr(agent, name) for name in ("private_key", "_private_key", "table"))
+    assert "exponent" not in repr(shares[0]) and str(shares[0]._exponent) not in repr(shares[0])
+
+
+def test_only_sarsa_with_random_selection_is_built_by_observation():
+    with pytest.raises(ValueError, match="partitioned by observation is built for "
+                                         "pprl.learner=sarsa and pprl.selection=random"):
+        PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
+                    selection="epsilon_greedy")
+
+
+def test_agent_0_opens_masked_updates_unrelated_to_the_true_ones(k_deltas):
+    """Agent 0 opens y = K dQ + 2^b + r each step; the last agent opens only the engine's
+    masked values; the ranks of y do not follow the true K dQ."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=3,
+                          episode_steps=300, methods=["pprl"], trials=1)
+    result = run_observation_protocol(options, 2, 0, 4, 512, True, key_seed=2,
+                                      record_views=True)
+    assert result.rows[-1]["q_equal_reference"]
+    true = k_deltas
+    run_observation_partitioned(options, "crl_fixed", 0, 4, 2)
+    view = result.views["agent-0"].to_pylist()
+    opened = [int(row["exact"]) for row in view if row["l"] == OPENED]
+    true = true[-900:]                       # the last run's (the protocol's evaluation runs it too)
+    assert len(opened) == 900 and len(set(true)) > 100
+    assert abs(rank_correlation(opened, true)) < 0.13                       # 3.9 sigma
+    assert {row["l"] for row in result.views["agent-1"].to_pylist()} == {ENGINE}
