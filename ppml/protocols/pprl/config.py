@@ -86,10 +86,9 @@ class PPRLOptions:
             raise ValueError(f"pprl.task={self.task!r} is partitioned by observation; set "
                              "pprl.partition=observation")
         if "pprl" in self.method_list() and self.partition == "observation" and \
-                (self.learner, self.selection) != ("sarsa", "random"):
+                self.learner != "sarsa":
             raise ValueError("pprl.methods: pprl partitioned by observation is built for "
-                             "pprl.learner=sarsa and pprl.selection=random so far; got "
-                             f"pprl.learner={self.learner}, pprl.selection={self.selection}")
+                             f"pprl.learner=sarsa so far; got pprl.learner={self.learner}")
         if "rdrl" in self.method_list() and self.partition != "observation":
             raise ValueError("pprl.methods: rdrl shares the global reward of a task partitioned "
                              "by observation; with pprl.partition=time there is one reward")

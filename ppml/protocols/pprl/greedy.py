@@ -67,10 +67,11 @@ class GreedyHolder:
 
 
 def first_maximum(owner, holder: GreedyHolder, ctx, ciphertexts: list,
-                  owner_rank: int = 0, holder_rank: int = 1) -> int:
+                  owner_rank: int = 0, holder_rank: int = 1, to: int | None = None) -> int:
     """Steps 1-4 with both roles and a context holding both engine parties in this process
     (the local runtime): the position of the first maximum of the Q-values under
-    ``ciphertexts`` (B's order), which B learns.  ``owner`` is A's `division.DivisionOwner`."""
+    ``ciphertexts`` (B's order), which the engine party ``to`` learns (B by default; by
+    observation A, Fig. 4).  ``owner`` is A's `division.DivisionOwner`."""
     if len(ciphertexts) == 1:
         return 0
     owner.open(holder.mask(ciphertexts))
@@ -78,5 +79,6 @@ def first_maximum(owner, holder: GreedyHolder, ctx, ciphertexts: list,
                        owner_rank, holder_rank)
     with ctx.comm.operation("argmax"):
         one_hot = first_maximum_bits(ctx, j_wins, len(ciphertexts))
-        opened = ctx.open([one_hot], BINARY, to=holder_rank, tag="reveal")
+        opened = ctx.open([one_hot], BINARY, to=holder_rank if to is None else to,
+                          tag="reveal")
     return int(np.flatnonzero(opened[0])[0])

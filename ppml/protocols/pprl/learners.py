@@ -52,6 +52,8 @@ def select_joint(kind: str, row, moves: list, rngs: list, epsilon: float) -> lis
     if kind == "random" or (kind == "epsilon_greedy" and rngs[0].random() < epsilon):
         return [int(rng.integers(m)) for rng, m in zip(rngs, moves, strict=True)]
     orders = [rng.permutation(m) for rng, m in zip(rngs, moves, strict=True)]
+    if not isinstance(row, np.ndarray):
+        return row.first_maximum_joint(orders)   # Fig. 4 (`observation.EncryptedJointRow`)
     joint = np.ravel_multi_index(np.ix_(*orders), moves).ravel()
     best = int(joint[first_maximum(row, joint)])
     return [int(a) for a in np.unravel_index(best, moves)]

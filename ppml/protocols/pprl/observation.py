@@ -43,13 +43,14 @@ import ppml.mpc as mpc
 from ppml.crypto.paillier import generate_keypair, ops
 from ppml.crypto.paillier.threshold import combine, deal
 from ppml.privacy.views import ViewRecorder
-from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl import greedy, tasks
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor, divide
+from ppml.protocols.pprl.greedy import GreedyHolder
 from ppml.protocols.pprl.learners import select_joint
 from ppml.protocols.pprl.reference import (TrialResult, learner, observation_generators,
                                            run_observation_partitioned)
-from ppml.protocols.pprl.roles import ENGINE, OPENED
+from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED
 from ppml.runtime.seat import drain_view
 
 
@@ -100,6 +101,20 @@ class ObservationAgent:
         out.ravel()[:] = flat
         return out
 
+    def permuted(self, block: np.ndarray, state: int, order, last: bool):
+        """Fig. 4, step 1-2: the sub-block of ``block`` (axes: this agent's and later agents'
+        states, then every agent's actions) at this agent's state, its own action axis put in
+        its ``order`` (always axis m - 1 of the sub-block), re-randomised unless this is the
+        last agent, who keeps it."""
+        agents = (block.ndim + self.index) // 2          # block.ndim = 2 m - index
+        part = np.take(block[state], order, axis=agents - 1)
+        if last:
+            return part
+        out = np.empty(part.shape, dtype=object)
+        out.ravel()[:] = ops.add(self.public_key, list(part.ravel()),
+                                 self.encrypt([0] * part.size))
+        return out
+
     def widen(self, received, states: int, actions: int, state: int, action: int) -> np.ndarray:
         """4(d): a block over this agent's ``states`` x ``actions`` and the later agents' axes
         of ``received``: ``received`` at (state, action), fresh e(0) everywhere else."""
@@ -138,7 +153,8 @@ class JointDecryption:
 class EncryptedTable:
     """Agent 0's table under the joint key and the chain of one step's update (Fig. 3)."""
 
-    def __init__(self, agents: list, sizes: list, moves: list, rules, ctx, k_delta_bits: int):
+    def __init__(self, agents: list, sizes: list, moves: list, rules, ctx, k_delta_bits: int,
+                 q_bits: int):
         self.agents, self.sizes, self.moves, self.rules, self.ctx = \
             agents, sizes, moves, rules, ctx
         keeper, last = agents[0], agents[-1]
@@ -149,7 +165,26 @@ class EncryptedTable:
                                    keeper.encryptor)
         self.holder = DivisionHolder(keeper.public_key, k_delta_bits, rules.division_bits,
                                      last.encryptor)
-        self.divisions = self.step = 0
+        self.greedy = GreedyHolder(keeper.public_key, q_bits, last.encryptor)
+        self.divisions = self.comparisons = self.step = 0
+
+    def first_maximum_joint(self, states: list, orders: list) -> list:
+        """Fig. 4 for m agents: each agent's greedy action at the joint state ``states``,
+        ties broken by the agents' own permutations ``orders`` (`learners.select_joint`).
+        Agent 0 sends its slice at s_0 with its action axis in its order; each agent keeps the
+        sub-slice at its state with its action axis in its order and passes it on, re-randomised;
+        the last agent, holding the joint actions in the agents' orders, finds their first
+        maximum with agent 0 (`greedy`), who alone learns the position of each agent's action
+        in that agent's order and tells it (the positions reveal nothing of the actions)."""
+        agents, block = self.agents, self.table
+        for i, (agent, state, order) in enumerate(zip(agents, states, orders)):
+            block = agent.permuted(block, state, order, last=i == len(agents) - 1)
+        position = greedy.first_maximum(self.owner, self.greedy, self.ctx, list(block.ravel()),
+                                        to=0)
+        agents[0].view.record(self.step + 1, COMPARED, self.owner.opened())
+        self.comparisons += 1
+        places = np.unravel_index(position, self.moves)
+        return [int(order[p]) for order, p in zip(orders, places)]
 
     def update(self, states: list, actions: list, rewards: list, after: list,
                following: list) -> None:
@@ -192,6 +227,17 @@ class EncryptedTable:
         return table
 
 
+class EncryptedJointRow:
+    """What joint selection reads at a joint state (`learners.select_joint`): its greedy
+    actions by Fig. 4, no Q-value."""
+
+    def __init__(self, table: EncryptedTable, states: list):
+        self.table, self.states = table, states
+
+    def first_maximum_joint(self, orders: list) -> list:
+        return self.table.first_maximum_joint(self.states, orders)
+
+
 def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                              key_bits: int, insecure_key_bits_ok: bool = False,
                              key_seed: int | None = None, record_views: bool = False,
@@ -209,15 +255,15 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     selection = None if key_seed is not None else [secrets.randbits(128) for _ in range(agents)]
     env_seed, rngs = observation_generators(seed, trial, agents, selection)
     rules = learner(options, 1, 1, fixed=True)
-    _, k_delta_bits = bounds(rules, options, reward_bound)
+    q_bits, k_delta_bits = bounds(rules, options, reward_bound)
     start = time.perf_counter()
     parties = [ObservationAgent(i, share, options.obfuscator, record_views, workers)
                for i, share in enumerate(deal_key(agents, key_bits, insecure_key_bits_ok,
                                                   key_seed))]
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     setup_s = time.perf_counter() - start
-    table = EncryptedTable(parties, sizes, moves, rules, ctx, k_delta_bits)
-    per_step = _encryptions_per_step(sizes, moves)
+    table = EncryptedTable(parties, sizes, moves, rules, ctx, k_delta_bits, q_bits)
+    per_step = _encryptions_per_step(sizes, moves, options.selection != "random")
     rows, taken, offline = [], [], 0.0
     env.reset(seed=env_seed)
     for episode in range(options.episodes):
@@ -227,7 +273,8 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
         offline += time.perf_counter() - began
         observation, _ = env.reset()
         states = [int(s) for s in observation]
-        actions = select_joint(options.selection, None, moves, rngs, options.epsilon)
+        actions = select_joint(options.selection, EncryptedJointRow(table, states), moves,
+                               rngs, options.epsilon)
         total = 0.0
         for _ in range(options.episode_steps):
             observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
@@ -237,7 +284,8 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
             taken.append(tuple(actions))
             total += reward
             after = [int(s) for s in observation]
-            following = select_joint(options.selection, None, moves, rngs, options.epsilon)
+            following = select_joint(options.selection, EncryptedJointRow(table, after), moves,
+                                     rngs, options.epsilon)
             table.update(states, actions, list(info["rewards"]), after, following)
             states, actions = after, following
         rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
@@ -252,20 +300,27 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
         setup_s=setup_s, online_s=seconds - setup_s - offline, offline_s=offline,
         encryptions=sum(p.encryptor.encryptions for p in parties),
         decryptions=sum(p.decryption_shares for p in parties), divisions=table.divisions,
-        comparisons=0)
+        comparisons=table.comparisons)
     result = TrialResult(rows, seconds, final, taken)
     result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
         else {}
     return result
 
 
-def _encryptions_per_step(sizes: list, moves: list) -> list:
+def _encryptions_per_step(sizes: list, moves: list, greedy_choices: bool = False) -> list:
     """Each agent's encryptions in one step: agent 0 re-randomises two slices, sends its reward
     term and the division's two values; agent j in between re-randomises two sub-slices, sends
     its reward term and widens the update; the last agent masks, finishes the division and
-    fills its own pairs with e(0)."""
+    fills its own pairs with e(0).  With ``greedy_choices``, one Fig. 4 selection more: every
+    agent but the last re-randomises its sub-slice over all joint actions, the last masks the
+    pairs of joint actions."""
     m = len(sizes)
     cells = [int(np.prod(sizes[j:])) * int(np.prod(moves[j:])) for j in range(m + 1)]
-    return ([2 * cells[1] + 1 + 2]
-            + [2 * cells[j + 1] + 1 + cells[j] - cells[j + 1] for j in range(1, m - 1)]
-            + [2 + cells[m - 1] - 1])
+    counts = ([2 * cells[1] + 1 + 2]
+              + [2 * cells[j + 1] + 1 + cells[j] - cells[j + 1] for j in range(1, m - 1)]
+              + [2 + cells[m - 1] - 1])
+    if greedy_choices:
+        joint = int(np.prod(moves))
+        counts = [c + int(np.prod(sizes[j + 1:])) * joint for j, c in enumerate(counts[:-1])] \
+            + [counts[-1] + joint * (joint - 1) // 2]
+    return counts

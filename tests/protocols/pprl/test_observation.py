@@ -11,16 +11,18 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation import (ObservationAgent, _encryptions_per_step,
                                              deal_key, run_observation_protocol)
 from ppml.protocols.pprl.reference import run_observation_partitioned
-from ppml.protocols.pprl.roles import ENGINE, OPENED
+from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED
 
 BALANCING = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
                         episode_steps=15, methods=["pprl"], trials=1)
 
 
-@pytest.mark.parametrize("agents", [2, 3])
-def test_the_jointly_encrypted_table_equals_the_fixed_point_reference(agents):
+@pytest.mark.parametrize("agents,selection", [(2, "random"), (3, "random"),
+                                              (3, "epsilon_greedy")])
+def test_the_jointly_encrypted_table_equals_the_fixed_point_reference(agents, selection):
     small = PPRLOptions(task="load_balancing", partition="observation", episodes=1,
-                        episode_steps=12 if agents == 3 else 40, methods=["pprl"], trials=1)
+                        episode_steps=12 if agents == 3 else 40, methods=["pprl"], trials=1,
+                        selection=selection, epsilon=0.3)
     result = run_observation_protocol(small, agents, 0, 1, 512, True, key_seed=4)
     last = result.rows[-1]
     assert last["q_equal_reference"] and last["action_agreement"] == 1.0
@@ -54,11 +56,35 @@ def test_each_agent_holds_its_own_key_share_and_no_key():
     assert "exponent" not in repr(shares[0]) and str(shares[0]._exponent) not in repr(shares[0])
 
 
-def test_only_sarsa_with_random_selection_is_built_by_observation():
+@pytest.mark.parametrize("selection", ["greedy", "epsilon_greedy"])
+def test_greedy_choices_by_fig_4_equal_the_reference(selection):
+    """Each agent's greedy action from the joint table, ties broken by the agents' own
+    permutations: the same joint actions and table as the reference."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=25, methods=["pprl"], trials=1, selection=selection,
+                          epsilon=0.3)
+    result = run_observation_protocol(options, 2, 0, 6, 512, True, key_seed=5,
+                                      record_views=True)
+    last = result.rows[-1]
+    assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+    assert last["comparisons"] > (10 if selection == "epsilon_greedy" else 50)
+    seen = [row["l"] for row in result.views["agent-0"].to_pylist()]
+    assert seen.count(COMPARED) == 6 * last["comparisons"]     # masked pairs of joint actions
+    assert {row["l"] for row in result.views["agent-1"].to_pylist()} == {ENGINE}
+    reference = run_observation_partitioned(options, "crl_fixed", 0, 6, 2)
+    assert len({tuple(a) for a in reference.taken}) > 1        # the greedy choice moved
+
+
+def test_a_greedy_step_costs_a_slice_and_the_pairs_of_joint_actions_more():
+    assert _encryptions_per_step([6, 6], [2, 2], greedy_choices=True) == [27 + 24, 13 + 6]
+    assert _encryptions_per_step([6, 6, 6], [2, 2, 2]) == [2 * 144 + 3, 2 * 12 + 1 + 132, 13]
+
+
+def test_only_sarsa_is_built_by_observation():
     with pytest.raises(ValueError, match="partitioned by observation is built for "
-                                         "pprl.learner=sarsa and pprl.selection=random"):
+                                         "pprl.learner=sarsa"):
         PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
-                    selection="epsilon_greedy")
+                    learner="qlearning")
 
 
 def test_agent_0_opens_masked_updates_unrelated_to_the_true_ones(k_deltas):
