@@ -107,11 +107,11 @@ def _knockout(ctx, carried: np.ndarray) -> np.ndarray:
     comparison bit broadcast), and an odd last one passes to the next level.  Each entry stands
     for a block of consecutive positions, in order, and the left block wins a tie, so the
     winner is the first maximum."""
-    pairs = carried.shape[-1] // 2
-    u, v = carried[..., 0:2 * pairs:2], carried[..., 1:2 * pairs:2]
+    matches = carried.shape[-1] // 2
+    u, v = carried[..., 0:2 * matches:2], carried[..., 1:2 * matches:2]
     wins = bits_to_arithmetic(ctx, is_non_negative_bits(ctx, u[..., 0, :] - v[..., 0, :]))
     (delta,) = beaver(ctx, [(wins[..., None, :], u - v)])                  # [u >= v] (u - v)
-    return np.concatenate([v + delta, carried[..., 2 * pairs:]], axis=-1)
+    return np.concatenate([v + delta, carried[..., 2 * matches:]], axis=-1)
 
 
 def tournament_index(ctx, x: np.ndarray, ties: str = "random") -> np.ndarray:

@@ -20,10 +20,15 @@ from ppml.checks import check_int
 from ppml.mpc.protocols.compare import LIMB_BITS, less_than_limbs
 
 
+def limb_count(bits: int) -> int:
+    """How many `LIMB_BITS`-bit limbs hold ``bits`` bits."""
+    return -(-bits // LIMB_BITS)
+
+
 def limbs(values: list, bits: int) -> np.ndarray:
     """The non-negative integers ``values`` below 2^``bits`` as rows of `LIMB_BITS`-bit limbs,
     least significant first."""
-    count = -(-bits // LIMB_BITS)
+    count = limb_count(bits)
     low = (1 << LIMB_BITS) - 1
     out = np.empty((len(values), count), dtype=np.uint64)
     for row, value in enumerate(values):
@@ -41,7 +46,7 @@ def less_than(ctx, owner_values, holder_values, bits: int, owner: int = 0, holde
     below 2^``bits``; returns the engine data (one row of words per held party)."""
     check_int("bits", bits, 1)
     held = owner_values if owner_values is not None else holder_values
-    shape = (len(held), -(-bits // LIMB_BITS))
+    shape = (len(held), limb_count(bits))
     a = ctx.share(None if owner_values is None else limbs(owner_values, bits), owner=owner,
                   shape=shape, frac_bits=0)
     b = ctx.share(None if holder_values is None else limbs(holder_values, bits), owner=holder,

@@ -18,8 +18,8 @@ Encryptions per value: B two (the mask, which can carry a plaintext addend of th
 the last factor), A two; A one decryption.
 
 Correctness: x = y - o, so floor(x / K) = floor(y / K) - floor(o / K) - [y mod K < o mod K]
-(the borrow of the low k bits).  The result is the floor of x / K for negative x too, which is what the fixed-point
-reference computes (`learners.FixedPointQ`).
+(the borrow of the low k bits).  The result is the floor of x / K for negative x too, which is
+what the fixed-point reference computes (`learners.FixedPointQ`).
 
 What each learns: A sees y, which hides x within statistical distance 2^-kappa (`masking`;
 ``statistical_bits`` = kappa, 40 by default), and its view of the comparison (masked
@@ -35,7 +35,7 @@ import gmpy2
 from gmpy2 import mpz
 
 from ppml.checks import check_int
-from ppml.crypto.paillier import ObfuscatorPool
+from ppml.crypto.paillier import ObfuscatorPool, ops
 from ppml.protocols.pprl.comparison import less_than
 from ppml.protocols.pprl.masking import STATISTICAL_BITS, check_room, mask
 
@@ -70,6 +70,10 @@ class Encryptor:
         n = public_key.n
         return public_key.encrypt_raw([mpz(v) % n for v in values],
                                       self._pool(public_key).take(len(values)))
+
+    def rerandomize(self, public_key, ciphertexts: list) -> list:
+        """The same plaintexts under fresh randomness: each times a fresh e(0)."""
+        return ops.add(public_key, ciphertexts, self.encrypt(public_key, [0] * len(ciphertexts)))
 
 
 class DivisionHolder:

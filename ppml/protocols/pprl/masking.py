@@ -32,8 +32,9 @@ def check_room(public_key, bound_bits: int, statistical_bits: int) -> None:
     check_int("bound_bits", bound_bits, 1)
     check_int("statistical_bits", statistical_bits, 40)
     if bound_bits + 2 + statistical_bits >= public_key.bits - 1:
-        raise ValueError(f"bound_bits + statistical_bits + 2 must stay below the key's "
-                         f"{public_key.bits} bits, got {bound_bits} + {statistical_bits}")
+        raise ValueError(f"bound_bits + statistical_bits + 2 must be at most the key's "
+                         f"{public_key.bits} bits - 2 = {public_key.bits - 2}, got "
+                         f"{bound_bits} + {statistical_bits} + 2")
 
 
 def mask(encryptor, public_key, ciphertexts: list, bound_bits: int,

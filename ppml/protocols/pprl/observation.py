@@ -44,6 +44,7 @@ from ppml.crypto.paillier import generate_keypair, ops
 from ppml.crypto.paillier.threshold import combine, deal
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import greedy, tasks
+from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor, divide
 from ppml.protocols.pprl.greedy import GreedyHolder
@@ -94,11 +95,11 @@ class ObservationAgent:
         index = [slice(None)] * block.ndim
         index[0], index[axes] = state, action
         part = block[tuple(index)]
-        if not isinstance(part, np.ndarray):
-            return part
-        flat = ops.add(self.public_key, list(part.ravel()), self.encrypt([0] * part.size))
-        out = np.empty(part.shape, dtype=object)
-        out.ravel()[:] = flat
+        return part if not isinstance(part, np.ndarray) else self._rerandomized(part)
+
+    def _rerandomized(self, block: np.ndarray) -> np.ndarray:
+        out = np.empty(block.shape, dtype=object)
+        out.ravel()[:] = self.encryptor.rerandomize(self.public_key, list(block.ravel()))
         return out
 
     def permuted(self, block: np.ndarray, state: int, order, last: bool):
@@ -108,19 +109,14 @@ class ObservationAgent:
         last agent, who keeps it."""
         agents = (block.ndim + self.index) // 2          # block.ndim = 2 m - index
         part = np.take(block[state], order, axis=agents - 1)
-        if last:
-            return part
-        out = np.empty(part.shape, dtype=object)
-        out.ravel()[:] = ops.add(self.public_key, list(part.ravel()),
-                                 self.encrypt([0] * part.size))
-        return out
+        return part if last else self._rerandomized(part)
 
     def widen(self, received, states: int, actions: int, state: int, action: int) -> np.ndarray:
         """4(d): a block over this agent's ``states`` x ``actions`` and the later agents' axes
         of ``received``: ``received`` at (state, action), fresh e(0) everywhere else."""
-        inner = np.asarray(received, dtype=object) if isinstance(received, np.ndarray) \
-            else np.empty((), dtype=object)
-        if not isinstance(received, np.ndarray):
+        inner = received
+        if not isinstance(received, np.ndarray):             # the last agent's: one ciphertext
+            inner = np.empty((), dtype=object)
             inner[()] = received
         half = inner.ndim // 2
         shape = (states,) + inner.shape[:half] + (actions,) + inner.shape[half:]
@@ -246,8 +242,6 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     reference's, the last one with the comparison against the fixed-point reference of the
     same trial (``q_equal_reference``, ``action_agreement``) and the costs.  ``key_seed``:
     INSECURE seeded keys; ``workers`` > 1: Ray tasks fill the obfuscator pools."""
-    from ppml.protocols.pprl.protocol import bounds          # one bound for both partitionings
-
     env = tasks.make(options.task, agents)
     sizes = [int(n) for n in env.observation_space.nvec]
     moves = [int(n) for n in env.action_space.nvec]

@@ -14,29 +14,30 @@ encryption (the holder knows r), so a step costs the holder two encryptions and 
 encryptions and one decryption, whatever the reward (a skipped encryption would time the
 reward).  Greedy choices (greedy and epsilon-greedy selection) and Q-learning's max,
 max_a Q(s', a) = Q(s', a*), are the holder's private greedy selection with the owner (`greedy`):
-the holder learns a* (Statement 2), the owner nothing; a* found for a selection at s' serves the
-max of the same step.  Between turns the table changes hands (`roles.Holding`,
-`roles.TimeAgent`).  The learned table is opened at the end (the run's output, from which every
-agent reads the policy).
+the holder learns a* (Statement 2), the owner nothing, not even how many a step needed (each
+step runs the same number, `EncryptedTurn`).  Between turns the table changes hands
+(`roles.Holding`, `roles.TimeAgent`).  The learned table is opened at the end (the run's
+output, from which every agent reads the policy).
 
 Each agent's random choices (actions, epsilon draws, the permutations that break ties) come from
 OS entropy in a fresh run (from the public seed only in the INSECURE seeded mode); the
 evaluation hands that entropy to the fixed-point reference after the run (EVALUATION ONLY,
 never used by the agents), so the reference takes the same actions and must end with the same
-table, entry for entry (the row's ``q_equal_reference``).  Not built yet: the partitioning by
-observation (Figs. 3-4), the Ray and federated runtimes.
+table, entry for entry (the row's ``q_equal_reference``).  The partitioning by observation is
+`observation`.  Not built yet: the Ray and federated runtimes.
 """
 
 from __future__ import annotations
 
-import math
 import secrets
 import time
 
 import numpy as np
+from gmpy2 import mpz
 
 import ppml.mpc as mpc
 from ppml.protocols.pprl import greedy, tasks
+from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.crypto.paillier import ops
 from ppml.protocols.pprl.division import divide
@@ -45,19 +46,6 @@ from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, le
                                            play_turns, run_time_partitioned)
 from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED, Holding, TimeAgent
 from ppml.runtime.seat import drain_view
-
-
-def bounds(rules: FixedPointQ, options: PPRLOptions, reward_bound: float) -> tuple:
-    """(bits of 2|Q| scaled by L, bits of |K dQ|).  With the rounded alpha' = alpha K / K and
-    gamma' = alpha gamma K / alpha K that ``rules`` use, and each update's floor losing less
-    than 1, |Q| <= (L r_max + 1 / alpha') / (1 - gamma'); then
-    K dQ = alpha K L r + alpha gamma K Q' - alpha K Q."""
-    alpha = rules.alpha_k / 2**options.division_bits
-    gamma = rules.alpha_gamma_k / rules.alpha_k
-    q_max = math.ceil((reward_bound * 2**options.scale_bits + 1 / alpha) / (1 - gamma)) + 1
-    k_delta = (rules.alpha_k * math.ceil(reward_bound * 2**options.scale_bits)
-               + (rules.alpha_gamma_k + rules.alpha_k) * q_max)
-    return q_max.bit_length() + 1, k_delta.bit_length() + 1
 
 
 class EncryptedRow:
@@ -75,6 +63,8 @@ class EncryptedRow:
 
 
 class _Rows:
+    """The holder's table as selection reads it: an `EncryptedRow` per state."""
+
     def __init__(self, turn: "EncryptedTurn"):
         self.turn = turn
 
@@ -82,37 +72,57 @@ class _Rows:
         return EncryptedRow(self.turn, state)
 
 
+def comparisons_per_step(options: PPRLOptions, actions: int) -> int:
+    """The private greedy selections each step of an encrypted turn runs, whatever happens:
+    up to two selections (the next action, and a new episode's first) and Q-learning's max;
+    the steps that need fewer run blind ones (`EncryptedTurn`)."""
+    if actions == 1:
+        return 0
+    return 2 * (options.selection != "random") + (options.learner == "qlearning")
+
+
 class EncryptedTurn:
     """The holder's view of one turn: `update` is eqs. 3-4 with a private division, greedy
-    selection and Q-learning's max a private comparison (`greedy`)."""
+    selection and Q-learning's max a private comparison (`greedy`).
 
-    def __init__(self, holding: Holding, actions: int, rules: FixedPointQ, ctx, reward_bound):
+    The owner sees every comparison and every division, so the number of comparisons between
+    two divisions must not depend on the holder's perceptions: an exploring step of
+    epsilon-greedy makes none, a step that ends an episode makes one more (the new episode's
+    first action).  Each step therefore runs exactly `comparisons_per_step` of them, filling up
+    with blind ones: the same masked pairs of differences over ciphertexts of 0 (the owner's
+    y = 0 + o is distributed as any other, within 2^-kappa), whose result the holder drops."""
+
+    def __init__(self, holding: Holding, actions: int, rules: FixedPointQ, ctx, reward_bound,
+                 per_step: int):
         self.holding, self.actions, self.rules, self.ctx = holding, actions, rules, ctx
-        self.reward_bound = reward_bound
+        self.reward_bound, self.per_step = reward_bound, per_step
         self.q = _Rows(self)
         self.divisions = self.comparisons = self.step = 0
-        self._greedy: tuple | None = None
-        """(state, action): the last greedy action found, while its row is unchanged."""
+        self._since = 0
+        """Comparisons since the last division."""
+
+    def _compare(self, ciphertexts: list) -> int:
+        owner = self.holding.owner
+        position = greedy.first_maximum(owner.division_owner, self.holding.greedy, self.ctx,
+                                        ciphertexts)
+        owner.view.record(self.step + 1, COMPARED, owner.division_owner.opened())
+        self.comparisons += 1
+        self._since += 1
+        return position
 
     def first_maximum(self, state: int, order) -> int:
         """The position in ``order`` of the first maximum of Q(state, .), which the holder
         learns (Statement 2)."""
-        table, owner = self.holding.table, self.holding.owner
-        position = greedy.first_maximum(
-            owner.division_owner, self.holding.greedy, self.ctx,
-            [table[state * self.actions + int(a)] for a in order])
-        owner.view.record(self.step + 1, COMPARED, owner.division_owner.opened())
-        self.comparisons += 1
-        self._greedy = (state, int(order[position]))
-        return position
+        if self.actions == 1:
+            return 0
+        table = self.holding.table
+        return self._compare([table[state * self.actions + int(a)] for a in order])
 
     def _target(self, s2: int, a2: int) -> int:
         """The table index of Q(s', a') (SARSA) or of max_a Q(s', a) (Q-learning)."""
         if self.rules.learner == "sarsa":
             return s2 * self.actions + a2
-        if self._greedy is None or self._greedy[0] != s2:
-            self.first_maximum(s2, np.arange(self.actions))
-        return s2 * self.actions + self._greedy[1]
+        return s2 * self.actions + self.first_maximum(s2, np.arange(self.actions))
 
     def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
         if not abs(r) <= self.reward_bound:
@@ -121,13 +131,17 @@ class EncryptedTurn:
         table, public_key = self.holding.table, self.holding.owner.public_key
         f, owner = self.rules, self.holding.owner
         here, there = s * self.actions + a, self._target(s2, a2)
+        if self._since > self.per_step:
+            raise RuntimeError(f"a step ran {self._since} comparisons, more than the "
+                               f"{self.per_step} that every step shows the owner")
+        while self._since < self.per_step:
+            self._compare([mpz(1)] * self.actions)                     # blind: e(0), r = 1
+        self._since = 0
         k_delta = ops.dot(public_key, [table[there], table[here]],
                           [f.alpha_gamma_k, -f.alpha_k])                    # eq. 3, and below
         (delta,) = divide(owner.division_owner, self.holding.division, self.ctx, [k_delta],
                           [f.alpha_k * f.scaled_reward(r)])                 # its reward term
         (table[here],) = ops.add(public_key, [table[here]], [delta])      # eq. 4
-        if self._greedy is not None and self._greedy[0] == s:
-            self._greedy = None                                            # its row changed
         step = self.step = self.step + 1
         owner.view.record(step, OPENED, owner.division_owner.opened())
         if self.ctx.comm.views is not None:        # engine rank 0: the owner, 1: the holder
@@ -160,8 +174,8 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     setup_s = time.perf_counter() - start
     first = learner(options, states, actions, fixed=True)
     turns, offline = [], [0.0]
-    compares = options.learner == "qlearning" or options.selection != "random"
-    per_step = 2 + compares * actions * (actions - 1) // 2   # the holder's encryptions a step
+    compared = comparisons_per_step(options, actions)
+    per_step = 2 + compared * actions * (actions - 1) // 2   # the holder's encryptions a step
 
     def each_turn():
         yield first                                         # agent 0, in the clear
@@ -175,7 +189,7 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                 agent.encryptor.prepare(holding.owner.public_key,
                                         count * options.steps_per_agent)
             offline[0] += time.perf_counter() - began
-            turns.append(EncryptedTurn(holding, actions, rules, ctx, reward_bound))
+            turns.append(EncryptedTurn(holding, actions, rules, ctx, reward_bound, compared))
             yield turns[-1]
 
     taken = play_turns(env, env_seed, each_turn(), options, rng)

@@ -23,7 +23,7 @@ ciphertexts or masked values, never a key.
 
 from __future__ import annotations
 
-from ppml.crypto.paillier import generate_keypair, ops
+from ppml.crypto.paillier import generate_keypair
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor
 from ppml.protocols.pprl.greedy import GreedyHolder
@@ -99,8 +99,7 @@ class Holding:
 
     def rerandomized(self) -> list:
         """The table with fresh randomness (a hand-over to a holder other than the owner)."""
-        return ops.add(self.owner.public_key, self.table, self.agent.encryptor.encrypt(
-            self.owner.public_key, [0] * len(self.table)))
+        return self.agent.encryptor.rerandomize(self.owner.public_key, self.table)
 
     def masked(self) -> tuple:
         """A re-encryption's first half: e_o(Q + o) for the owner, and e_i(-o) under this

@@ -52,7 +52,7 @@ def test_what_the_owner_opens_is_uncorrelated_with_the_values(keys):
 
 def test_bounds_are_checked(keys):
     public_key, _ = keys
-    with pytest.raises(ValueError, match="must stay below the key's 512 bits"):
+    with pytest.raises(ValueError, match="must be at most the key's 512 bits - 2 = 510"):
         DivisionHolder(public_key, 480, 16, Encryptor())
     with pytest.raises(ValueError, match="statistical_bits must be >= 40"):
         DivisionHolder(public_key, 60, 16, Encryptor(), statistical_bits=20)

@@ -58,5 +58,5 @@ def test_the_owners_openings_do_not_follow_the_differences(agents):
 
 def test_the_difference_bound_must_leave_room_in_the_key(agents):
     public_key, encryptor, _, _ = agents
-    with pytest.raises(ValueError, match="must stay below the key's 512 bits"):
+    with pytest.raises(ValueError, match="must be at most the key's 512 bits - 2 = 510"):
         GreedyHolder(public_key, 480, encryptor)
