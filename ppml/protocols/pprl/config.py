@@ -85,10 +85,6 @@ class PPRLOptions:
         if self.partition == "time" and self.task in OBSERVATION_TASKS:
             raise ValueError(f"pprl.task={self.task!r} is partitioned by observation; set "
                              "pprl.partition=observation")
-        if "pprl" in self.method_list() and self.partition == "observation" and \
-                self.learner != "sarsa":
-            raise ValueError("pprl.methods: pprl partitioned by observation is built for "
-                             f"pprl.learner=sarsa so far; got pprl.learner={self.learner}")
         if "rdrl" in self.method_list() and self.partition != "observation":
             raise ValueError("pprl.methods: rdrl shares the global reward of a task partitioned "
                              "by observation; with pprl.partition=time there is one reward")

@@ -1,6 +1,6 @@
-"""PPRL partitioned by observation (Sakuma et al., section 4.2, Fig. 3, eqs. 5-9): SARSA with
-random action selection among m >= 2 agents on a Q-table encrypted under an (m, m)-threshold
-Paillier key, in the local runtime.
+"""PPRL partitioned by observation (Sakuma et al., section 4.2, Fig. 3, eqs. 5-9; section 5.1,
+Fig. 4): SARSA and Q-learning with random, greedy or epsilon-greedy selection among m >= 2
+agents on a Q-table encrypted under an (m, m)-threshold Paillier key, in the local runtime.
 
 Every step each agent i perceives its own state s_i, takes its own action a_i and gets its own
 reward r_i; the learner is CRL's, over the joint state and action with the global reward
@@ -164,14 +164,13 @@ class EncryptedTable:
         self.greedy = GreedyHolder(keeper.public_key, q_bits, last.encryptor)
         self.divisions = self.comparisons = self.step = 0
 
-    def first_maximum_joint(self, states: list, orders: list) -> list:
-        """Fig. 4 for m agents: each agent's greedy action at the joint state ``states``,
-        ties broken by the agents' own permutations ``orders`` (`learners.select_joint`).
-        Agent 0 sends its slice at s_0 with its action axis in its order; each agent keeps the
-        sub-slice at its state with its action axis in its order and passes it on, re-randomised;
-        the last agent, holding the joint actions in the agents' orders, finds their first
-        maximum with agent 0 (`greedy`), who alone learns the position of each agent's action
-        in that agent's order and tells it (the positions reveal nothing of the actions)."""
+    def _joint_maximum(self, states: list, orders: list) -> tuple:
+        """Fig. 4's chain and comparison at the joint state ``states``: agent 0 sends its slice
+        at s_0 with its action axis in its order; each agent keeps the sub-slice at its state
+        with its action axis in its order and passes it on, re-randomised; the last agent,
+        holding the joint actions in the agents' orders, finds their first maximum with agent 0
+        (`greedy`), who alone learns its position.  Returns (the last agent's block, the
+        position)."""
         agents, block = self.agents, self.table
         for i, (agent, state, order) in enumerate(zip(agents, states, orders)):
             block = agent.permuted(block, state, order, last=i == len(agents) - 1)
@@ -179,17 +178,38 @@ class EncryptedTable:
                                         to=0)
         agents[0].view.record(self.step + 1, COMPARED, self.owner.opened())
         self.comparisons += 1
+        return block, position
+
+    def first_maximum_joint(self, states: list, orders: list) -> list:
+        """Fig. 4 for m agents: each agent's greedy action at the joint state ``states``, ties
+        broken by the agents' own permutations ``orders`` (`learners.select_joint`).  Agent 0
+        tells each agent the position of its action in its own order (uniform, whatever the
+        action)."""
+        _, position = self._joint_maximum(states, orders)
         places = np.unravel_index(position, self.moves)
         return [int(order[p]) for order, p in zip(orders, places)]
+
+    def maximum(self, states: list):
+        """Q-learning's max_a Q(s', a) (eq. 1) under the joint key: Fig. 4 at s' with
+        permutations each agent draws from its OS entropy (the max needs no tie-break, so the
+        reference draws nothing), after which agent 0 tells the last agent the position, whose
+        ciphertext in its block is e(max).  The last agent learns its own greedy action at s'
+        (Statement 2) and the others' positions in their fresh orders (uniform)."""
+        orders = [np.random.default_rng(secrets.randbits(128)).permutation(m)
+                  for m in self.moves]
+        block, position = self._joint_maximum(states, orders)
+        return block.ravel()[position]
 
     def update(self, states: list, actions: list, rewards: list, after: list,
                following: list) -> None:
         """One step of Fig. 3 for the agents' own (s_i, a_i, r_i, s_i', a_i')."""
         f, agents = self.rules, self.agents
-        current, upcoming = self.table, self.table
+        sarsa = f.learner == "sarsa"
+        current, upcoming = self.table, self.table if sarsa else self.maximum(after)
         for agent, s, a, s2, a2 in zip(agents, states, actions, after, following):   # 4(a)
             current = agent.narrow(current, s, a)
-            upcoming = agent.narrow(upcoming, s2, a2)
+            if sarsa:
+                upcoming = agent.narrow(upcoming, s2, a2)
         terms = [agent.encrypt([f.alpha_k * f.scaled_reward(r)])[0]
                  for agent, r in zip(agents[:-1], rewards[:-1])]
         k_delta = ops.dot(self.agents[0].public_key, [upcoming, current, *terms],
@@ -257,7 +277,8 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     setup_s = time.perf_counter() - start
     table = EncryptedTable(parties, sizes, moves, rules, ctx, k_delta_bits, q_bits)
-    per_step = _encryptions_per_step(sizes, moves, options.selection != "random")
+    per_step = _encryptions_per_step(sizes, moves, options.selection != "random",
+                                     options.learner == "qlearning")
     rows, taken, offline = [], [], 0.0
     env.reset(seed=env_seed)
     for episode in range(options.episodes):
@@ -301,20 +322,21 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     return result
 
 
-def _encryptions_per_step(sizes: list, moves: list, greedy_choices: bool = False) -> list:
-    """Each agent's encryptions in one step: agent 0 re-randomises two slices, sends its reward
-    term and the division's two values; agent j in between re-randomises two sub-slices, sends
-    its reward term and widens the update; the last agent masks, finishes the division and
-    fills its own pairs with e(0).  With ``greedy_choices``, one Fig. 4 selection more: every
-    agent but the last re-randomises its sub-slice over all joint actions, the last masks the
-    pairs of joint actions."""
+def _encryptions_per_step(sizes: list, moves: list, greedy_choices: bool = False,
+                          qlearning: bool = False) -> list:
+    """Each agent's encryptions in one step: agent 0 re-randomises two slices (SARSA; one for
+    Q-learning), sends its reward term and the division's two values; agent j in between
+    re-randomises two sub-slices (one), sends its reward term and widens the update; the last
+    agent masks, finishes the division and fills its own pairs with e(0).  Each Fig. 4 (a
+    greedy choice, Q-learning's max) adds: every agent but the last re-randomises its
+    sub-slice over all joint actions, the last masks the pairs of joint actions."""
     m = len(sizes)
     cells = [int(np.prod(sizes[j:])) * int(np.prod(moves[j:])) for j in range(m + 1)]
-    counts = ([2 * cells[1] + 1 + 2]
-              + [2 * cells[j + 1] + 1 + cells[j] - cells[j + 1] for j in range(1, m - 1)]
+    slices = 1 if qlearning else 2
+    counts = ([slices * cells[1] + 1 + 2]
+              + [slices * cells[j + 1] + 1 + cells[j] - cells[j + 1] for j in range(1, m - 1)]
               + [2 + cells[m - 1] - 1])
-    if greedy_choices:
-        joint = int(np.prod(moves))
-        counts = [c + int(np.prod(sizes[j + 1:])) * joint for j, c in enumerate(counts[:-1])] \
-            + [counts[-1] + joint * (joint - 1) // 2]
-    return counts
+    fig_4 = int(greedy_choices) + int(qlearning)
+    joint = int(np.prod(moves))
+    return [c + fig_4 * int(np.prod(sizes[j + 1:])) * joint for j, c in enumerate(counts[:-1])] \
+        + [counts[-1] + fig_4 * joint * (joint - 1) // 2]

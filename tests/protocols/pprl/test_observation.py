@@ -78,13 +78,19 @@ def test_greedy_choices_by_fig_4_equal_the_reference(selection):
 def test_a_greedy_step_costs_a_slice_and_the_pairs_of_joint_actions_more():
     assert _encryptions_per_step([6, 6], [2, 2], greedy_choices=True) == [27 + 24, 13 + 6]
     assert _encryptions_per_step([6, 6, 6], [2, 2, 2]) == [2 * 144 + 3, 2 * 12 + 1 + 132, 13]
+    assert _encryptions_per_step([6, 6], [2, 2], qlearning=True) == [12 + 3 + 24, 13 + 6]
 
 
-def test_only_sarsa_is_built_by_observation():
-    with pytest.raises(ValueError, match="partitioned by observation is built for "
-                                         "pprl.learner=sarsa"):
-        PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
-                    learner="qlearning")
+@pytest.mark.parametrize("selection", ["random", "epsilon_greedy"])
+def test_q_learning_takes_its_max_by_fig_4_and_equals_the_reference(selection):
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=20, methods=["pprl"], trials=1, selection=selection,
+                          epsilon=0.3, learner="qlearning")
+    last = run_observation_protocol(options, 2, 0, 7, 512, True, key_seed=6).rows[-1]
+    assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+    assert last["comparisons"] >= 40                            # a max every step
+    assert last["encryptions"] == 144 + sum(_encryptions_per_step(
+        [6, 6], [2, 2], qlearning=True)) * 40 + (30 * (last["comparisons"] - 40))
 
 
 def test_agent_0_opens_masked_updates_unrelated_to_the_true_ones(k_deltas):
