@@ -105,11 +105,10 @@ class PackedArray:
 
     def decrypt_integers(self, key) -> np.ndarray:
         """One decryption per packed ciphertext; the signed integers in ``shape`` (object array)."""
-        bits, mask = self.layout.slot_bits, (1 << self.layout.slot_bits) - 1
-        values = [(m >> (j * bits) & mask) + self.offset
-                  for m in self.data.decrypt_integers(key).ravel()
-                  for j in range(self.layout.slots)]
-        return objects(values[:int(np.prod(self.shape, dtype=np.int64))], self.shape)
+        count = int(np.prod(self.shape, dtype=np.int64))
+        values = unpack(list(self.data.decrypt_integers(key).ravel()), self.layout.slot_bits,
+                        self.layout.slots, count)
+        return objects([v + self.offset for v in values], self.shape)
 
     def decrypt(self, key) -> np.ndarray:
         return self.data.encoding.decode(self.decrypt_integers(key), self.k)
@@ -129,17 +128,33 @@ def pack(array: EncryptedArray, layout: SlotLayout) -> PackedArray:
     if width > layout.value_max:
         raise ValueError(f"values span [{array.lo}, {array.hi}] (width {width}) at scale exponent "
                          f"{array.k}, more than a slot input may: value_max={layout.value_max}")
-    nsquare, shift = public_key.nsquare, 1 << layout.slot_bits
     flat = array.ciphertexts.ravel()
-    packed, offsets = [], []
-    for start in range(0, len(flat), layout.slots):
-        group = flat[start:start + layout.slots]
-        acc = group[-1]
-        for c in group[-2::-1]:
-            acc = gmpy2.powmod(acc, shift, nsquare) * c % nsquare
-        packed.append(acc)
-        offsets.append(-array.lo * layout.weight(len(group)))
+    packed = pack_ciphertexts(public_key, list(flat), layout.slot_bits, layout.slots)
+    offsets = [-array.lo * layout.weight(len(flat[start:start + layout.slots]))
+               for start in range(0, len(flat), layout.slots)]
     packed = ops.add_plain(public_key, packed, to_residues(offsets, public_key.n))
     data = EncryptedArray(public_key, array.encoding, objects(packed, (len(packed),)), 0, 0,
                           width * layout.weight(layout.slots), "packed values")
     return PackedArray(data, layout, array.shape, array.k, array.lo)
+
+
+def pack_ciphertexts(public_key, ciphertexts: list, slot_bits: int, slots: int) -> list:
+    """E(v_0 + v_1 2^b + ...) for each group of ``slots`` raw ciphertexts E(v_i), by Horner
+    (b = ``slot_bits`` squarings a slot); the v_i must lie in [0, 2^b) for the slots to stay
+    apart, and slots * b must stay below the key's bits - 1."""
+    nsquare, shift = public_key.nsquare, 1 << slot_bits
+    packed = []
+    for start in range(0, len(ciphertexts), slots):
+        group = ciphertexts[start:start + slots]
+        acc = group[-1]
+        for c in group[-2::-1]:
+            acc = gmpy2.powmod(acc, shift, nsquare) * c % nsquare
+        packed.append(acc)
+    return packed
+
+
+def unpack(plaintexts: list, slot_bits: int, slots: int, count: int) -> list:
+    """The first ``count`` slot values of decrypted packed plaintexts (`pack_ciphertexts`)."""
+    mask = (1 << slot_bits) - 1
+    values = [int(m) >> (j * slot_bits) & mask for m in plaintexts for j in range(slots)]
+    return values[:count]

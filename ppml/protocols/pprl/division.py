@@ -36,6 +36,7 @@ from gmpy2 import mpz
 
 from ppml.checks import check_int
 from ppml.crypto.paillier import ObfuscatorPool, ops
+from ppml.crypto.paillier.packing import unpack
 from ppml.protocols.pprl.comparison import less_than
 from ppml.protocols.pprl.masking import STATISTICAL_BITS, check_room, mask
 
@@ -132,10 +133,14 @@ class DivisionOwner:
         self._opened: list = []
         self.decryptions = 0
 
-    def open(self, masked: list) -> None:
-        """Step 2: y = x + o of each masked ciphertext."""
+    def open(self, masked: list, slot_bits: int | None = None, slots: int = 1,
+             count: int | None = None) -> None:
+        """Step 2: y = x + o of each masked ciphertext, or with ``slot_bits``, of the first
+        ``count`` slots of packed ones (`packing.pack_ciphertexts`)."""
         self._opened = self.decryptor.decrypt_raw(masked)
         self.decryptions += len(masked)
+        if slot_bits is not None:
+            self._opened = unpack(self._opened, slot_bits, slots, count)
 
     def opened(self) -> list:
         """The masked values y of its last division (its view)."""

@@ -9,14 +9,16 @@ learn the greedy actions); A learns nothing.
 
 1. For every pair of positions i < j, B computes e(d_ij) = c_pi(i) / c_pi(j), |d_ij| < 2^b,
    and masks it (`masking.mask`): A gets e(d_ij + o_ij).
-2. A decrypts y_ij = d_ij + o_ij.
+2. A decrypts y_ij = d_ij + o_ij, several to a plaintext: y_ij < 2^(b + 2 + kappa), so B packs
+   floor((|n| - 2) / (b + 2 + kappa)) of them into one ciphertext (five at 1024 bits and
+   L = 2^128, eleven at 2048) and A makes one decryption for them (`packing`).
 3. On the engine, [Q_pi(j) > Q_pi(i)] = [d_ij < 0] = [y_ij < o_ij], A's integer against B's
    (`comparison.less_than`, limb by limb: y and o have b + 2 + kappa bits), XOR-shared.
 4. The engine combines the n(n-1)/2 bits into the one-hot of the first maximum (Algorithm 2's
    AND tree, `ppml.mpc.protocols.argmax.first_maximum_bits`) and opens it to B alone.
 
-Cost per selection: n(n-1)/2 encryptions by B and as many decryptions by A (one each for the
-random walk's two actions), one comparison batch and one opening on the engine.
+Cost per selection: n(n-1)/2 encryptions by B, ceil(n(n-1)/2 / slots) decryptions by A (one
+each for the random walk's two actions), one comparison batch and one opening on the engine.
 
 What each learns: A sees the y_ij, each within statistical distance 2^-kappa of independent of
 the Q-values (`masking`), and masked openings on the engine; B sees ciphertexts under A's key,
@@ -30,6 +32,7 @@ import os
 import numpy as np
 
 from ppml.crypto.paillier import ops
+from ppml.crypto.paillier.packing import pack_ciphertexts
 from ppml.mpc.protocols.argmax import first_maximum_bits, pairs
 from ppml.mpc.ring import BINARY
 from ppml.protocols.pprl.comparison import less_than
@@ -53,9 +56,15 @@ class GreedyHolder:
         """The width of the compared integers y and o: b + 2 + kappa."""
         return self.bound_bits + 2 + self.statistical_bits
 
+    @property
+    def slots(self) -> int:
+        """Masked differences packed into one plaintext: y < 2^(b + 2 + kappa) each."""
+        return (self.public_key.bits - 2) // self.compared_bits
+
     def mask(self, ciphertexts: list) -> list:
         """Step 1: e(d_ij + o_ij) for the pairs i < j of ``ciphertexts`` (already in B's
-        order), in `pairs` order."""
+        order), in `pairs` order, packed `slots` to a ciphertext (`packing.pack_ciphertexts`),
+        so that A makes one decryption per `slots` pairs."""
         i, j = pairs(len(ciphertexts))
         negated = ops.negate(self.public_key, ciphertexts)
         differences = ops.add(self.public_key, [ciphertexts[a] for a in i],
@@ -63,7 +72,7 @@ class GreedyHolder:
         masked, self.offsets = mask(self.encryptor, self.public_key, differences,
                                     self.bound_bits, self.statistical_bits,
                                     random_bytes=self._random_bytes)
-        return masked
+        return pack_ciphertexts(self.public_key, masked, self.compared_bits, self.slots)
 
 
 def first_maximum(owner, holder: GreedyHolder, ctx, ciphertexts: list,
@@ -74,7 +83,8 @@ def first_maximum(owner, holder: GreedyHolder, ctx, ciphertexts: list,
     observation A, Fig. 4).  ``owner`` is A's `division.DivisionOwner`."""
     if len(ciphertexts) == 1:
         return 0
-    owner.open(holder.mask(ciphertexts))
+    owner.open(holder.mask(ciphertexts), holder.compared_bits, holder.slots,
+               len(holder.offsets))
     j_wins = less_than(ctx, owner.opened(), holder.offsets, holder.compared_bits,
                        owner_rank, holder_rank)
     with ctx.comm.operation("argmax"):

@@ -60,3 +60,15 @@ def test_the_difference_bound_must_leave_room_in_the_key(agents):
     public_key, encryptor, _, _ = agents
     with pytest.raises(ValueError, match="must be at most the key's 512 bits - 2 = 510"):
         GreedyHolder(public_key, 480, encryptor)
+
+
+def test_the_masked_pairs_are_packed_into_as_few_decryptions_as_fit(agents):
+    """Six pairs of 192-bit masked differences, two to a 512-bit plaintext: three decryptions."""
+    public_key, encryptor, owner, holder = agents
+    assert (holder.compared_bits, holder.slots) == (BOUND + 42, 2)
+    before = owner.decryptions
+    values = [5, -7, 5, 3]
+    position = first_maximum(owner, holder, mpc.local_context(2, seed=4),
+                             encryptor.encrypt(public_key, values))
+    assert position == 0 and owner.decryptions - before == 3
+    assert [y - o for y, o in zip(owner.opened(), holder.offsets)] == [12, 0, 2, -12, -10, 2]
