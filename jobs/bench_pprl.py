@@ -4,7 +4,7 @@ against the floor.
 
 ``python -m jobs.bench_pprl [steps=200] [key_bits=1024,2048] [obfuscators=full,djn]
 [workers=1,2] [selection=random,epsilon_greedy] [learner=sarsa] [partition=time|observation]
-[results_dir=results]`` runs one trial of two agents per key size, kind of obfuscator, worker
+[backends=paillier,shares] [scale_bits=128] [results_dir=results]`` runs one trial of two agents per key size, kind of obfuscator, worker
 count and selection (``workers`` > 1: Ray tasks fill each agent's obfuscator pools while the
 steps run; ``offline_ms`` is then the time spent waiting to start them).  By time, agent 0
 learns ``steps`` steps in the clear, agent 1 ``steps`` encrypted steps; by observation, one
@@ -25,6 +25,11 @@ episode of ``steps`` encrypted steps.  Each row has:
   ``plaintext_ms``: the fixed-point reference's step (`crl_fixed`, the leanest honest loop of
   the same algorithm), timed here;
 * ``comparisons``: the private greedy selections of the run (`greedy`);
+* with ``backends=...,shares`` (by time; ``scale_bits`` must then leave |K dQ| < 2^62, e.g.
+  40): one ``backend=shares`` row per selection, everything its run costs per step (the
+  engine's dealer material included) with ``rounds_per_step``, and on each Paillier row
+  ``shares_speedup``, its online + offline step over the shares step of the same selection,
+  measured in the same run;
 * ``q_equal_reference``: the decrypted table equals the reference's.
 
 Prints the table and writes one Parquet file; the numbers are in docs/pprl.md.
@@ -44,6 +49,7 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
+from ppml.protocols.pprl.shares import run_shares_protocol
 from ppml.runtime import cluster
 
 PAPER_S = {"random": 4.71e3, "epsilon_greedy": 3.36e4}
@@ -53,7 +59,7 @@ TRIAL_STEPS = 100_000
 """One load-balancing trial as docs/pprl.md runs it: 1,000 episodes of 100 steps."""
 DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn", "workers": "1",
             "selection": "random", "learner": "sarsa", "partition": "time",
-            "results_dir": "results"}
+            "backends": "paillier", "scale_bits": 128, "results_dir": "results"}
 
 
 def decryption_ms(key_bits: int) -> float:
@@ -72,12 +78,12 @@ def threshold_share_ms(key_bits: int) -> float:
 
 
 def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers: int,
-            selection: str, learner: str) -> dict:
+            selection: str, learner: str, scale_bits: int) -> dict:
     by_time = partition == "time"
     task = "random_walk" if by_time else "load_balancing"
     options_ = PPRLOptions(task=task, partition=partition, steps_per_agent=steps, episodes=1,
                            episode_steps=steps, methods=["pprl"], obfuscator=obfuscator,
-                           selection=selection, learner=learner)
+                           selection=selection, learner=learner, scale_bits=scale_bits)
     run = run_time_protocol if by_time else run_observation_protocol
     row = run(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True, workers=workers).rows[-1]
     start = time.perf_counter()
@@ -90,8 +96,9 @@ def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers:
     length = TABLE_2_STEPS if by_time else TRIAL_STEPS
     estimate = row["setup_s"] + (online + offline) * length / 1e3
     paper = PAPER_S.get(selection) if by_time and learner == "sarsa" else None
-    return {"task": task, "partition": partition, "selection": selection, "learner": learner,
-            "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers, "steps": steps,
+    return {"task": task, "partition": partition, "backend": "paillier", "selection": selection,
+            "learner": learner, "scale_bits": scale_bits, "key_bits": key_bits,
+            "obfuscator": obfuscator, "workers": workers, "steps": steps,
             "setup_s": row["setup_s"], "online_ms": online, "offline_ms": offline,
             "estimate_steps": length, "estimate_s": estimate,
             "paper_s": paper, "speedup": None if paper is None else paper / estimate,
@@ -102,6 +109,27 @@ def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers:
             "q_equal_reference": row["q_equal_reference"]}
 
 
+def measure_shares(steps: int, selection: str, learner: str, scale_bits: int) -> dict:
+    """The shares backend's step (by time, random walk): everything in the run's seconds (the
+    engine's dealer material is made during it), divided by the shared steps."""
+    options_ = PPRLOptions(steps_per_agent=steps, methods=["pprl"], selection=selection,
+                           learner=learner, scale_bits=scale_bits, backend="shares")
+    row = run_shares_protocol(options_, 2, 0, 0).rows[0]
+    start = time.perf_counter()
+    run_time_partitioned(options_, "crl_fixed", 2, 0, 0)
+    plaintext_ms = 1e3 * (time.perf_counter() - start) / (2 * steps)
+    online = 1e3 * row["online_s"] / steps
+    estimate = online * TABLE_2_STEPS / 1e3
+    paper = PAPER_S.get(selection) if learner == "sarsa" else None
+    return {"task": "random_walk", "partition": "time", "backend": "shares",
+            "selection": selection, "learner": learner, "scale_bits": scale_bits,
+            "steps": steps, "setup_s": 0.0, "online_ms": online, "offline_ms": 0.0,
+            "estimate_steps": TABLE_2_STEPS, "estimate_s": estimate, "paper_s": paper,
+            "speedup": None if paper is None else paper / estimate,
+            "plaintext_ms": plaintext_ms, "rounds_per_step": row["rounds"] / steps,
+            "comparisons": row["comparisons"], "q_equal_reference": row["q_equal_reference"]}
+
+
 def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     if opts["steps"] < 1:
@@ -109,12 +137,21 @@ def main(argv=None) -> None:
     started_at = dt.datetime.now(dt.timezone.utc)
     workers = [int(w) for w in str(opts["workers"]).split(",")]
     with cluster.connected(None) if max(workers) > 1 else nullcontext():
+        backends = opts["backends"].split(",")
+        selections = opts["selection"].split(",")
         rows = [measure(opts["steps"], int(bits), obfuscator, opts["partition"], w, selection,
-                        opts["learner"])
+                        opts["learner"], opts["scale_bits"])
                 for bits in str(opts["key_bits"]).split(",")
                 for obfuscator in opts["obfuscators"].split(",") for w in workers
-                for selection in opts["selection"].split(",")]
-    finish("bench_pprl", rows, opts["results_dir"], started_at)
+                for selection in selections] if "paillier" in backends else []
+    shared = {selection: measure_shares(opts["steps"], selection, opts["learner"],
+                                        opts["scale_bits"])
+              for selection in selections} if "shares" in backends else {}
+    for row in rows:                   # how much faster the shares backend's step is
+        other = shared.get(row["selection"])
+        row["shares_speedup"] = None if other is None else \
+            (row["online_ms"] + row["offline_ms"]) / other["online_ms"]
+    finish("bench_pprl", rows + list(shared.values()), opts["results_dir"], started_at)
 
 
 if __name__ == "__main__":

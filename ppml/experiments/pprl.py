@@ -27,6 +27,7 @@ from ppml.experiments.table import format_table
 from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
+from ppml.protocols.pprl.shares import run_shares_protocol
 
 
 @register("pprl")
@@ -43,11 +44,7 @@ def pprl(config: RunConfig) -> RunOutput:
         for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
                           desc=f"pprl {method}"):
             if method == "pprl":
-                run = run_time_protocol if by_time else run_observation_protocol
-                result = run(options, config.parties, config.data_seed, trial,
-                             config.key_bits, config.insecure_key_bits_ok, key_seed=config.seed,
-                             record_views=config.record_views and trial == 0,
-                             workers=config.workers)
+                result = _encrypted(config, trial)
                 views = views or result.views
             elif by_time:
                 result = run_time_partitioned(options, method, config.parties,
@@ -63,6 +60,18 @@ def pprl(config: RunConfig) -> RunOutput:
     summary = {"methods": len(shown), "trials": options.trials}
     return RunOutput(rows=rows, summary=summary, table=format_table(shown, list(shown[0])),
                      views=views)
+
+
+def _encrypted(config: RunConfig, trial: int):
+    """One trial of the PPRL protocol the config names (partition and backend)."""
+    options, record = config.pprl, config.record_views and trial == 0
+    if options.backend == "shares":
+        return run_shares_protocol(options, config.parties, config.data_seed, trial,
+                                   key_seed=config.seed, record_views=record)
+    run = run_time_protocol if options.partition == "time" else run_observation_protocol
+    return run(options, config.parties, config.data_seed, trial, config.key_bits,
+               config.insecure_key_bits_ok, key_seed=config.seed, record_views=record,
+               workers=config.workers)
 
 
 def _agreement(rows: list) -> dict:

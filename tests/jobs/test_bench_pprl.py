@@ -1,5 +1,7 @@
 """jobs/bench_pprl.py runs a tiny size end to end and writes its table."""
 
+import pytest
+
 from jobs import bench_pprl
 from ppml.experiments.results import read_results
 
@@ -24,3 +26,13 @@ def test_bench_measures_the_partitioning_by_observation(tmp_path):
     (row,) = read_results(tmp_path).to_pylist()
     assert row["task"] == "load_balancing" and row["estimate_steps"] == 100_000
     assert row["q_equal_reference"] and row["speedup"] is None and row["floor_ms"] > 0
+
+
+def test_bench_sets_the_shares_backend_against_paillier_in_one_run(tmp_path):
+    bench_pprl.main(["steps=5", "key_bits=512", "obfuscators=djn", "backends=paillier,shares",
+                     "scale_bits=40", f"results_dir={tmp_path}"])
+    paillier, shares = read_results(tmp_path).to_pylist()
+    assert (paillier["backend"], shares["backend"]) == ("paillier", "shares")
+    assert shares["q_equal_reference"] and shares["rounds_per_step"] > 0
+    assert paillier["shares_speedup"] == pytest.approx(
+        (paillier["online_ms"] + paillier["offline_ms"]) / shares["online_ms"])

@@ -12,6 +12,9 @@ from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.protocols.pprl.learners import LEARNERS, MAX_SCALE_BITS, SELECTIONS
 
 PARTITIONS = ("time", "observation")
+BACKENDS = ("paillier", "shares")
+"""PPRL's Q-table under Paillier (the paper's) or as Z/2^64 shares between the agents
+(`shares`, beyond the paper)."""
 METHODS = ("crl", "crl_fixed", "idrl", "rdrl", "pprl")
 """The plaintext methods: CRL (one agent holds every perception; float64), CRL in the
 protocol's fixed point (`learners.FixedPointQ`), IDRL (each agent learns alone from its own
@@ -64,6 +67,9 @@ class PPRLOptions:
     reward_bound: Optional[float] = None
     """The largest |reward| the learner sees (the protocol's plaintext bounds); None: the task's
     own (random walk 1, load balancing 50 per factory); a Gymnasium task needs it."""
+    backend: str = "paillier"
+    """One of `BACKENDS`: ``shares`` keeps the table as Z/2^64 shares (partition=time, two
+    agents, L small enough that |K dQ| < 2^62)."""
     division_bits: int = 16
     """The protocol's K = 2^division_bits: alpha K and alpha gamma K are rounded to integers and
     each update divided by K (a floor)."""
@@ -73,6 +79,10 @@ class PPRLOptions:
         check_one_of("pprl.learner", self.learner, LEARNERS)
         check_one_of("pprl.selection", self.selection, SELECTIONS)
         check_one_of("pprl.obfuscator", self.obfuscator, OBFUSCATORS)
+        check_one_of("pprl.backend", self.backend, BACKENDS)
+        if self.backend == "shares" and self.partition != "time":
+            raise ValueError("pprl.backend=shares is built for pprl.partition=time so far; got "
+                             f"pprl.partition={self.partition}")
         if isinstance(self.methods, str) or not self.methods:
             raise ValueError(f"pprl.methods must be a non-empty list of {', '.join(METHODS)} "
                              f"(pprl.methods=[crl,idrl]), got {self.methods!r}")

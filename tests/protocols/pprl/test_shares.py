@@ -1,0 +1,63 @@
+"""PPRL's shares backend: the table as Z/2^64 shares ends equal to the fixed-point reference's
+entry for entry, with the same actions, for every learner and selection; the exact floor
+division; the ring's bound on L refused by name; a constant count of openings per step."""
+
+import numpy as np
+import pytest
+
+import ppml.mpc as mpc
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.shares import floor_divide, run_shares_protocol
+
+CLIFF = dict(task="CliffWalking-v1", reward_bound=100, methods=["pprl"], trials=1,
+             scale_bits=20, backend="shares")
+
+
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+@pytest.mark.parametrize("selection", ["random", "greedy", "epsilon_greedy"])
+def test_every_learner_and_selection_equals_the_reference(learner, selection):
+    options = PPRLOptions(steps_per_agent=60, learner=learner, selection=selection,
+                          epsilon=0.3, **CLIFF)
+    row = run_shares_protocol(options, 2, 0, 1, key_seed=4).rows[0]
+    assert row["q_equal_reference"] and row["action_agreement"] == 1.0
+    assert row["rounds"] > 0
+
+
+def test_fresh_randomness_agrees_with_the_reference_too():
+    options = PPRLOptions(steps_per_agent=60, selection="epsilon_greedy", **CLIFF)
+    assert run_shares_protocol(options, 2, 0, 2).rows[0]["q_equal_reference"]
+
+
+@pytest.mark.parametrize("bits", [1, 7, 16, 40, 62])
+def test_the_floor_division_is_exact_for_every_sign_and_boundary(bits):
+    rng = np.random.default_rng(bits)
+    values = [0, 1, -1, 2**bits, -2**bits, 2**bits - 1, -(2**bits) - 1, 2**62 - 1, -(2**62),
+              *[int(v) for v in rng.integers(-2**62, 2**62, 60)]]
+    values = [v for v in values if -2**62 <= v < 2**62]          # the division's domain
+    ctx = mpc.local_context(2, seed=bits)
+    x = ctx.share(np.array(values, dtype=np.int64), owner=0, frac_bits=0)
+    out = floor_divide(ctx, x.data, bits)
+    opened = mpc.tensor.ArithmeticShared(ctx, out, 0).reveal()
+    assert [int(v) for v in opened] == [v >> bits for v in values]
+
+
+def test_a_fixed_point_the_ring_cannot_carry_is_refused_by_name():
+    options = PPRLOptions(steps_per_agent=10, **{**CLIFF, "scale_bits": 128})
+    with pytest.raises(ValueError, match="pprl.backend=shares .* lower pprl.scale_bits"):
+        run_shares_protocol(options, 2, 0, 0, key_seed=1)
+    with pytest.raises(ValueError, match="pprl.backend=shares is built for pprl.partition=time"):
+        PPRLOptions(task="load_balancing", partition="observation", backend="shares")
+    with pytest.raises(ValueError, match="runs two agents so far, got parties=3"):
+        run_shares_protocol(PPRLOptions(steps_per_agent=10, **CLIFF), 3, 0, 0, key_seed=1)
+
+
+def test_the_other_agent_sees_the_same_openings_every_step():
+    """Exploring steps and episode ends (FrozenLake) change nothing agent 0 sees per step."""
+    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=200,
+                          methods=["pprl"], trials=1, selection="epsilon_greedy", epsilon=0.5,
+                          learner="qlearning", scale_bits=20, backend="shares")
+    result = run_shares_protocol(options, 2, 0, 5, key_seed=3, record_views=True)
+    assert result.rows[0]["q_equal_reference"]
+    steps = [r["t"] for r in result.views["agent-0"].to_pylist()]
+    counts = np.bincount(steps)[2:]            # the first step also shares agent 0's table
+    assert len(counts) == 199 and len(set(counts.tolist())) == 1
