@@ -25,6 +25,11 @@ episode of ``steps`` encrypted steps.  Each row has:
   ``plaintext_ms``: the fixed-point reference's step (`crl_fixed`, the leanest honest loop of
   the same algorithm), timed here;
 * ``comparisons``: the private greedy selections of the run (`greedy`);
+* the online step's parts, per step: ``division_ms`` and ``comparison_ms`` (the private
+  divisions and greedy selections, each with its encryptions, decryptions and engine rounds),
+  ``encryption_ms`` and ``decryption_ms`` (all of them, wherever made); the rest of
+  ``online_ms`` is the homomorphic arithmetic, the hand-over, the first table's encryption and
+  the final opening.  There is no messaging in the local runtime;
 * with ``backends=...,shares`` (by time; ``scale_bits`` must then leave |K dQ| < 2^62, e.g.
   40): one ``backend=shares`` row per selection, everything its run costs per step (the
   engine's dealer material included) with ``rounds_per_step``, and on each Paillier row
@@ -104,6 +109,8 @@ def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers:
             "paper_s": paper, "speedup": None if paper is None else paper / estimate,
             "floor_ms": decryption_ms(key_bits) if by_time else 2 * threshold_share_ms(key_bits),
             "plaintext_ms": plaintext_ms,
+            **{f"{part}_ms": 1e3 * row[f"{part}_s"] / steps
+               for part in ("division", "comparison", "encryption", "decryption")},
             "encryptions": row["encryptions"], "decryptions": row["decryptions"],
             "comparisons": row["comparisons"],
             "q_equal_reference": row["q_equal_reference"]}

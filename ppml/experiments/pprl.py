@@ -9,6 +9,7 @@ reward per step), each with its ``method``; PPRL's rows (by observation: each tr
 episode row) add ``q_equal_reference``,
 ``action_agreement``, ``online_s`` and its counts of encryptions, decryptions, divisions and
 comparisons (greedy selection and Q-learning's max).
+Each trial's row (by observation: its last episode's) has its ``learning_s``.
 ``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
 ``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).  The table gives, per method, Table 2's accuracy
 (mean steps to the goal over the trials that reach it, and how many do) or the mean reward of
@@ -53,7 +54,9 @@ def pprl(config: RunConfig) -> RunOutput:
                 result = run_observation_partitioned(options, method, config.data_seed, trial,
                                                      config.parties)
             seconds += result.seconds
-            mine += [{"method": method, **row} for row in result.rows]
+            trial_rows = [{"method": method, **row} for row in result.rows]
+            trial_rows[-1]["learning_s"] = result.seconds         # the trial's (Table 3)
+            mine += trial_rows
         rows += mine
         shown.append({"method": method, **_accuracy(mine, by_time, options.episodes),
                       "learning_s": seconds, **_agreement(mine)})

@@ -1,9 +1,13 @@
-"""Sakuma et al.'s Table 2 and Fig. 5 drawn from whatever pprl runs (`jobs.run experiment=pprl`)
-a results folder holds (`jobs.report`).  A figure without data for it is not drawn.
+"""Sakuma et al.'s Table 2, Table 3 and Fig. 5 drawn from whatever pprl runs (`jobs.run
+experiment=pprl`) a results folder holds (`jobs.report`).  A figure without data for it is not
+drawn.
 
 * Table 2 (random walk): the mean steps the learned greedy policy takes to the goal, one bar per
   method, grouped by learner and action selection, each labelled with how many trials reached
   the goal; each bar is the latest run of its method, learner and selection;
+* Table 3 (load balancing): per method, the seconds of learning per trial and the mean global
+  reward per step over the last tenth of the episodes (the latest run of each method), with
+  PPRL's trials that equal the fixed-point reference, drawn as a table;
 * Fig. 5 (load balancing): the mean global reward per step of each episode, averaged over the
   trials and over a moving window of `SMOOTHING` episodes, one curve per method (the latest
   run of each).
@@ -65,6 +69,36 @@ def table2(rows: list, folder: Path) -> Path | None:
     ax.set_title("Random walk: the learned greedy policy (Table 2)")
     ax.legend()
     return save(fig, folder, "pprl_table2")
+
+
+@figure("pprl")
+def table3(rows: list, folder: Path) -> Path | None:
+    """Seconds per trial and final reward per method (load balancing), as a table."""
+    episodes = _latest([r for r in rows if r.get("pprl.task") == "load_balancing"
+                        and r.get("episode") is not None], lambda r: r["method"])
+    if not episodes:
+        return None
+    cells = []
+    for method in [m for m in METHODS if any(r["method"] == m for r in episodes)]:
+        mine = [r for r in episodes if r["method"] == method]
+        last = max(r["episode"] for r in mine)
+        final = [r["episode_reward"] for r in mine if r["episode"] > last - max(1, (last + 1) // 10)]
+        seconds = [r["learning_s"] for r in mine if r.get("learning_s") is not None]
+        equal = [r["q_equal_reference"] for r in mine if r.get("q_equal_reference") is not None]
+        cells.append([method, f"{np.mean(seconds):.3g}" if seconds else "",
+                      f"{np.mean(final):.1f}", str(len({r['trial'] for r in mine})),
+                      f"{sum(equal)}/{len(equal)}" if equal else ""])
+    fig, ax = plt.subplots(figsize=(7, 1.0 + 0.4 * len(cells)))
+    ax.axis("off")
+    table = ax.table(cellText=cells, colLabels=["method", "s / trial", "reward / step",
+                                                "trials", "equals reference"],
+                     loc="center", cellLoc="center")
+    table.auto_set_font_size(False)
+    table.set_fontsize(9)
+    table.scale(1, 1.4)
+    ax.set_title("Load balancing (Table 3): seconds of learning per trial, global reward per "
+                 "step\nover the last tenth of the episodes", fontsize=10)
+    return save(fig, folder, "pprl_table3")
 
 
 @figure("pprl")

@@ -17,6 +17,8 @@ def test_bench_writes_a_row_per_key_size_obfuscator_and_selection(tmp_path, caps
         assert r["q_equal_reference"] and r["online_ms"] > 0 and r["offline_ms"] > 0
         assert r["speedup"] == r["paper_s"] / r["estimate_s"] and r["estimate_steps"] == 15000
         assert (r["comparisons"] > 0) == (r["selection"] == "epsilon_greedy")
+        assert r["division_ms"] > r["decryption_ms"] > 0 and r["encryption_ms"] > 0
+        assert (r["comparison_ms"] > 0) == (r["selection"] == "epsilon_greedy")
     assert "estimate_s" in capsys.readouterr().out
 
 

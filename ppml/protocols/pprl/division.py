@@ -30,6 +30,7 @@ comparison.  Neither sees beta: it stays XOR-shared until it is under A's key.
 from __future__ import annotations
 
 import os
+import time
 
 import gmpy2
 from gmpy2 import mpz
@@ -51,6 +52,8 @@ class Encryptor:
         self.obfuscator, self.batch, self.workers = obfuscator, batch, workers
         self._pools: dict = {}
         self.encryptions = 0
+        self.seconds = 0.0
+        """Time spent encrypting online (taking pooled obfuscators and multiplying)."""
 
     def _pool(self, public_key) -> ObfuscatorPool:
         pool = self._pools.get(public_key)
@@ -67,10 +70,13 @@ class Encryptor:
 
     def encrypt(self, public_key, values: list) -> list:
         """Enc(v mod n) of each integer (signed) value."""
+        began = time.perf_counter()
         self.encryptions += len(values)
         n = public_key.n
-        return public_key.encrypt_raw([mpz(v) % n for v in values],
-                                      self._pool(public_key).take(len(values)))
+        out = public_key.encrypt_raw([mpz(v) % n for v in values],
+                                     self._pool(public_key).take(len(values)))
+        self.seconds += time.perf_counter() - began
+        return out
 
     def rerandomize(self, public_key, ciphertexts: list) -> list:
         """The same plaintexts under fresh randomness: each times a fresh e(0)."""
@@ -132,12 +138,15 @@ class DivisionOwner:
         self.division_bits = check_int("division_bits", division_bits, 1)
         self._opened: list = []
         self.decryptions = 0
+        self.decrypt_seconds = 0.0
 
     def open(self, masked: list, slot_bits: int | None = None, slots: int = 1,
              count: int | None = None) -> None:
         """Step 2: y = x + o of each masked ciphertext, or with ``slot_bits``, of the first
         ``count`` slots of packed ones (`packing.pack_ciphertexts`)."""
+        began = time.perf_counter()
         self._opened = self.decryptor.decrypt_raw(masked)
+        self.decrypt_seconds += time.perf_counter() - began
         self.decryptions += len(masked)
         if slot_bits is not None:
             self._opened = unpack(self._opened, slot_bits, slots, count)

@@ -49,6 +49,7 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor, divide
 from ppml.protocols.pprl.greedy import GreedyHolder
 from ppml.protocols.pprl.learners import select_joint
+from ppml.protocols.pprl.protocol import split
 from ppml.protocols.pprl.reference import (TrialResult, learner, observation_generators,
                                            run_observation_partitioned)
 from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED
@@ -78,11 +79,19 @@ class ObservationAgent:
         """Agent 0: each masked value it opens (l = `OPENED`); agent 0 and the last agent:
         the engine's openings (l = `ENGINE`)."""
         self.decryption_shares = 0
+        self._decrypt_seconds = 0.0
 
     def decryption_share(self, ciphertexts: list):
         """Its share of the threshold decryption of ``ciphertexts`` (`threshold.KeyShare`)."""
+        began = time.perf_counter()
         self.decryption_shares += len(ciphertexts)
-        return self._key_share.partial_decrypt(ciphertexts)
+        share = self._key_share.partial_decrypt(ciphertexts)
+        self._decrypt_seconds += time.perf_counter() - began
+        return share
+
+    def decrypt_seconds(self) -> float:
+        """Time spent on its decryption shares."""
+        return self._decrypt_seconds
 
     def encrypt(self, values: list) -> list:
         return self.encryptor.encrypt(self.public_key, values)
@@ -163,6 +172,7 @@ class EncryptedTable:
                                      last.encryptor)
         self.greedy = GreedyHolder(keeper.public_key, q_bits, last.encryptor)
         self.divisions = self.comparisons = self.step = 0
+        self.seconds = {"division": 0.0, "comparison": 0.0}
 
     def _joint_maximum(self, states: list, orders: list) -> tuple:
         """Fig. 4's chain and comparison at the joint state ``states``: agent 0 sends its slice
@@ -174,8 +184,10 @@ class EncryptedTable:
         agents, block = self.agents, self.table
         for i, (agent, state, order) in enumerate(zip(agents, states, orders)):
             block = agent.permuted(block, state, order, last=i == len(agents) - 1)
+        began = time.perf_counter()
         position = greedy.first_maximum(self.owner, self.greedy, self.ctx, list(block.ravel()),
                                         to=0)
+        self.seconds["comparison"] += time.perf_counter() - began
         agents[0].view.record(self.step + 1, COMPARED, self.owner.opened())
         self.comparisons += 1
         return block, position
@@ -214,8 +226,10 @@ class EncryptedTable:
                  for agent, r in zip(agents[:-1], rewards[:-1])]
         k_delta = ops.dot(self.agents[0].public_key, [upcoming, current, *terms],
                           [f.alpha_gamma_k, -f.alpha_k] + [1] * len(terms))       # 4(b), eq. 5
+        began = time.perf_counter()
         (delta,) = divide(self.owner, self.holder, self.ctx, [k_delta],
                           [f.alpha_k * f.scaled_reward(rewards[-1])])            # 4(c)
+        self.seconds["division"] += time.perf_counter() - began
         block = delta
         for i in range(len(agents) - 1, 0, -1):                                  # 4(d), eq. 8
             block = agents[i].widen(block, self.sizes[i], self.moves[i], states[i], actions[i])
@@ -315,7 +329,7 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
         setup_s=setup_s, online_s=seconds - setup_s - offline, offline_s=offline,
         encryptions=sum(p.encryptor.encryptions for p in parties),
         decryptions=sum(p.decryption_shares for p in parties), divisions=table.divisions,
-        comparisons=table.comparisons)
+        comparisons=table.comparisons, **split([table.seconds], parties))
     result = TrialResult(rows, seconds, final, taken)
     result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
         else {}

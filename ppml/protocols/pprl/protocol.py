@@ -98,13 +98,18 @@ class EncryptedTurn:
         self.reward_bound, self.per_step = reward_bound, per_step
         self.q = _Rows(self)
         self.divisions = self.comparisons = self.step = 0
+        self.seconds = {"division": 0.0, "comparison": 0.0}
+        """Online time in the private divisions and comparisons (their encryptions,
+        decryptions and engine rounds included)."""
         self._since = 0
         """Comparisons since the last division."""
 
     def _compare(self, ciphertexts: list) -> int:
         owner = self.holding.owner
+        began = time.perf_counter()
         position = greedy.first_maximum(owner.division_owner, self.holding.greedy, self.ctx,
                                         ciphertexts)
+        self.seconds["comparison"] += time.perf_counter() - began
         owner.view.record(self.step + 1, COMPARED, owner.division_owner.opened())
         self.comparisons += 1
         self._since += 1
@@ -139,8 +144,10 @@ class EncryptedTurn:
         self._since = 0
         k_delta = ops.dot(public_key, [table[there], table[here]],
                           [f.alpha_gamma_k, -f.alpha_k])                    # eq. 3, and below
+        began = time.perf_counter()
         (delta,) = divide(owner.division_owner, self.holding.division, self.ctx, [k_delta],
                           [f.alpha_k * f.scaled_reward(r)])                 # its reward term
+        self.seconds["division"] += time.perf_counter() - began
         (table[here],) = ops.add(public_key, [table[here]], [delta])      # eq. 4
         step = self.step = self.step + 1
         owner.view.record(step, OPENED, owner.division_owner.opened())
@@ -207,10 +214,20 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                     encryptions=sum(e for e, _ in counts),
                     decryptions=sum(d for _, d in counts),
                     divisions=sum(t.divisions for t in turns),
-                    comparisons=sum(t.comparisons for t in turns))
+                    comparisons=sum(t.comparisons for t in turns),
+                    **split([t.seconds for t in turns], parties))
     result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
         else {}
     return result
+
+
+def split(seconds: list, parties: list) -> dict:
+    """The online time's parts for the row: in divisions and in comparisons (each with its
+    encryptions, decryptions and engine rounds), and in all encryptions and all decryptions."""
+    return {"division_s": sum(s["division"] for s in seconds),
+            "comparison_s": sum(s["comparison"] for s in seconds),
+            "encryption_s": sum(p.encryptor.seconds for p in parties),
+            "decryption_s": sum(p.decrypt_seconds() for p in parties)}
 
 
 def hand_over(holding: Holding, holder: TimeAgent, k_delta_bits: int, q_bits: int) -> Holding:

@@ -59,6 +59,10 @@ class TimeAgent:
         integers)."""
         return self.encryptor.encrypt(self.public_key, values)
 
+    def decrypt_seconds(self) -> float:
+        """Time spent decrypting (as owner of divisions and comparisons)."""
+        return self.division_owner.decrypt_seconds
+
     def counts(self) -> tuple:
         """(encryptions, decryptions) of this agent, its divisions included."""
         return (self.encryptor.encryptions,
