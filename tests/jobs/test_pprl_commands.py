@@ -7,7 +7,7 @@ import pytest
 
 from tests.jobs.readme import readme_commands
 
-SMALL = ["pprl.trials=2", "pprl.steps_per_agent=300", "pprl.episodes=3", "pprl.episode_steps=10",
+SMALL = ["pprl.trials=2", "pprl.steps_per_agent=100", "pprl.episodes=3", "pprl.episode_steps=10",
          "progress=false"]
 COMMANDS = [c for c in readme_commands("python -m jobs.run experiment=pprl")]
 

@@ -17,8 +17,7 @@ BALANCING = PPRLOptions(task="load_balancing", partition="observation", episodes
                         episode_steps=15, methods=["pprl"], trials=1)
 
 
-@pytest.mark.parametrize("agents,selection", [(2, "random"), (3, "random"),
-                                              (3, "epsilon_greedy")])
+@pytest.mark.parametrize("agents,selection", [(2, "random"), (3, "epsilon_greedy")])
 def test_the_jointly_encrypted_table_equals_the_fixed_point_reference(agents, selection):
     small = PPRLOptions(task="load_balancing", partition="observation", episodes=1,
                         episode_steps=12 if agents == 3 else 40, methods=["pprl"], trials=1,
@@ -96,7 +95,7 @@ def test_q_learning_takes_its_max_by_fig_4_and_equals_the_reference(selection):
 def test_agent_0_opens_masked_updates_unrelated_to_the_true_ones(k_deltas):
     """Agent 0 opens y = K dQ + 2^b + r each step; the last agent opens only the engine's
     masked values; the ranks of y do not follow the true K dQ."""
-    options = PPRLOptions(task="load_balancing", partition="observation", episodes=3,
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
                           episode_steps=300, methods=["pprl"], trials=1)
     result = run_observation_protocol(options, 2, 0, 4, 512, True, key_seed=2,
                                       record_views=True)
@@ -105,7 +104,7 @@ def test_agent_0_opens_masked_updates_unrelated_to_the_true_ones(k_deltas):
     run_observation_partitioned(options, "crl_fixed", 0, 4, 2)
     view = result.views["agent-0"].to_pylist()
     opened = [int(row["exact"]) for row in view if row["l"] == OPENED]
-    true = true[-900:]                       # the last run's (the protocol's evaluation runs it too)
-    assert len(opened) == 900 and len(set(true)) > 100
-    assert abs(rank_correlation(opened, true)) < 0.13                       # 3.9 sigma
+    true = true[-600:]                       # the last run's (the protocol's evaluation runs it too)
+    assert len(opened) == 600 and len(set(true)) > 100
+    assert abs(rank_correlation(opened, true)) < 0.16                       # 3.9 sigma
     assert {row["l"] for row in result.views["agent-1"].to_pylist()} == {ENGINE}
