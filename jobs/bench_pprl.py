@@ -30,8 +30,8 @@ episode of ``steps`` encrypted steps.  Each row has:
   ``encryption_ms`` and ``decryption_ms`` (all of them, wherever made); the rest of
   ``online_ms`` is the homomorphic arithmetic, the hand-over, the first table's encryption and
   the final opening.  There is no messaging in the local runtime;
-* with ``backends=...,shares`` (by time; ``scale_bits`` must then leave |K dQ| < 2^62, e.g.
-  40): one ``backend=shares`` row per selection, everything its run costs per step (the
+* with ``backends=...,shares`` (``scale_bits`` must then leave |K dQ| < 2^62: 40 by time, 30
+  by observation, whose global reward is larger): one ``backend=shares`` row per selection, everything its run costs per step (the
   engine's dealer material included) with ``rounds_per_step``, and on each Paillier row
   ``shares_speedup``, its online + offline step over the shares step of the same selection,
   measured in the same run;
@@ -54,7 +54,7 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
-from ppml.protocols.pprl.shares import run_shares_protocol
+from ppml.protocols.pprl.shares import run_shares_observation, run_shares_protocol
 from ppml.runtime import cluster
 
 PAPER_S = {"random": 4.71e3, "epsilon_greedy": 3.36e4}
@@ -116,22 +116,32 @@ def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers:
             "q_equal_reference": row["q_equal_reference"]}
 
 
-def measure_shares(steps: int, selection: str, learner: str, scale_bits: int) -> dict:
-    """The shares backend's step (by time, random walk): everything in the run's seconds (the
-    engine's dealer material is made during it), divided by the shared steps."""
-    options_ = PPRLOptions(steps_per_agent=steps, methods=["pprl"], selection=selection,
+def measure_shares(steps: int, partition: str, selection: str, learner: str,
+                   scale_bits: int) -> dict:
+    """The shares backend's step (by time on the random walk, by observation on load
+    balancing): everything in the run's seconds (the engine's dealer material is made during
+    it), divided by the shared steps."""
+    by_time = partition == "time"
+    task = "random_walk" if by_time else "load_balancing"
+    options_ = PPRLOptions(task=task, partition=partition, steps_per_agent=steps, episodes=1,
+                           episode_steps=steps, methods=["pprl"], selection=selection,
                            learner=learner, scale_bits=scale_bits, backend="shares")
-    row = run_shares_protocol(options_, 2, 0, 0).rows[0]
+    run = run_shares_protocol if by_time else run_shares_observation
+    row = run(options_, 2, 0, 0).rows[-1]
     start = time.perf_counter()
-    run_time_partitioned(options_, "crl_fixed", 2, 0, 0)
-    plaintext_ms = 1e3 * (time.perf_counter() - start) / (2 * steps)
+    if by_time:
+        run_time_partitioned(options_, "crl_fixed", 2, 0, 0)
+    else:
+        run_observation_partitioned(options_, "crl_fixed", 0, 0, 2)
+    plaintext_ms = 1e3 * (time.perf_counter() - start) / ((2 if by_time else 1) * steps)
     online = 1e3 * row["online_s"] / steps
-    estimate = online * TABLE_2_STEPS / 1e3
-    paper = PAPER_S.get(selection) if learner == "sarsa" else None
-    return {"task": "random_walk", "partition": "time", "backend": "shares",
+    length = TABLE_2_STEPS if by_time else TRIAL_STEPS
+    estimate = online * length / 1e3
+    paper = PAPER_S.get(selection) if by_time and learner == "sarsa" else None
+    return {"task": task, "partition": partition, "backend": "shares",
             "selection": selection, "learner": learner, "scale_bits": scale_bits,
             "steps": steps, "setup_s": 0.0, "online_ms": online, "offline_ms": 0.0,
-            "estimate_steps": TABLE_2_STEPS, "estimate_s": estimate, "paper_s": paper,
+            "estimate_steps": length, "estimate_s": estimate, "paper_s": paper,
             "speedup": None if paper is None else paper / estimate,
             "plaintext_ms": plaintext_ms, "rounds_per_step": row["rounds"] / steps,
             "comparisons": row["comparisons"], "q_equal_reference": row["q_equal_reference"]}
@@ -151,8 +161,8 @@ def main(argv=None) -> None:
                 for bits in str(opts["key_bits"]).split(",")
                 for obfuscator in opts["obfuscators"].split(",") for w in workers
                 for selection in selections] if "paillier" in backends else []
-    shared = {selection: measure_shares(opts["steps"], selection, opts["learner"],
-                                        opts["scale_bits"])
+    shared = {selection: measure_shares(opts["steps"], opts["partition"], selection,
+                                        opts["learner"], opts["scale_bits"])
               for selection in selections} if "shares" in backends else {}
     for row in rows:                   # how much faster the shares backend's step is
         other = shared.get(row["selection"])

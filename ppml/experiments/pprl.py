@@ -28,7 +28,7 @@ from ppml.experiments.table import format_table
 from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
-from ppml.protocols.pprl.shares import run_shares_protocol
+from ppml.protocols.pprl.shares import run_shares_observation, run_shares_protocol
 
 
 @register("pprl")
@@ -69,8 +69,9 @@ def _encrypted(config: RunConfig, trial: int):
     """One trial of the PPRL protocol the config names (partition and backend)."""
     options, record = config.pprl, config.record_views and trial == 0
     if options.backend == "shares":
-        return run_shares_protocol(options, config.parties, config.data_seed, trial,
-                                   key_seed=config.seed, record_views=record)
+        run = run_shares_protocol if options.partition == "time" else run_shares_observation
+        return run(options, config.parties, config.data_seed, trial, key_seed=config.seed,
+                   record_views=record)
     run = run_time_protocol if options.partition == "time" else run_observation_protocol
     return run(options, config.parties, config.data_seed, trial, config.key_bits,
                config.insecure_key_bits_ok, key_seed=config.seed, record_views=record,

@@ -68,8 +68,8 @@ class PPRLOptions:
     """The largest |reward| the learner sees (the protocol's plaintext bounds); None: the task's
     own (random walk 1, load balancing 50 per factory); a Gymnasium task needs it."""
     backend: str = "paillier"
-    """One of `BACKENDS`: ``shares`` keeps the table as Z/2^64 shares (partition=time, two
-    agents, L small enough that |K dQ| < 2^62)."""
+    """One of `BACKENDS`: ``shares`` keeps the table as Z/2^64 shares (two agents, L small
+    enough that |K dQ| < 2^62)."""
     division_bits: int = 16
     """The protocol's K = 2^division_bits: alpha K and alpha gamma K are rounded to integers and
     each update divided by K (a floor)."""
@@ -80,9 +80,6 @@ class PPRLOptions:
         check_one_of("pprl.selection", self.selection, SELECTIONS)
         check_one_of("pprl.obfuscator", self.obfuscator, OBFUSCATORS)
         check_one_of("pprl.backend", self.backend, BACKENDS)
-        if self.backend == "shares" and self.partition != "time":
-            raise ValueError("pprl.backend=shares is built for pprl.partition=time so far; got "
-                             f"pprl.partition={self.partition}")
         if isinstance(self.methods, str) or not self.methods:
             raise ValueError(f"pprl.methods must be a non-empty list of {', '.join(METHODS)} "
                              f"(pprl.methods=[crl,idrl]), got {self.methods!r}")

@@ -257,11 +257,11 @@ class EncryptedTable:
         return table
 
 
-class EncryptedJointRow:
+class JointRow:
     """What joint selection reads at a joint state (`learners.select_joint`): its greedy
-    actions by Fig. 4, no Q-value."""
+    actions by the table's private selection (Fig. 4, or on shares), no Q-value."""
 
-    def __init__(self, table: EncryptedTable, states: list):
+    def __init__(self, table, states: list):
         self.table, self.states = table, states
 
     def first_maximum_joint(self, orders: list) -> list:
@@ -293,32 +293,17 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     table = EncryptedTable(parties, sizes, moves, rules, ctx, k_delta_bits, q_bits)
     per_step = _encryptions_per_step(sizes, moves, options.selection != "random",
                                      options.learner == "qlearning")
-    rows, taken, offline = [], [], 0.0
-    env.reset(seed=env_seed)
-    for episode in range(options.episodes):
-        began = time.perf_counter()                      # offline: the episode's obfuscators
+    offline = [0.0]
+
+    def prepare():                                       # offline: the episode's obfuscators
+        began = time.perf_counter()
         for party, count in zip(parties, per_step):
             party.encryptor.prepare(party.public_key, count * options.episode_steps)
-        offline += time.perf_counter() - began
-        observation, _ = env.reset()
-        states = [int(s) for s in observation]
-        actions = select_joint(options.selection, EncryptedJointRow(table, states), moves,
-                               rngs, options.epsilon)
-        total = 0.0
-        for _ in range(options.episode_steps):
-            observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
-            if not abs(reward) <= reward_bound:
-                raise ValueError(f"a global reward of {reward!r} is outside "
-                                 f"pprl.reward_bound={reward_bound}")
-            taken.append(tuple(actions))
-            total += reward
-            after = [int(s) for s in observation]
-            following = select_joint(options.selection, EncryptedJointRow(table, after), moves,
-                                     rngs, options.epsilon)
-            table.update(states, actions, list(info["rewards"]), after, following)
-            states, actions = after, following
-        rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
-                     "reached_goal": None, "episode_reward": total / options.episode_steps})
+        offline[0] += time.perf_counter() - began
+
+    rows, taken = play_episodes(env, env_seed, options, moves, rngs, table, reward_bound,
+                                trial, prepare)
+    offline = offline[0]
     final = table.opened(options)
     seconds = time.perf_counter() - start
     env.close()
@@ -334,6 +319,39 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
         else {}
     return result
+
+
+def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, rngs: list, table,
+                  reward_bound: float, trial: int, prepare=None) -> tuple:
+    """The agents' episodes on a private joint ``table`` (its ``update`` and its
+    ``first_maximum_joint``), each agent choosing from its own generator as the reference's
+    joint methods do (`learners.select_joint`); ``prepare`` runs before each episode.  Returns
+    (the per-episode rows, the joint actions taken)."""
+    rows, taken = [], []
+    env.reset(seed=env_seed)
+    for episode in range(options.episodes):
+        if prepare is not None:
+            prepare()
+        observation, _ = env.reset()
+        states = [int(s) for s in observation]
+        actions = select_joint(options.selection, JointRow(table, states), moves, rngs,
+                               options.epsilon)
+        total = 0.0
+        for _ in range(options.episode_steps):
+            observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
+            if not abs(reward) <= reward_bound:
+                raise ValueError(f"a global reward of {reward!r} is outside "
+                                 f"pprl.reward_bound={reward_bound}")
+            taken.append(tuple(actions))
+            total += reward
+            after = [int(s) for s in observation]
+            following = select_joint(options.selection, JointRow(table, after), moves, rngs,
+                                     options.epsilon)
+            table.update(states, actions, list(info["rewards"]), after, following)
+            states, actions = after, following
+        rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
+                     "reached_goal": None, "episode_reward": total / options.episode_steps})
+    return rows, taken
 
 
 def _encryptions_per_step(sizes: list, moves: list, greedy_choices: bool = False,

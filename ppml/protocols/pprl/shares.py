@@ -1,5 +1,6 @@
-"""PPRL's secret-sharing backend (``pprl.backend=shares``) partitioned by time, beyond the paper:
-the Q-table kept as Z/2^64 shares between the two agents instead of under Paillier.
+"""PPRL's secret-sharing backend (``pprl.backend=shares``), beyond the paper: the Q-table kept as
+Z/2^64 shares between the two agents instead of under Paillier, partitioned by time
+(`SharedTurn`, below) or by observation (`SharedJointTable`).
 
 Agent 0 learns its turn in the clear, as with Paillier (its Q-values are a function of its own
 perceptions), and shares its table as its private input.  In agent 1's turn every step is, on
@@ -25,7 +26,8 @@ actions (Statement 2).  A blind selection reads a row as a real one does and zer
 locally before the argmax.
 
 The ring bounds the fixed point: |K dQ| < 2^62, so L is at most about 2^44 on the random walk
-(`check_ring`); the Paillier backend carries any L.  Two agents only, so far.
+(`check_ring`); the Paillier backend carries any L.  Two agents only, so far (the floor
+division compares two parties' shares).
 """
 
 from __future__ import annotations
@@ -45,8 +47,10 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.protocol import comparisons_per_step
 from ppml.privacy.views import ViewRecorder
+from ppml.protocols.pprl.observation import play_episodes
 from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
-                                           play_turns, run_time_partitioned)
+                                           observation_generators, play_turns,
+                                           run_observation_partitioned, run_time_partitioned)
 from ppml.protocols.pprl.roles import ENGINE
 from ppml.runtime.seat import drain_view
 
@@ -225,6 +229,129 @@ def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int
                                                    np.array(reference.taken))),
                     online_s=seconds, comparisons=turns[0].comparisons if turns else 0,
                     rounds=int(stats[0]["rounds"]), bytes_sent=int(stats[0]["bytes_sent"]))
+    result.views = {f"agent-{i}": v.table() for i, v in enumerate(views)} if record_views \
+        else {}
+    return result
+
+
+class SharedJointTable:
+    """Partitioned by observation, two agents: the joint table (joint state x joint action, the
+    reference's layout) as Z/2^64 shares between them, each agent's perceptions entering as its
+    own private inputs.
+
+    A step's one-hot of the joint (s, a) is the product of the agents' indicators (agent i's:
+    1 wherever the cell's state and action of agent i are its own), one Beaver round; then as
+    by time: the reads, the exact floor division of K dQ (the reward term is the sum of the
+    agents' own), the update.  Greedy choices (Fig. 4 on shares): the joint state's row (the
+    product of the agents' state indicators, then one product with the table), put in the
+    lexicographic order of the agents' permutations (public to both: fresh randomness), its
+    first maximum kept shared, and each agent's marginal of it opened to that agent alone, so
+    each learns its own greedy action only.  Q-learning's max stays shared, as by time."""
+
+    def __init__(self, ctx, sizes: list, moves: list, rules: FixedPointQ, views: list):
+        self.ctx, self.sizes, self.moves, self.rules, self.views = ctx, sizes, moves, rules, views
+        self.states, self.actions = int(np.prod(sizes)), int(np.prod(moves))
+        self.cells = self.states * self.actions
+        self.table = ctx.share(np.zeros(self.cells, np.int64), owner=0, frac_bits=0)
+        per_state = np.unravel_index(np.arange(self.states), sizes)
+        per_action = np.unravel_index(np.arange(self.actions), moves)
+        self._state_of = [np.repeat(s, self.actions) for s in per_state]
+        self._action_of = [np.tile(a, self.states) for a in per_action]
+        self._joint_state_of = per_state
+        self.comparisons = self.step = 0
+
+    def _one_hots(self, pairs: list):
+        """The one-hot rows over the cells of the joint pairs: agent i's indicators of its own
+        (state, action) of each row, ``pairs[i]``, multiplied (one Beaver round)."""
+        factors = []
+        for agent, mine in enumerate(pairs):
+            rows = np.stack([(self._state_of[agent] == s) & (self._action_of[agent] == a)
+                             for s, a in mine]).astype(np.int64)
+            factors.append(self.ctx.share(rows, owner=agent, frac_bits=0))
+        return factors[0] * factors[1]
+
+    def _row(self, states: list):
+        """Shares of Q(s, .) at the joint state ``states`` (two products)."""
+        factors = [self.ctx.share((self._joint_state_of[agent] == s).astype(np.int64)[None],
+                                  owner=agent, frac_bits=0) for agent, s in enumerate(states)]
+        return ((factors[0] * factors[1]) @ self.table.reshape(self.states, self.actions))[0]
+
+    def first_maximum_joint(self, states: list, orders: list) -> list:
+        row = self._row(states)
+        order = np.ravel_multi_index(np.ix_(*orders), self.moves).ravel()
+        grid = tensor.argmax(row[order], method="pairwise", ties="first").reshape(self.moves)
+        self.comparisons += 1
+        actions = []
+        for agent, own in enumerate(orders):
+            marginal = grid.sum(axis=tuple(i for i in range(len(self.moves)) if i != agent))
+            opened = marginal.reveal(to=agent)[agent]                 # to this agent alone
+            actions.append(int(own[int(np.flatnonzero(opened)[0])]))
+        return actions
+
+    def update(self, states: list, actions: list, rewards: list, after: list,
+               following: list) -> None:
+        f, column = self.rules, self.table.reshape(self.cells, 1)
+        if f.learner == "sarsa":
+            picks = self._one_hots([[(s, a), (s2, a2)] for s, a, s2, a2
+                                    in zip(states, actions, after, following)])
+            read = picks @ column
+            here, q, q_next = picks[0], read[0, 0], read[1, 0]
+        else:
+            here = self._one_hots([[(s, a)] for s, a in zip(states, actions)])[0]
+            q = (here.reshape(1, self.cells) @ column)[0, 0]
+            row = self._row(after)
+            q_next = (tensor.argmax(row, method="pairwise", ties="first") * row).sum()
+        reward = sum((self.ctx.share(np.array([f.alpha_k * f.scaled_reward(r)], np.int64),
+                                     owner=agent, frac_bits=0)[0]
+                      for agent, r in enumerate(rewards)), start=self.ctx.constant(0, 0))
+        k_delta = reward + q_next * f.alpha_gamma_k - q * f.alpha_k               # eq. 5
+        delta = floor_divide(self.ctx, k_delta.data[:, None], f.division_bits)
+        self.table = self.table + here * tensor.ArithmeticShared(
+            self.ctx, np.repeat(delta, self.cells, axis=1), 0)
+        self.step += 1
+        if self.ctx.comm.views is not None:
+            for rank, view in enumerate(self.views):
+                view.record(self.step, ENGINE, drain_view(self.ctx.comm.views[rank]))
+
+    def opened(self, options: PPRLOptions) -> FixedPointQ:
+        """EVALUATION ONLY: the final table, opened, as the reference's `FixedPointQ`."""
+        table = learner(options, self.states, self.actions, fixed=True)
+        table.q = np.array([int(v) for v in self.table.reveal()], dtype=object) \
+            .reshape(table.q.shape)
+        return table
+
+
+def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: int,
+                           key_seed: int | None = None, record_views: bool = False):
+    """One trial of PPRL partitioned by observation on the shares backend, two agents: the
+    reference's per-episode rows, the last with ``q_equal_reference``, ``action_agreement``,
+    the engine's rounds and bytes.  ``key_seed``: the engine's INSECURE seeded mode."""
+    if agents != 2:
+        raise ValueError(f"pprl.backend=shares runs two agents so far, got parties={agents}")
+    env = tasks.make(options.task, agents)
+    sizes = [int(n) for n in env.observation_space.nvec]
+    moves = [int(n) for n in env.action_space.nvec]
+    reward_bound = options.task_reward_bound(agents)
+    rules = learner(options, 1, 1, fixed=True)
+    check_ring(bounds(rules, options, reward_bound)[1], options)
+    selection = None if key_seed is not None else [secrets.randbits(128) for _ in range(agents)]
+    env_seed, rngs = observation_generators(seed, trial, agents, selection)
+    start = time.perf_counter()
+    ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
+    views = [ViewRecorder(record_views) for _ in range(2)]
+    table = SharedJointTable(ctx, sizes, moves, rules, views)
+    rows, taken = play_episodes(env, env_seed, options, moves, rngs, table, reward_bound, trial)
+    final = table.opened(options)
+    seconds = time.perf_counter() - start
+    env.close()
+    reference = run_observation_partitioned(options, "crl_fixed", seed, trial, agents, selection)
+    stats = ctx.stats()
+    rows[-1].update(
+        q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
+        action_agreement=float(np.mean([a == b for a, b in zip(taken, reference.taken)])),
+        online_s=seconds, comparisons=table.comparisons, rounds=int(stats[0]["rounds"]),
+        bytes_sent=int(stats[0]["bytes_sent"]))
+    result = TrialResult(rows, seconds, final, taken)
     result.views = {f"agent-{i}": v.table() for i, v in enumerate(views)} if record_views \
         else {}
     return result

@@ -7,7 +7,7 @@ import pytest
 
 import ppml.mpc as mpc
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.shares import floor_divide, run_shares_protocol
+from ppml.protocols.pprl.shares import floor_divide, run_shares_observation, run_shares_protocol
 
 CLIFF = dict(task="CliffWalking-v1", reward_bound=100, methods=["pprl"], trials=1,
              scale_bits=20, backend="shares")
@@ -45,8 +45,6 @@ def test_a_fixed_point_the_ring_cannot_carry_is_refused_by_name():
     options = PPRLOptions(steps_per_agent=10, **{**CLIFF, "scale_bits": 128})
     with pytest.raises(ValueError, match="pprl.backend=shares .* lower pprl.scale_bits"):
         run_shares_protocol(options, 2, 0, 0, key_seed=1)
-    with pytest.raises(ValueError, match="pprl.backend=shares is built for pprl.partition=time"):
-        PPRLOptions(task="load_balancing", partition="observation", backend="shares")
     with pytest.raises(ValueError, match="runs two agents so far, got parties=3"):
         run_shares_protocol(PPRLOptions(steps_per_agent=10, **CLIFF), 3, 0, 0, key_seed=1)
 
@@ -61,3 +59,20 @@ def test_the_other_agent_sees_the_same_openings_every_step():
     steps = [r["t"] for r in result.views["agent-0"].to_pylist()]
     counts = np.bincount(steps)[2:]            # the first step also shares agent 0's table
     assert len(counts) == 199 and len(set(counts.tolist())) == 1
+
+
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+@pytest.mark.parametrize("selection", ["random", "epsilon_greedy"])
+def test_by_observation_the_shared_joint_table_equals_the_reference(learner, selection):
+    """Each agent's perceptions enter as its own inputs; greedy choices open to each agent its
+    own action only; the same joint actions and table as the reference."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=30, methods=["pprl"], trials=1, selection=selection,
+                          epsilon=0.3, learner=learner, scale_bits=20, backend="shares")
+    result = run_shares_observation(options, 2, 0, 1, key_seed=4, record_views=True)
+    last = result.rows[-1]
+    assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+    assert (last["comparisons"] > 0) == (selection == "epsilon_greedy")
+    assert len(result.views["agent-1"]) > 0
+    with pytest.raises(ValueError, match="runs two agents so far, got parties=3"):
+        run_shares_observation(options, 3, 0, 1, key_seed=4)
