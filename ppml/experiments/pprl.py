@@ -28,7 +28,8 @@ from ppml.experiments.table import format_table
 from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
-from ppml.protocols.pprl.shares import run_shares_observation, run_shares_protocol
+from ppml.protocols.pprl.shares_observation import run_shares_observation
+from ppml.protocols.pprl.shares_time import run_shares_protocol
 
 
 @register("pprl")

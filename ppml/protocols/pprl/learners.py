@@ -53,7 +53,7 @@ def select_joint(kind: str, row, moves: list, rngs: list, epsilon: float) -> lis
         return [int(rng.integers(m)) for rng, m in zip(rngs, moves, strict=True)]
     orders = [rng.permutation(m) for rng, m in zip(rngs, moves, strict=True)]
     if not isinstance(row, np.ndarray):
-        return row.first_maximum_joint(orders)   # Fig. 4 (`observation.EncryptedJointRow`)
+        return row.first_maximum_joint(orders)   # Fig. 4, on a private table (`JointRow`)
     joint = np.ravel_multi_index(np.ix_(*orders), moves).ravel()
     best = int(joint[first_maximum(row, joint)])
     return [int(a) for a in np.unravel_index(best, moves)]
@@ -61,8 +61,8 @@ def select_joint(kind: str, row, moves: list, rngs: list, epsilon: float) -> lis
 
 def first_maximum(row, order: np.ndarray) -> int:
     """The position in ``order`` of the first maximum of ``row`` read in that order: numpy's
-    argmax for a plaintext row, the row's own private comparison for an encrypted one
-    (`protocol.EncryptedRow`)."""
+    argmax for a plaintext row, the row's own private comparison for a private one
+    (`PrivateRow`)."""
     if isinstance(row, np.ndarray):
         return int(np.argmax(row[order]))
     return row.first_maximum(order)
@@ -119,3 +119,40 @@ class FixedPointQ(QTable):
     def values(self) -> np.ndarray:
         """The Q-values as reals (Q / L)."""
         return np.array([[v / 2**self.scale_bits for v in row] for row in self.q], dtype=float)
+
+
+class PrivateRow:
+    """What selection reads of a state's row in a private table (encrypted or shared): its
+    length, and its first maximum under an order by the table's private selection
+    (``table.first_maximum(state, order)``); no Q-value."""
+
+    def __init__(self, table, state: int):
+        self.table, self.state = table, state
+
+    def __len__(self) -> int:
+        return self.table.actions
+
+    def first_maximum(self, order) -> int:
+        return self.table.first_maximum(self.state, order)
+
+
+class PrivateRows:
+    """A private table as `select` reads it (``table.q[state]``): a `PrivateRow` per state."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def __getitem__(self, state: int) -> PrivateRow:
+        return PrivateRow(self.table, state)
+
+
+class JointRow:
+    """What `select_joint` reads of a joint state's row in a private joint table: the agents'
+    greedy actions by the table's private selection (``table.first_maximum_joint(states,
+    orders)``: Fig. 4, or on shares); no Q-value."""
+
+    def __init__(self, table, states: list):
+        self.table, self.states = table, states
+
+    def first_maximum_joint(self, orders: list) -> list:
+        return self.table.first_maximum_joint(self.states, orders)

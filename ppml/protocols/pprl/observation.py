@@ -48,12 +48,11 @@ from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor, divide
 from ppml.protocols.pprl.greedy import GreedyHolder
-from ppml.protocols.pprl.learners import select_joint
+from ppml.protocols.pprl.learners import JointRow, select_joint
 from ppml.protocols.pprl.protocol import split
 from ppml.protocols.pprl.reference import (TrialResult, learner, observation_generators,
                                            run_observation_partitioned)
-from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED
-from ppml.runtime.seat import drain_view
+from ppml.protocols.pprl.roles import COMPARED, OPENED, record_engine
 
 
 def deal_key(agents: int, key_bits: int, insecure_key_bits_ok: bool = False,
@@ -242,9 +241,7 @@ class EncryptedTable:
         self.step += 1
         self.divisions += 1
         agents[0].view.record(self.step, OPENED, self.owner.opened())
-        if self.ctx.comm.views is not None:        # engine rank 0: agent 0, 1: the last agent
-            for rank, agent in ((0, agents[0]), (1, agents[-1])):
-                agent.view.record(self.step, ENGINE, drain_view(self.ctx.comm.views[rank]))
+        record_engine(self.ctx, self.step, [agents[0].view, agents[-1].view])   # ranks 0, 1
 
     def opened(self, options: PPRLOptions):
         """EVALUATION ONLY: the final table, jointly decrypted, as the reference's
@@ -255,17 +252,6 @@ class EncryptedTable:
         table.q = np.array([int(v) - n if v > n // 2 else int(v) for v in values],
                            dtype=object).reshape(table.q.shape)
         return table
-
-
-class JointRow:
-    """What joint selection reads at a joint state (`learners.select_joint`): its greedy
-    actions by the table's private selection (Fig. 4, or on shares), no Q-value."""
-
-    def __init__(self, table, states: list):
-        self.table, self.states = table, states
-
-    def first_maximum_joint(self, orders: list) -> list:
-        return self.table.first_maximum_joint(self.states, orders)
 
 
 def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
@@ -307,10 +293,8 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     final = table.opened(options)
     seconds = time.perf_counter() - start
     env.close()
-    reference = run_observation_partitioned(options, "crl_fixed", seed, trial, agents, selection)
     rows[-1].update(
-        q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
-        action_agreement=float(np.mean([a == b for a, b in zip(taken, reference.taken)])),
+        **against_reference(options, seed, trial, agents, selection, final, taken),
         setup_s=setup_s, online_s=seconds - setup_s - offline, offline_s=offline,
         encryptions=sum(p.encryptor.encryptions for p in parties),
         decryptions=sum(p.decryption_shares for p in parties), divisions=table.divisions,
@@ -352,6 +336,18 @@ def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, rngs: l
         rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
                      "reached_goal": None, "episode_reward": total / options.episode_steps})
     return rows, taken
+
+
+def against_reference(options: PPRLOptions, seed: int, trial: int, agents: int,
+                      selection: list | None, final, taken: list) -> dict:
+    """EVALUATION ONLY: the fixed-point reference run with the agents' own randomness
+    (``selection``, handed over after the run): does the protocol's opened ``final`` table
+    equal its table entry for entry, and in what share of steps were the joint actions
+    ``taken`` the same."""
+    reference = run_observation_partitioned(options, "crl_fixed", seed, trial, agents, selection)
+    return {"q_equal_reference": bool(np.array_equal(final.q, reference.table.q)),
+            "action_agreement": float(np.mean([a == b for a, b
+                                               in zip(taken, reference.taken)]))}
 
 
 def _encryptions_per_step(sizes: list, moves: list, greedy_choices: bool = False,

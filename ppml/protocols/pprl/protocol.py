@@ -41,35 +41,10 @@ from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.crypto.paillier import ops
 from ppml.protocols.pprl.division import divide
-from ppml.protocols.pprl.learners import FixedPointQ
+from ppml.protocols.pprl.learners import FixedPointQ, PrivateRows
 from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
                                            play_turns, run_time_partitioned)
-from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED, Holding, TimeAgent
-from ppml.runtime.seat import drain_view
-
-
-class EncryptedRow:
-    """What selection reads of a state's row in an encrypted turn: its length, and its first
-    maximum under an order by private comparison (`learners.first_maximum`); no Q-value."""
-
-    def __init__(self, turn: "EncryptedTurn", state: int):
-        self.turn, self.state = turn, state
-
-    def __len__(self) -> int:
-        return self.turn.actions
-
-    def first_maximum(self, order) -> int:
-        return self.turn.first_maximum(self.state, order)
-
-
-class _Rows:
-    """The holder's table as selection reads it: an `EncryptedRow` per state."""
-
-    def __init__(self, turn: "EncryptedTurn"):
-        self.turn = turn
-
-    def __getitem__(self, state: int) -> EncryptedRow:
-        return EncryptedRow(self.turn, state)
+from ppml.protocols.pprl.roles import COMPARED, OPENED, Holding, TimeAgent, record_engine
 
 
 def comparisons_per_step(options: PPRLOptions, actions: int) -> int:
@@ -96,7 +71,7 @@ class EncryptedTurn:
                  per_step: int):
         self.holding, self.actions, self.rules, self.ctx = holding, actions, rules, ctx
         self.reward_bound, self.per_step = reward_bound, per_step
-        self.q = _Rows(self)
+        self.q = PrivateRows(self)
         self.divisions = self.comparisons = self.step = 0
         self.seconds = {"division": 0.0, "comparison": 0.0}
         """Online time in the private divisions and comparisons (their encryptions,
@@ -151,9 +126,7 @@ class EncryptedTurn:
         (table[here],) = ops.add(public_key, [table[here]], [delta])      # eq. 4
         step = self.step = self.step + 1
         owner.view.record(step, OPENED, owner.division_owner.opened())
-        if self.ctx.comm.views is not None:        # engine rank 0: the owner, 1: the holder
-            for rank, agent in ((0, owner), (1, self.holding.agent)):
-                agent.view.record(step, ENGINE, drain_view(self.ctx.comm.views[rank]))
+        record_engine(self.ctx, step, [owner.view, self.holding.agent.view])  # ranks 0, 1
         self.divisions += 1
 
 

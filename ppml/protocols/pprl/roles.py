@@ -28,6 +28,7 @@ from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor
 from ppml.protocols.pprl.greedy import GreedyHolder
 from ppml.protocols.pprl.masking import mask
+from ppml.runtime.seat import drain_view
 
 OPENED, HANDED_OVER, ENGINE, COMPARED = 0, 1, 2, 3
 """The ``l`` of an agent's view rows: a division's masked value, a hand-over's masked table
@@ -112,3 +113,11 @@ class Holding:
                                self.q_bound_bits)
         return masked, self.agent.encryptor.encrypt(self.agent.public_key,
                                                     [-o for o in offsets])
+
+
+def record_engine(ctx, step: int, views: list) -> None:
+    """With ``record_views``, each engine rank's openings since the last step into the view of
+    the agent holding it (``views[rank]``, `ViewRecorder`s; l = `ENGINE`)."""
+    if ctx.comm.views is not None:
+        for rank, view in enumerate(views):
+            view.record(step, ENGINE, drain_view(ctx.comm.views[rank]))

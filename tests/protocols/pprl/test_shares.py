@@ -7,7 +7,9 @@ import pytest
 
 import ppml.mpc as mpc
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.shares import floor_divide, run_shares_observation, run_shares_protocol
+from ppml.protocols.pprl.shared_division import floor_divide
+from ppml.protocols.pprl.shares_observation import run_shares_observation
+from ppml.protocols.pprl.shares_time import SharedTurn, run_shares_protocol
 
 CLIFF = dict(task="CliffWalking-v1", reward_bound=100, methods=["pprl"], trials=1,
              scale_bits=20, backend="shares")
@@ -49,16 +51,33 @@ def test_a_fixed_point_the_ring_cannot_carry_is_refused_by_name():
         run_shares_protocol(PPRLOptions(steps_per_agent=10, **CLIFF), 3, 0, 0, key_seed=1)
 
 
-def test_the_other_agent_sees_the_same_openings_every_step():
-    """Exploring steps and episode ends (FrozenLake) change nothing agent 0 sees per step."""
-    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=200,
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+def test_the_other_agent_sees_the_same_openings_in_the_same_order_every_step(learner,
+                                                                             monkeypatch):
+    """Exploring steps and episode ends (FrozenLake) change nothing agent 0 sees in a step: the
+    same messages (their sizes, in order), real or blind selections alike."""
+    sizes, steps = [], []
+    exchange = mpc.comm.LocalComm.exchange
+
+    def spy(self, datas, to=None, tag="open"):
+        sizes.append((tag, tuple(tuple(d.shape) for d in datas)))
+        return exchange(self, datas, to=to, tag=tag)
+
+    monkeypatch.setattr(mpc.comm.LocalComm, "exchange", spy)
+    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=150,
                           methods=["pprl"], trials=1, selection="epsilon_greedy", epsilon=0.5,
-                          learner="qlearning", scale_bits=20, backend="shares")
-    result = run_shares_protocol(options, 2, 0, 5, key_seed=3, record_views=True)
+                          learner=learner, scale_bits=20, backend="shares")
+    update = SharedTurn.update
+
+    def mark(self, *args):
+        update(self, *args)
+        steps.append(len(sizes))                  # a step's messages end with its update
+
+    monkeypatch.setattr(SharedTurn, "update", mark)
+    result = run_shares_protocol(options, 2, 0, 5, key_seed=3)
     assert result.rows[0]["q_equal_reference"]
-    steps = [r["t"] for r in result.views["agent-0"].to_pylist()]
-    counts = np.bincount(steps)[2:]            # the first step also shares agent 0's table
-    assert len(counts) == 199 and len(set(counts.tolist())) == 1
+    per_step = [tuple(sizes[a:b]) for a, b in zip(steps[:-1], steps[1:])]
+    assert len(per_step) == 149 and len(set(per_step)) == 1
 
 
 @pytest.mark.parametrize("learner", ["sarsa", "qlearning"])

@@ -1,0 +1,138 @@
+"""PPRL's shares backend partitioned by time (`shares`): agent 0 learns its turn in the clear,
+as with Paillier (its Q-values are a function of its own perceptions), and shares its table as
+its private input; agent 1's turn runs on the shares, its perceptions its private inputs.
+
+Greedy choices: the row of the holder's state (one product with its one-hot), put in the
+holder's random order (public to both agents: fresh randomness, which says nothing of the
+table), its first maximum opened to the holder alone (the engine's pairwise argmax, ties to
+the first).  Every step runs the same number of them (`SELECTIONS_PER_STEP` when selection is
+greedy), blind ones filling in first, before the step's reads: a blind one is the product of a
+zero row (the holder's private input, so only the holder knows it is blind) with the table, in
+a fresh order, so agent 0 sees the same messages in the same order whatever agent 1 explores
+or wherever its episodes end.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+import numpy as np
+
+import ppml.mpc as mpc
+from ppml.mpc import tensor
+from ppml.privacy.views import ViewRecorder
+from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl.bounds import bounds
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.learners import FixedPointQ, PrivateRows
+from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
+                                           play_turns, run_time_partitioned)
+from ppml.protocols.pprl.shared_division import check_ring
+from ppml.protocols.pprl.shares import SharedTable, check_agents
+
+SELECTIONS_PER_STEP = 2
+"""The next action's selection and, when an episode ends, the new episode's first."""
+
+
+class SharedTurn(SharedTable):
+    """Agent 1's turn on the shared table (`play_turns` reads ``q`` and calls ``update``)."""
+
+    def __init__(self, ctx, first: FixedPointQ, rules: FixedPointQ, reward_bound: float,
+                 selections: int, views: list):
+        values = np.array([int(v) for v in first.q.ravel()], dtype=np.int64)
+        super().__init__(ctx, ctx.share(values, owner=0, frac_bits=0),         # agent 0's input
+                         *first.q.shape, rules, views)
+        self.reward_bound, self.selections = reward_bound, selections
+        self.q = PrivateRows(self)
+        self._since = 0
+        """Greedy selections since the last update."""
+
+    def _one_hot(self, indices: list, size: int):
+        """The holder's private one-hot rows (its input); None: a row of zeros."""
+        rows = np.zeros((len(indices), size), dtype=np.int64)
+        for row, index in enumerate(indices):
+            if index is not None:
+                rows[row, index] = 1
+        return self.ctx.share(rows, owner=1, frac_bits=0)
+
+    def _row(self, state: int | None):
+        """Shares of Q(state, .) (zeros for None) without opening which (one product)."""
+        return (self._one_hot([state], self.states)
+                @ self.table.reshape(self.states, self.actions))[0]
+
+    def first_maximum(self, state: int | None, order) -> int:
+        """The position in ``order`` of the first maximum of Q(state, .), opened to the
+        holder."""
+        if self.actions == 1:
+            return 0
+        one_hot = tensor.reveal_argmax(self._row(state)[np.asarray(order)], to=1,
+                                       method="pairwise", ties="first")
+        self.comparisons += 1
+        self._since += 1
+        return int(np.flatnonzero(one_hot[1])[0])
+
+    def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
+        """Eqs. 3-4 on shares for the holder's (s, a, r, s', a'), after the blind selections
+        that make up the step's count."""
+        if not abs(r) <= self.reward_bound:
+            raise ValueError(f"a reward of {r!r} is outside pprl.reward_bound="
+                             f"{self.reward_bound}")
+        if self._since > self.selections:
+            raise RuntimeError(f"a step ran {self._since} greedy selections, more than the "
+                               f"{self.selections} that every step shows agent 0")
+        while self._since < self.selections:
+            self.first_maximum(None, np.random.default_rng(secrets.randbits(64))
+                               .permutation(self.actions))
+        self._since = 0
+        f, size = self.rules, self.states * self.actions
+        column = self.table.reshape(size, 1)
+        here = s * self.actions + a
+        if f.learner == "sarsa":
+            picks = self._one_hot([here, s2 * self.actions + a2], size)
+            read = picks @ column
+            q, q_next = read[0, 0], read[1, 0]
+        else:
+            picks = self._one_hot([here], size)
+            q, q_next = (picks @ column)[0, 0], self.shared_max(self._row(s2))
+        self.learn(picks[0], q, q_next, [(1, f.alpha_k * f.scaled_reward(r))])
+
+
+def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
+                        key_seed: int | None = None, record_views: bool = False) -> TrialResult:
+    """One trial of PPRL partitioned by time on the shares backend, between two agents; the
+    row carries the comparison with the fixed-point reference (``q_equal_reference``) and the
+    engine's costs.  ``key_seed``: the engine's INSECURE seeded mode; with ``record_views``
+    the result's ``views`` has each agent's openings."""
+    check_agents(agents)
+    reward_bound = options.task_reward_bound()
+    env = tasks.make(options.task)
+    states, actions = env.observation_space.n, env.action_space.n
+    rules = learner(options, 1, 1, fixed=True)
+    check_ring(bounds(rules, options, reward_bound)[1], options)
+    selection = None if key_seed is not None else secrets.randbits(128)
+    env_seed, rng, evaluation = generators(seed, trial, selection)
+    start = time.perf_counter()
+    ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
+    views = [ViewRecorder(record_views) for _ in range(2)]
+    first = learner(options, states, actions, fixed=True)
+    selections = SELECTIONS_PER_STEP * (options.selection != "random")
+    turns = []
+
+    def each_turn():
+        yield first                                         # agent 0, in the clear
+        turns.append(SharedTurn(ctx, first, rules, reward_bound, selections, views))
+        yield turns[0]
+
+    taken = play_turns(env, env_seed, each_turn(), options, rng)
+    final = turns[0].opened(options) if turns else first
+    seconds = time.perf_counter() - start
+    reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial, selection)
+    result = evaluate(env, final, evaluation, trial, seconds,
+                      q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
+                      action_agreement=float(np.mean(np.array(taken) ==
+                                                     np.array(reference.taken))),
+                      online_s=seconds, **(turns[0].costs() if turns else {}))
+    result.views = {f"agent-{i}": v.table() for i, v in enumerate(views)} if record_views \
+        else {}
+    return result
