@@ -69,8 +69,12 @@ CASES = (
                                     "private_cb.epsilon=0.3", "seed=23", "progress=false")),
     Case("private_cb_checkpoints", ("experiment=private_cb", "horizon=60", "dims=6",
                                     "private_cb.checkpoints=2", "seed=24", "progress=false")),
-    Case("private_cb_kmeans", ("experiment=private_cb", "dataset=kmeans", "arms=4",
-                               "horizon=40", "dims=6", "seed=25", "progress=false")),
+    Case("private_cb_kmeans", ("experiment=private_cb", "dataset=kmeans_mnist", "arms=4",
+                               "horizon=40", "dims=6", "seed=25", "progress=false"),
+         needs=("mnist",)),
+    Case("private_cb_kmeans_digits", ("experiment=private_cb", "dataset=kmeans_digits",
+                                      "arms=4", "horizon=40", "dims=6", "seed=25",
+                                      "progress=false")),
     Case("private_cb_mnist", ("experiment=private_cb", "dataset=mnist", "horizon=40",
                               "seed=26", "progress=false"), needs=("mnist",)),
     Case("linucb_ds_synthetic", ("experiment=linucb_ds", "dataset=synthetic", "arms=5",
@@ -106,6 +110,21 @@ CASES = (
     Case("samba_jester", ("experiment=samba", "dataset=jester", "samba.algorithm=eps_greedy",
                           "arms=6", "horizon=40", "seed=43", "samba.mask=paper", *SMALL_KEYS),
          needs=("jester",)),
+    *(Case(f"pprl_time_{backend}", ("experiment=pprl", "pprl.task=CliffWalking-v1",
+                                    "pprl.reward_bound=100", "pprl.methods=[crl_fixed,pprl]",
+                                    "pprl.learner=qlearning", "pprl.selection=epsilon_greedy",
+                                    "pprl.steps_per_agent=40", "pprl.trials=1",
+                                    f"pprl.backend={backend}", "pprl.scale_bits=20",
+                                    "progress=false", "seed=51", *SMALL_KEYS))
+      for backend in ("paillier", "shares")),
+    *(Case(f"pprl_observation_{backend}", ("experiment=pprl", "pprl.task=load_balancing",
+                                           "pprl.partition=observation",
+                                           "pprl.methods=[crl_fixed,pprl]",
+                                           "pprl.selection=epsilon_greedy", "pprl.episodes=2",
+                                           "pprl.episode_steps=15", "pprl.trials=1",
+                                           f"pprl.backend={backend}", "pprl.scale_bits=20",
+                                           "progress=false", "seed=52", *SMALL_KEYS))
+      for backend in ("paillier", "shares")),
 )
 
 
