@@ -83,33 +83,50 @@ def threshold_share_ms(key_bits: int) -> float:
     return 1e3 * median_time(lambda: share.partial_decrypt(ciphertext), 5, warmup=True)
 
 
-def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers: int,
-            selection: str, learner: str, scale_bits: int) -> dict:
+def setting(steps: int, partition: str, **choices) -> tuple:
+    """(options, by_time) of one measured run: by time the random walk, ``steps`` encrypted
+    steps after as many in the clear; by observation load balancing, one episode of
+    ``steps``."""
     by_time = partition == "time"
-    task = "random_walk" if by_time else "load_balancing"
-    options_ = PPRLOptions(task=task, partition=partition, steps_per_agent=steps, episodes=1,
-                           episode_steps=steps, methods=["pprl"], obfuscator=obfuscator,
-                           selection=selection, learner=learner, scale_bits=scale_bits)
-    run = run_time_protocol if by_time else run_observation_protocol
-    row = run(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True, workers=workers).rows[-1]
+    return PPRLOptions(task="random_walk" if by_time else "load_balancing",
+                       partition=partition, steps_per_agent=steps, episodes=1,
+                       episode_steps=steps, methods=["pprl"], **choices), by_time
+
+
+def plaintext_ms(options_: PPRLOptions, steps: int, by_time: bool) -> float:
+    """The fixed-point reference's step, timed here: the leanest honest loop."""
     start = time.perf_counter()
     if by_time:
         run_time_partitioned(options_, "crl_fixed", 2, 0, 0)
     else:
         run_observation_partitioned(options_, "crl_fixed", 0, 0, 2)
-    plaintext_ms = 1e3 * (time.perf_counter() - start) / ((2 if by_time else 1) * steps)
-    online, offline = 1e3 * row["online_s"] / steps, 1e3 * row["offline_s"] / steps
+    return 1e3 * (time.perf_counter() - start) / ((2 if by_time else 1) * steps)
+
+
+def against_paper(options_: PPRLOptions, by_time: bool, step_ms: float, setup_s: float) -> dict:
+    """The run's estimate over `TABLE_2_STEPS` or `TRIAL_STEPS` (setup and every step's
+    cost), against Table 2's time where the paper gives one."""
     length = TABLE_2_STEPS if by_time else TRIAL_STEPS
-    estimate = row["setup_s"] + (online + offline) * length / 1e3
-    paper = PAPER_S.get(selection) if by_time and learner == "sarsa" else None
-    return {"task": task, "partition": partition, "backend": "paillier", "selection": selection,
-            "learner": learner, "scale_bits": scale_bits, "key_bits": key_bits,
-            "obfuscator": obfuscator, "workers": workers, "steps": steps,
+    estimate = setup_s + step_ms * length / 1e3
+    paper = PAPER_S.get(options_.selection) if by_time and options_.learner == "sarsa" else None
+    return {"estimate_steps": length, "estimate_s": estimate, "paper_s": paper,
+            "speedup": None if paper is None else paper / estimate}
+
+
+def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers: int,
+            selection: str, learner: str, scale_bits: int) -> dict:
+    options_, by_time = setting(steps, partition, obfuscator=obfuscator, selection=selection,
+                                learner=learner, scale_bits=scale_bits)
+    run = run_time_protocol if by_time else run_observation_protocol
+    row = run(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True, workers=workers).rows[-1]
+    online, offline = 1e3 * row["online_s"] / steps, 1e3 * row["offline_s"] / steps
+    return {"task": options_.task, "partition": partition, "backend": "paillier",
+            "selection": selection, "learner": learner, "scale_bits": scale_bits,
+            "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers, "steps": steps,
             "setup_s": row["setup_s"], "online_ms": online, "offline_ms": offline,
-            "estimate_steps": length, "estimate_s": estimate,
-            "paper_s": paper, "speedup": None if paper is None else paper / estimate,
+            **against_paper(options_, by_time, online + offline, row["setup_s"]),
             "floor_ms": decryption_ms(key_bits) if by_time else 2 * threshold_share_ms(key_bits),
-            "plaintext_ms": plaintext_ms,
+            "plaintext_ms": plaintext_ms(options_, steps, by_time),
             **{f"{part}_ms": 1e3 * row[f"{part}_s"] / steps
                for part in ("division", "comparison", "encryption", "decryption")},
             "encryptions": row["encryptions"], "decryptions": row["decryptions"],
@@ -119,32 +136,19 @@ def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers:
 
 def measure_shares(steps: int, partition: str, selection: str, learner: str,
                    scale_bits: int) -> dict:
-    """The shares backend's step (by time on the random walk, by observation on load
-    balancing): everything in the run's seconds (the engine's dealer material is made during
-    it), divided by the shared steps."""
-    by_time = partition == "time"
-    task = "random_walk" if by_time else "load_balancing"
-    options_ = PPRLOptions(task=task, partition=partition, steps_per_agent=steps, episodes=1,
-                           episode_steps=steps, methods=["pprl"], selection=selection,
-                           learner=learner, scale_bits=scale_bits, backend="shares")
+    """The shares backend's step: everything in the run's seconds (the engine's dealer
+    material is made during it), divided by the shared steps."""
+    options_, by_time = setting(steps, partition, selection=selection, learner=learner,
+                                scale_bits=scale_bits, backend="shares")
     run = run_shares_protocol if by_time else run_shares_observation
     row = run(options_, 2, 0, 0).rows[-1]
-    start = time.perf_counter()
-    if by_time:
-        run_time_partitioned(options_, "crl_fixed", 2, 0, 0)
-    else:
-        run_observation_partitioned(options_, "crl_fixed", 0, 0, 2)
-    plaintext_ms = 1e3 * (time.perf_counter() - start) / ((2 if by_time else 1) * steps)
     online = 1e3 * row["online_s"] / steps
-    length = TABLE_2_STEPS if by_time else TRIAL_STEPS
-    estimate = online * length / 1e3
-    paper = PAPER_S.get(selection) if by_time and learner == "sarsa" else None
-    return {"task": task, "partition": partition, "backend": "shares",
+    return {"task": options_.task, "partition": partition, "backend": "shares",
             "selection": selection, "learner": learner, "scale_bits": scale_bits,
             "steps": steps, "setup_s": 0.0, "online_ms": online, "offline_ms": 0.0,
-            "estimate_steps": length, "estimate_s": estimate, "paper_s": paper,
-            "speedup": None if paper is None else paper / estimate,
-            "plaintext_ms": plaintext_ms, "rounds_per_step": row["rounds"] / steps,
+            **against_paper(options_, by_time, online, 0.0),
+            "plaintext_ms": plaintext_ms(options_, steps, by_time),
+            "rounds_per_step": row["rounds"] / steps,
             "comparisons": row["comparisons"], "q_equal_reference": row["q_equal_reference"]}
 
 

@@ -42,6 +42,7 @@ import numpy as np
 import ppml.mpc as mpc
 from ppml.crypto.paillier import generate_keypair, ops
 from ppml.crypto.paillier.threshold import combine, deal
+from ppml.crypto.rng import Stream, fresh_key
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import greedy, tasks
 from ppml.protocols.pprl.bounds import bounds
@@ -206,8 +207,7 @@ class EncryptedTable:
         reference draws nothing), after which agent 0 tells the last agent the position, whose
         ciphertext in its block is e(max).  The last agent learns its own greedy action at s'
         (Statement 2) and the others' positions in their fresh orders (uniform)."""
-        orders = [np.random.default_rng(secrets.randbits(128)).permutation(m)
-                  for m in self.moves]
+        orders = [Stream(fresh_key()).permutation(m) for m in self.moves]
         block, position = self._joint_maximum(states, orders)
         return block.ravel()[position]
 

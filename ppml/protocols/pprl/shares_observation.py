@@ -7,8 +7,8 @@ wherever a cell's state and action of agent i are its own), one Beaver round; th
 is the sum of the agents' own; then the reads, the exact floor division and the update as by
 time (`shares.SharedTable.learn`).  Greedy choices (Fig. 4 on shares): the joint state's row
 (the product of the agents' state indicators, then one product with the table), put in the
-lexicographic order of the agents' permutations (public to both: fresh randomness), its first
-maximum kept shared, and each agent's marginal of it opened to that agent alone, so each learns
+lexicographic order of the agents' permutations by products with each agent's permutation
+matrix (its private input: no agent sees another's generator), its first maximum kept shared, and each agent's marginal of it opened to that agent alone, so each learns
 its own greedy action only.  Epsilon-greedy's coin is public here, as with Paillier
 (`learners.select_joint`), so the number of selections says nothing.
 """
@@ -68,9 +68,14 @@ class SharedJointTable(SharedTable):
         """Fig. 4 on shares: each agent's greedy action at the joint state ``states``, ties
         broken by the agents' own permutations ``orders`` (`learners.select_joint`), each
         agent's marginal of the shared one-hot opened to it alone."""
-        row = self._row(states)
-        order = np.ravel_multi_index(np.ix_(*orders), self.moves).ravel()
-        grid = tensor.argmax(row[order], method="pairwise", ties="first").reshape(self.moves)
+        grid = self._row(states).reshape(self.moves)           # P_0^T Q P_1: grid[o_0, o_1]
+        for agent, own in enumerate(orders):
+            moves = np.zeros((len(own), len(own)), dtype=np.int64)
+            moves[own, np.arange(len(own))] = 1                    # moves[order[i], i] = 1
+            factor = self.ctx.share(moves.T if agent == 0 else moves, owner=agent, frac_bits=0)
+            grid = factor @ grid if agent == 0 else grid @ factor
+        grid = tensor.argmax(grid.reshape(self.actions), method="pairwise",
+                             ties="first").reshape(self.moves)
         self.comparisons += 1
         actions = []
         for agent, own in enumerate(orders):

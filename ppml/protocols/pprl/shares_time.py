@@ -3,12 +3,12 @@ as with Paillier (its Q-values are a function of its own perceptions), and share
 its private input; agent 1's turn runs on the shares, its perceptions its private inputs.
 
 Greedy choices: the row of the holder's state (one product with its one-hot), put in the
-holder's random order (public to both agents: fresh randomness, which says nothing of the
-table), its first maximum opened to the holder alone (the engine's pairwise argmax, ties to
-the first).  Every step runs the same number of them (`SELECTIONS_PER_STEP` when selection is
+holder's random order by a second product with the order's permutation matrix (the holder's
+private input: agent 0 never sees an output of the holder's generator), its first maximum
+opened to the holder alone (the engine's pairwise argmax, ties to the first).  Every step runs the same number of them (`SELECTIONS_PER_STEP` when selection is
 greedy), blind ones filling in first, before the step's reads: a blind one is the product of a
 zero row (the holder's private input, so only the holder knows it is blind) with the table, in
-a fresh order, so agent 0 sees the same messages in the same order whatever agent 1 explores
+a fresh order from the OS CSPRNG, so agent 0 sees the same messages in the same order whatever agent 1 explores
 or wherever its episodes end.
 """
 
@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 import ppml.mpc as mpc
+from ppml.crypto.rng import Stream, fresh_key
 from ppml.mpc import tensor
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import tasks
@@ -66,8 +67,12 @@ class SharedTurn(SharedTable):
         holder."""
         if self.actions == 1:
             return 0
-        one_hot = tensor.reveal_argmax(self._row(state)[np.asarray(order)], to=1,
-                                       method="pairwise", ties="first")
+        order = np.asarray(order)
+        moves = np.zeros((self.actions, self.actions), dtype=np.int64)  # moves[order[i], i] = 1
+        moves[order, np.arange(self.actions)] = 1
+        permuted = (self._row(state).reshape(1, self.actions)
+                    @ self.ctx.share(moves, owner=1, frac_bits=0))[0]
+        one_hot = tensor.reveal_argmax(permuted, to=1, method="pairwise", ties="first")
         self.comparisons += 1
         self._since += 1
         return int(np.flatnonzero(one_hot[1])[0])
@@ -82,8 +87,7 @@ class SharedTurn(SharedTable):
             raise RuntimeError(f"a step ran {self._since} greedy selections, more than the "
                                f"{self.selections} that every step shows agent 0")
         while self._since < self.selections:
-            self.first_maximum(None, np.random.default_rng(secrets.randbits(64))
-                               .permutation(self.actions))
+            self.first_maximum(None, Stream(fresh_key()).permutation(self.actions))
         self._since = 0
         f, size = self.rules, self.states * self.actions
         column = self.table.reshape(size, 1)
