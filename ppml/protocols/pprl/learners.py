@@ -42,14 +42,16 @@ def select(kind: str, row: np.ndarray, rng: np.random.Generator, epsilon: float)
     return int(order[first_maximum(row, order)])
 
 
-def select_joint(kind: str, row, moves: list, rngs: list, epsilon: float) -> list:
+def select_joint(kind: str, row, moves: list, rngs: list, epsilon: float, coin) -> list:
     """Each agent's action for one joint state's ``row`` over the joint actions (C order over
     the agents' ``moves``), partitioned by observation, each agent drawing from its own
-    generator in ``rngs``: agent 0's draws epsilon-greedy's coin (public: every agent follows
-    it), then each agent its own random action, or its own permutation of its actions; the
-    greedy joint action is the first maximum in the lexicographic order of the agents' permuted
-    actions (Fig. 4's permutation, which hides B's action from A, drawn by every agent)."""
-    if kind == "random" or (kind == "epsilon_greedy" and rngs[0].random() < epsilon):
+    generator in ``rngs``: epsilon-greedy's coin comes from ``coin``, a generator of its own
+    (public: agent 0 draws it and every agent follows it, so no agent ever sees an output of
+    another's own generator), then each agent draws its own random action, or its own
+    permutation of its actions; the greedy joint action is the first maximum in the
+    lexicographic order of the agents' permuted actions (Fig. 4's permutation, which hides B's
+    action from A, drawn by every agent)."""
+    if kind == "random" or (kind == "epsilon_greedy" and coin.random() < epsilon):
         return [int(rng.integers(m)) for rng, m in zip(rngs, moves, strict=True)]
     orders = [rng.permutation(m) for rng, m in zip(rngs, moves, strict=True)]
     if not isinstance(row, np.ndarray):

@@ -34,7 +34,6 @@ evaluation hands it to the fixed-point reference afterwards (EVALUATION ONLY).
 
 from __future__ import annotations
 
-import secrets
 import time
 
 import numpy as np
@@ -51,8 +50,8 @@ from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encrypto
 from ppml.protocols.pprl.greedy import GreedyHolder
 from ppml.protocols.pprl.learners import JointRow, select_joint
 from ppml.protocols.pprl.protocol import split
-from ppml.protocols.pprl.reference import (TrialResult, learner, observation_generators,
-                                           run_observation_partitioned)
+from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
+                                           observation_generators, run_observation_partitioned)
 from ppml.protocols.pprl.roles import COMPARED, OPENED, record_engine
 
 
@@ -266,8 +265,8 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     sizes = [int(n) for n in env.observation_space.nvec]
     moves = [int(n) for n in env.action_space.nvec]
     reward_bound = options.task_reward_bound(agents)
-    selection = None if key_seed is not None else [secrets.randbits(128) for _ in range(agents)]
-    env_seed, rngs = observation_generators(seed, trial, agents, selection)
+    selection = None if key_seed is not None else fresh_selection(agents)
+    env_seed, coin, rngs = observation_generators(seed, trial, agents, selection)
     rules = learner(options, 1, 1, fixed=True)
     q_bits, k_delta_bits = bounds(rules, options, reward_bound)
     start = time.perf_counter()
@@ -287,7 +286,7 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
             party.encryptor.prepare(party.public_key, count * options.episode_steps)
         offline[0] += time.perf_counter() - began
 
-    rows, taken = play_episodes(env, env_seed, options, moves, rngs, table, reward_bound,
+    rows, taken = play_episodes(env, env_seed, options, moves, coin, rngs, table, reward_bound,
                                 trial, prepare)
     offline = offline[0]
     final = table.opened(options)
@@ -305,12 +304,13 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     return result
 
 
-def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, rngs: list, table,
-                  reward_bound: float, trial: int, prepare=None) -> tuple:
+def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, coin, rngs: list,
+                  table, reward_bound: float, trial: int, prepare=None) -> tuple:
     """The agents' episodes on a private joint ``table`` (its ``update`` and its
     ``first_maximum_joint``), each agent choosing from its own generator as the reference's
-    joint methods do (`learners.select_joint`); ``prepare`` runs before each episode.  Returns
-    (the per-episode rows, the joint actions taken)."""
+    joint methods do (`learners.select_joint`, epsilon-greedy's public ``coin`` apart);
+    ``prepare`` runs before each episode.  Returns (the per-episode rows, the joint actions
+    taken)."""
     rows, taken = [], []
     env.reset(seed=env_seed)
     for episode in range(options.episodes):
@@ -319,7 +319,7 @@ def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, rngs: l
         observation, _ = env.reset()
         states = [int(s) for s in observation]
         actions = select_joint(options.selection, JointRow(table, states), moves, rngs,
-                               options.epsilon)
+                               options.epsilon, coin)
         total = 0.0
         for _ in range(options.episode_steps):
             observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
@@ -330,7 +330,7 @@ def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, rngs: l
             total += reward
             after = [int(s) for s in observation]
             following = select_joint(options.selection, JointRow(table, after), moves, rngs,
-                                     options.epsilon)
+                                     options.epsilon, coin)
             table.update(states, actions, list(info["rewards"]), after, following)
             states, actions = after, following
         rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,

@@ -23,6 +23,7 @@ instead (`generators`).
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass, field
 
@@ -128,13 +129,22 @@ def greedy_episode(env, table: QTable, rng: np.random.Generator) -> tuple:
 
 def observation_generators(seed: int, trial: int, agents: int,
                            selection: list | None = None) -> tuple:
-    """(environment seed, each agent's selection generator) of a trial partitioned by
-    observation: `generators`' agents' generator split into one child per agent, or one
-    generator per integer of ``selection`` (each agent's OS entropy, PPRL's fresh runs)."""
+    """(environment seed, epsilon-greedy's public coin, each agent's selection generator) of
+    a trial partitioned by observation: `generators`' agents' generator split into one child
+    per agent and one more for the coin, or one generator per integer of ``selection`` (OS
+    entropy, PPRL's fresh runs: `fresh_selection`)."""
     env_seed, rng, _ = generators(seed, trial)
     if selection is not None:
-        return env_seed, [np.random.default_rng(e) for e in selection]
-    return env_seed, rng.spawn(agents)
+        coin, *rngs = [np.random.default_rng(e) for e in selection]
+        return env_seed, coin, rngs
+    *rngs, coin = rng.spawn(agents + 1)
+    return env_seed, coin, rngs
+
+
+def fresh_selection(agents: int) -> list:
+    """A fresh run's selection entropy partitioned by observation: the public coin's (agent
+    0's, drawn apart from its own) and each agent's own, from the OS CSPRNG."""
+    return [secrets.randbits(128) for _ in range(agents + 1)]
 
 
 def run_observation_partitioned(options: PPRLOptions, method: str, seed: int, trial: int,
@@ -146,7 +156,7 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int, tr
     env = tasks.make(options.task, agents)
     sizes = [int(n) for n in env.observation_space.nvec]
     moves = [int(n) for n in env.action_space.nvec]
-    env_seed, rngs = observation_generators(seed, trial, agents, selection)
+    env_seed, coin, rngs = observation_generators(seed, trial, agents, selection)
     joint = method in ("crl", "crl_fixed")
     if joint:
         tables = [learner(options, int(np.prod(sizes)), int(np.prod(moves)),
@@ -162,7 +172,7 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int, tr
     def act(perceived):
         if joint:
             actions = select_joint(options.selection, tables[0].q[perceived[0]], moves, rngs,
-                                   options.epsilon)
+                                   options.epsilon, coin)
             return [int(np.ravel_multi_index(tuple(actions), moves))], actions
         chosen = [select(options.selection, t.q[s], rng, options.epsilon)
                   for t, s, rng in zip(tables, perceived, rngs)]

@@ -15,7 +15,6 @@ its own greedy action only.  Epsilon-greedy's coin is public here, as with Paill
 
 from __future__ import annotations
 
-import secrets
 import time
 
 import numpy as np
@@ -28,7 +27,8 @@ from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.observation import against_reference, play_episodes
-from ppml.protocols.pprl.reference import TrialResult, learner, observation_generators
+from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
+                                           observation_generators)
 from ppml.protocols.pprl.shared_division import check_ring
 from ppml.protocols.pprl.shares import SharedTable, check_agents
 
@@ -112,13 +112,13 @@ def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: 
     reward_bound = options.task_reward_bound(agents)
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
-    selection = None if key_seed is not None else [secrets.randbits(128) for _ in range(agents)]
-    env_seed, rngs = observation_generators(seed, trial, agents, selection)
+    selection = None if key_seed is not None else fresh_selection(agents)
+    env_seed, coin, rngs = observation_generators(seed, trial, agents, selection)
     start = time.perf_counter()
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     views = [ViewRecorder(record_views) for _ in range(2)]
     table = SharedJointTable(ctx, sizes, moves, rules, views)
-    rows, taken = play_episodes(env, env_seed, options, moves, rngs, table, reward_bound, trial)
+    rows, taken = play_episodes(env, env_seed, options, moves, coin, rngs, table, reward_bound, trial)
     final = table.opened(options)
     seconds = time.perf_counter() - start
     env.close()
