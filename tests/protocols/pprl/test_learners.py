@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ppml.protocols.pprl.learners import FixedPointQ, QTable, select
+from ppml.protocols.pprl.learners import FixedPointQ, QTable, select, select_joint
 
 
 def test_greedy_breaks_ties_uniformly_and_epsilon_explores():
@@ -14,6 +14,23 @@ def test_greedy_breaks_ties_uniformly_and_epsilon_explores():
     explored = [select("epsilon_greedy", row, rng, 0.5) for _ in range(4000)]
     assert 0.08 < explored.count(0) / 4000 < 0.17                  # eps / 4 each
     assert set(select("random", row, rng, 0.0) for _ in range(200)) == {0, 1, 2, 3}
+
+
+def test_the_public_coin_never_draws_from_an_agents_own_generator():
+    """Every agent sees epsilon-greedy's coin; were it drawn from agent 0's generator, its
+    outputs would predict agent 0's next permutations and random actions."""
+    row = np.arange(6.0)
+    for epsilon in (0.0, 1.0):
+        own = [np.random.default_rng(1), np.random.default_rng(2)]
+        alone = [np.random.default_rng(1), np.random.default_rng(2)]
+        chosen = select_joint("epsilon_greedy", row, [2, 3], own, epsilon,
+                              np.random.default_rng(3))
+        if epsilon:                              # explores: each its own random action
+            assert chosen == [int(r.integers(m)) for r, m in zip(alone, [2, 3])]
+        else:                                    # greedy: each its own permutation
+            for r, m in zip(alone, [2, 3]):
+                r.permutation(m)
+        assert [r.bit_generator.state for r in own] == [r.bit_generator.state for r in alone]
 
 
 def test_sarsa_and_q_learning_follow_eq_1():
