@@ -117,6 +117,14 @@ CASES = (
                                     f"pprl.backend={backend}", "pprl.scale_bits=20",
                                     "progress=false", "seed=51", *SMALL_KEYS))
       for backend in ("paillier", "shares")),
+    *(Case(f"pprl_time_{runtime}", ("experiment=pprl", f"runtime={runtime}",
+                                    "pprl.task=FrozenLake-v1", "pprl.reward_bound=1",
+                                    "pprl.methods=[crl_fixed,pprl]", "pprl.learner=qlearning",
+                                    "pprl.selection=epsilon_greedy", "pprl.epsilon=0.3",
+                                    "pprl.steps_per_agent=40", "pprl.rounds=2", "parties=3",
+                                    "pprl.trials=1", "progress=false", "seed=53",
+                                    *SMALL_KEYS))
+      for runtime in ("ray", "federated")),
     *(Case(f"pprl_observation_{backend}", ("experiment=pprl", "pprl.task=load_balancing",
                                            "pprl.partition=observation",
                                            "pprl.methods=[crl_fixed,pprl]",

@@ -22,11 +22,12 @@ import numpy as np
 from tqdm import tqdm
 
 from ppml.experiments.config import RunConfig
+from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 from ppml.protocols.pprl.observation import run_observation_protocol
-from ppml.protocols.pprl.protocol import run_time_protocol
+from ppml.protocols.pprl.protocol import run_time_protocol, time_result
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
 from ppml.protocols.pprl.shares_observation import run_shares_observation
 from ppml.protocols.pprl.shares_time import run_shares_protocol
@@ -35,17 +36,23 @@ from ppml.protocols.pprl.shares_time import run_shares_protocol
 @register("pprl")
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
-    if config.runtime != "local":
-        raise ValueError(f"experiment=pprl runs runtime=local so far (the agents as Ray actors "
-                         f"and as federated parties are not built yet), got "
-                         f"runtime={config.runtime}")
+    if config.runtime != "local" and (options.partition, options.backend) != ("time",
+                                                                               "paillier"):
+        raise ValueError(f"runtime={config.runtime} runs PPRL partitioned by time on Paillier "
+                         f"(pprl.partition=time pprl.backend=paillier); the other protocols "
+                         f"run runtime=local so far, got pprl.partition={options.partition} "
+                         f"pprl.backend={options.backend}")
     by_time = options.partition == "time"
     rows, shown, views = [], [], {}
     for method in options.method_list():
         seconds, mine = 0.0, []
+        federated = run_federated(config) if method == "pprl" and \
+            config.runtime == "federated" else None
         for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
                           desc=f"pprl {method}"):
-            if method == "pprl":
+            if federated is not None:
+                result = federated[trial]
+            elif method == "pprl":
                 result = _encrypted(config, trial)
                 views = views or result.views
             elif by_time:
@@ -73,10 +80,32 @@ def _encrypted(config: RunConfig, trial: int):
         run = run_shares_protocol if options.partition == "time" else run_shares_observation
         return run(options, config.parties, config.data_seed, trial, key_seed=config.seed,
                    record_views=record)
-    run = run_time_protocol if options.partition == "time" else run_observation_protocol
-    return run(options, config.parties, config.data_seed, trial, config.key_bits,
-               config.insecure_key_bits_ok, key_seed=config.seed, record_views=record,
-               workers=config.workers)
+    if options.partition == "time":
+        return run_time_protocol(options, config.parties, config.data_seed, trial,
+                                 config.key_bits, config.insecure_key_bits_ok,
+                                 key_seed=config.seed, record_views=record,
+                                 workers=config.workers, runtime=config.runtime,
+                                 progress=config.progress)
+    return run_observation_protocol(options, config.parties, config.data_seed, trial,
+                                    config.key_bits, config.insecure_key_bits_ok,
+                                    key_seed=config.seed, record_views=record,
+                                    workers=config.workers)
+
+
+def run_federated(config: RunConfig) -> list:
+    """Every trial of PPRL partitioned by time with the agents and the dealer each their own
+    process on loopback (`ppml.experiments.pprl_parties`); each trial's result as
+    `run_time_protocol` gives it."""
+    if config.record_views:
+        raise ValueError("record_views=true is not supported with runtime=federated yet: each "
+                         "agent's view stays in its process")
+    outs = run_parties(config)
+    driver = outs["agent-0"]
+    return [time_result(config.pprl, config.parties, config.data_seed, trial,
+                        driver["values"][trial],
+                        [outs[f"agent-{i}"]["reports"][trial] for i in range(config.parties)],
+                        driver["seconds"][trial], driver["setup_s"][trial])
+            for trial in range(config.pprl.trials)]
 
 
 def _agreement(rows: list) -> dict:

@@ -33,7 +33,8 @@ def test_load_balancing_rows_per_episode_with_a_factory_per_party():
     assert "final_reward_per_step" in out.table
     three = pprl(RunConfig(experiment="pprl", parties=3, progress=False, pprl=options))
     assert len(three.rows) == 10 and three.rows != out.rows
-    with pytest.raises(ValueError, match="experiment=pprl runs runtime=local so far"):
+    with pytest.raises(ValueError, match="runtime=ray runs PPRL partitioned by time on "
+                                         "Paillier"):
         pprl(RunConfig(experiment="pprl", runtime="ray", progress=False, pprl=options))
 
 

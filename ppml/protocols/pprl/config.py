@@ -54,6 +54,9 @@ class PPRLOptions:
     """Independent trials (section 6.1: 30; section 6.2: 100)."""
     steps_per_agent: int = 15_000
     """partition=time: learning steps of each agent's turn (section 6.1: A 15,000, then B)."""
+    rounds: int = 1
+    """partition=time: how many times the turns go round the agents (section 6.1: once;
+    section 4.1's general setting: more, each return to the owner switching the key)."""
     episodes: int = 1000
     """partition=observation: learning episodes (the paper does not say; docs/pprl.md)."""
     episode_steps: int = 100
@@ -106,6 +109,7 @@ class PPRLOptions:
             check_positive("pprl.reward_bound", self.reward_bound)
         check_int("pprl.trials", self.trials, 1)
         check_int("pprl.steps_per_agent", self.steps_per_agent, 1)
+        check_int("pprl.rounds", self.rounds, 1)
         check_int("pprl.episodes", self.episodes, 1)
         check_int("pprl.episode_steps", self.episode_steps, 1)
         check_int("pprl.scale_bits", self.scale_bits, 1, MAX_SCALE_BITS)

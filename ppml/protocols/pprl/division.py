@@ -170,20 +170,28 @@ class DivisionOwner:
         return sealed[:count], sealed[count:]
 
 
-def borrow_shares(ctx, owner_low, holder_low, bits: int, owner: int = 0, holder: int = 1):
-    """Step 3 on the engine: XOR shares of [owner_low < holder_low], the owner's k-bit values
-    against the holder's, each a private input of its party (None where not held); returns
-    this process's bits per held party (ctx.per_party: {owner: beta_A, holder: beta_B})."""
-    return ctx.per_party(list(less_than(ctx, owner_low, holder_low, bits, owner, holder)))
+OWNER, HOLDER = 0, 1
+"""The engine ranks of A and B in a division or a greedy selection (`greedy`)."""
+
+
+def borrow_program(ctx, inputs: dict) -> dict:
+    """Step 3, the program of both engine parties (`ppml.runtime.seat`): ``inputs`` = {OWNER:
+    (y mod K of each value, k), HOLDER: (o mod K of each, k)} for the parties held here;
+    returns {party: its XOR shares of [y mod K < o mod K]} (beta_A, beta_B)."""
+    bits = inputs[ctx.held[0]][1]
+    mine = {p: inputs[p][0] for p in ctx.held}
+    data = less_than(ctx, mine.get(OWNER), mine.get(HOLDER), bits, OWNER, HOLDER)
+    return {p: data[i] for i, p in enumerate(ctx.held)}
 
 
 def divide(owner: DivisionOwner, holder: DivisionHolder, ctx, ciphertexts: list,
            addends: list | None = None) -> list:
     """Steps 1-5 with both roles and a context holding both engine parties in this process
-    (the local runtime): the holder's e(floor(x / K)) for each of its ``ciphertexts`` plus its
-    plaintext ``addends`` (`DivisionHolder.mask`)."""
+    (the partitioning by observation): the holder's e(floor(x / K)) for each of its
+    ``ciphertexts`` plus its plaintext ``addends`` (`DivisionHolder.mask`).  The partitioning
+    by time runs the same steps with each side in its own agent (`roles.TimeAgent`)."""
     owner.open(holder.mask(ciphertexts, addends))
-    beta_a, beta_b = borrow_shares(ctx, owner.low_bits(), holder.low_bits(),
-                                   holder.division_bits)
-    quotients, owner_borrows = owner.quotients(beta_a)
-    return holder.finish(quotients, owner_borrows, beta_b)
+    k = holder.division_bits
+    borrows = borrow_program(ctx, {OWNER: (owner.low_bits(), k), HOLDER: (holder.low_bits(), k)})
+    quotients, owner_borrows = owner.quotients(borrows[OWNER])
+    return holder.finish(quotients, owner_borrows, borrows[HOLDER])

@@ -36,6 +36,7 @@ from ppml.crypto.paillier.packing import pack_ciphertexts
 from ppml.mpc.protocols.argmax import first_maximum_bits, pairs
 from ppml.mpc.ring import BINARY
 from ppml.protocols.pprl.comparison import less_than
+from ppml.protocols.pprl.division import HOLDER, OWNER
 from ppml.protocols.pprl.masking import STATISTICAL_BITS, check_room, mask
 
 
@@ -75,20 +76,31 @@ class GreedyHolder:
         return pack_ciphertexts(self.public_key, masked, self.compared_bits, self.slots)
 
 
+def first_maximum_program(ctx, inputs: dict) -> dict:
+    """Steps 3-4, the program of both engine parties (`ppml.runtime.seat`): ``inputs`` =
+    {OWNER: (A's y_ij, n, width, to), HOLDER: (B's o_ij, n, width, to)} for the parties held
+    here, n the number of compared values and width b + 2 + kappa; returns {party: the
+    position of the first maximum at party ``to``, None at the other}."""
+    _, count, bits, to = inputs[ctx.held[0]]
+    mine = {p: inputs[p][0] for p in ctx.held}
+    j_wins = less_than(ctx, mine.get(OWNER), mine.get(HOLDER), bits, OWNER, HOLDER)
+    with ctx.comm.operation("argmax"):
+        one_hot = first_maximum_bits(ctx, j_wins, count)
+        opened = ctx.open([one_hot], BINARY, to=to, tag="reveal")
+    return {p: int(np.flatnonzero(opened[0])[0]) if p == to else None for p in ctx.held}
+
+
 def first_maximum(owner, holder: GreedyHolder, ctx, ciphertexts: list,
-                  owner_rank: int = 0, holder_rank: int = 1, to: int | None = None) -> int:
+                  to: int = HOLDER) -> int:
     """Steps 1-4 with both roles and a context holding both engine parties in this process
-    (the local runtime): the position of the first maximum of the Q-values under
-    ``ciphertexts`` (B's order), which the engine party ``to`` learns (B by default; by
-    observation A, Fig. 4).  ``owner`` is A's `division.DivisionOwner`."""
+    (the partitioning by observation, and the tests): the position of the first maximum of the
+    Q-values under ``ciphertexts`` (B's order), which the engine party ``to`` learns (B by
+    default; by observation A, Fig. 4).  ``owner`` is A's `division.DivisionOwner`.  The
+    partitioning by time runs the same steps with each side in its own agent."""
     if len(ciphertexts) == 1:
         return 0
     owner.open(holder.mask(ciphertexts), holder.compared_bits, holder.slots,
                len(holder.offsets))
-    j_wins = less_than(ctx, owner.opened(), holder.offsets, holder.compared_bits,
-                       owner_rank, holder_rank)
-    with ctx.comm.operation("argmax"):
-        one_hot = first_maximum_bits(ctx, j_wins, len(ciphertexts))
-        opened = ctx.open([one_hot], BINARY, to=holder_rank if to is None else to,
-                          tag="reveal")
-    return int(np.flatnonzero(opened[0])[0])
+    public = (len(ciphertexts), holder.compared_bits, to)
+    return first_maximum_program(ctx, {OWNER: (owner.opened(), *public),
+                                       HOLDER: (holder.offsets, *public)})[to]

@@ -49,10 +49,9 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor, divide
 from ppml.protocols.pprl.greedy import GreedyHolder
 from ppml.protocols.pprl.learners import JointRow, select_joint
-from ppml.protocols.pprl.protocol import split
 from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
                                            observation_generators, run_observation_partitioned)
-from ppml.protocols.pprl.roles import COMPARED, OPENED, record_engine
+from ppml.protocols.pprl.turn import COMPARED, OPENED, record_engine
 
 
 def deal_key(agents: int, key_bits: int, insecure_key_bits_ok: bool = False,
@@ -265,7 +264,7 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     sizes = [int(n) for n in env.observation_space.nvec]
     moves = [int(n) for n in env.action_space.nvec]
     reward_bound = options.task_reward_bound(agents)
-    selection = None if key_seed is not None else fresh_selection(agents)
+    selection = None if key_seed is not None else fresh_selection(agents + 1)
     env_seed, coin, rngs = observation_generators(seed, trial, agents, selection)
     rules = learner(options, 1, 1, fixed=True)
     q_bits, k_delta_bits = bounds(rules, options, reward_bound)
@@ -302,6 +301,15 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
         else {}
     return result
+
+
+def split(seconds: list, parties: list) -> dict:
+    """The online time's parts for the row: in divisions and in comparisons (each with its
+    encryptions, decryptions and engine rounds), and in all encryptions and all decryptions."""
+    return {"division_s": sum(s["division"] for s in seconds),
+            "comparison_s": sum(s["comparison"] for s in seconds),
+            "encryption_s": sum(p.encryptor.seconds for p in parties),
+            "decryption_s": sum(p.decrypt_seconds() for p in parties)}
 
 
 def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, coin, rngs: list,

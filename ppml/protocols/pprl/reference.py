@@ -2,7 +2,9 @@
 in the protocol's fixed point, on both partitionings.
 
 * **Partitioned by time** (section 6.1, Table 2): the agents take turns with the environment,
-  ``steps_per_agent`` learning steps each (A, then B, ...), each turn starting a new episode.
+  ``steps_per_agent`` learning steps each (A, then B, ...), each turn starting a new episode
+  in the agent's own environment (seeded for that turn, `turn_seed`) and choosing actions from
+  the agent's own generator, so that each agent can play its turn in its own trust domain.
   CRL learns one Q-table over every turn (what a designated agent holding all perceptions
   learns, and what PPRL must equal); IDRL has each agent learn alone over its own turns.
   Accuracy: the greedy policy of the last agent to learn, run once from the start state, ties
@@ -17,8 +19,8 @@ in the protocol's fixed point, on both partitionings.
 Each trial draws from ``np.random.default_rng([seed, trial])``: the environment's dynamics from
 one child generator, the agents' action selection from another, the evaluation from a third,
 so that every method of a trial meets the same environment seed.  These are public experiment
-randomness, not cryptographic; PPRL's fresh runs draw the agents' selection from OS entropy
-instead (`generators`).
+randomness, not cryptographic; PPRL's fresh runs draw each agent's selection from its own OS
+entropy instead (`agent_generators`).
 """
 
 from __future__ import annotations
@@ -56,68 +58,110 @@ def learner(options: PPRLOptions, states: int, actions: int, fixed: bool) -> QTa
     return QTable(states, actions, options.alpha, options.gamma, options.learner)
 
 
-def generators(seed: int, trial: int, selection: int | None = None) -> tuple:
+def generators(seed: int, trial: int) -> tuple:
     """(environment seed, the agents' selection generator, the evaluation's generator) of a
-    trial, from ``np.random.default_rng([seed, trial])``; ``selection`` (an integer of OS
-    entropy, `protocol.run_time_protocol`'s fresh runs) seeds the agents' selection instead."""
+    trial, from ``np.random.default_rng([seed, trial])``."""
     env, agents, evaluation = np.random.default_rng([seed, trial]).spawn(3)
-    if selection is not None:
-        agents = np.random.default_rng(selection)
     return int(env.integers(2**31)), agents, evaluation
 
 
+def agent_generators(rng: np.random.Generator, count: int,
+                     selection: list | None = None) -> list:
+    """``count`` selection generators: children of the trial's agents' generator ``rng``
+    (child i is the same whatever ``count``), or one per integer of ``selection`` (OS
+    entropy: PPRL's fresh runs, `fresh_selection`)."""
+    if selection is not None:
+        if len(selection) != count:
+            raise ValueError(f"selection has {len(selection)} entries, expected {count}")
+        return [np.random.default_rng(e) for e in selection]
+    return rng.spawn(count)
+
+
+def fresh_selection(count: int) -> list:
+    """A fresh run's selection entropy: one integer per generator, from the OS CSPRNG."""
+    return [secrets.randbits(128) for _ in range(count)]
+
+
+def turn_seed(env_seed: int, turn: int) -> int:
+    """The environment seed of turn ``turn`` partitioned by time (each agent plays its turn in
+    its own environment: `TurnPlayer`); turn = the number of turns seeds the evaluation."""
+    return env_seed + turn
+
+
 def run_time_partitioned(options: PPRLOptions, method: str, agents: int, seed: int,
-                         trial: int, selection: int | None = None) -> TrialResult:
-    """One trial of ``method`` (crl, crl_fixed, idrl) partitioned by time among ``agents``
-    (``selection``: `generators`)."""
+                         trial: int, selection: list | None = None) -> TrialResult:
+    """One trial of ``method`` (crl, crl_fixed, idrl) partitioned by time among ``agents``:
+    ``options.rounds`` times round the agents, turn t agent t mod ``agents``'s, which chooses
+    from its own generator (`agent_generators`; ``selection``: each agent's entropy)."""
     env = tasks.make(options.task)
     states, actions = env.observation_space.n, env.action_space.n
-    env_seed, rng, evaluation = generators(seed, trial, selection)
+    env_seed, rng, evaluation = generators(seed, trial)
+    rngs = agent_generators(rng, agents, selection)
     shared = method in ("crl", "crl_fixed")
     tables = [learner(options, states, actions, method == "crl_fixed")
               for _ in range(1 if shared else agents)]
     start = time.perf_counter()
-    taken = play_turns(env, env_seed, (tables[0 if shared else a] for a in range(agents)),
-                       options, rng)
+    taken, turns = [], agents * options.rounds
+    for turn in range(turns):
+        agent = turn % agents
+        player = TurnPlayer(tasks.make(options.task), turn_seed(env_seed, turn),
+                            tables[0 if shared else agent], options, rngs[agent])
+        player.play(options.steps_per_agent)
+        taken += player.close()
     seconds = time.perf_counter() - start
-    result = evaluate(env, tables[-1], evaluation, trial, seconds)
+    result = evaluate(env, tables[-1 if shared else (turns - 1) % agents],
+                      turn_seed(env_seed, turns), evaluation, trial, seconds)
     result.taken = taken
     return result
 
 
-def play_turns(env, env_seed: int, turns, options: PPRLOptions, rng) -> list:
-    """The agents' turns (section 6.1): for each table of ``turns`` (an iterable, one per turn:
-    the same table for CRL, the agent's own for IDRL, the holder's encrypted view for PPRL),
-    ``options.steps_per_agent`` learning steps from a new episode.  Returns the actions taken."""
-    env.reset(seed=env_seed)
-    taken = []
-    for table in turns:
-        state, _ = env.reset()
-        action = select(options.selection, table.q[state], rng, options.epsilon)
-        for _ in range(options.steps_per_agent):
-            after, reward, terminated, truncated, _ = env.step(action)
-            taken.append(action)
-            following = select(options.selection, table.q[after], rng, options.epsilon)
-            table.update(state, action, reward, after, following)
+class TurnPlayer:
+    """One agent's turn (section 6.1): its own environment from ``env_seed``, a new episode,
+    and learning steps on ``table`` (the same table for CRL, the agent's own for IDRL, the
+    holder's encrypted view for PPRL), actions from the agent's generator ``rng``; `play`
+    runs some steps at a time, `close` returns the actions taken."""
+
+    def __init__(self, env, env_seed: int, table, options: PPRLOptions,
+                 rng: np.random.Generator):
+        self.env, self.table, self.options, self.rng = env, table, options, rng
+        self.state, _ = env.reset(seed=env_seed)
+        self.action = self._select(self.state)
+        self.taken = []
+
+    def _select(self, state: int) -> int:
+        return select(self.options.selection, self.table.q[state], self.rng,
+                      self.options.epsilon)
+
+    def play(self, steps: int) -> None:
+        for _ in range(steps):
+            after, reward, terminated, truncated, _ = self.env.step(self.action)
+            self.taken.append(self.action)
+            following = self._select(after)
+            self.table.update(self.state, self.action, reward, after, following)
             if terminated or truncated:
-                after, _ = env.reset()
-                following = select(options.selection, table.q[after], rng, options.epsilon)
-            state, action = after, following
-    return taken
+                after, _ = self.env.reset()
+                following = self._select(after)
+            self.state, self.action = after, following
+
+    def close(self) -> list:
+        self.env.close()
+        return self.taken
 
 
-def evaluate(env, table: QTable, evaluation, trial: int, seconds: float, **extra) -> TrialResult:
+def evaluate(env, table: QTable, env_seed: int, evaluation, trial: int, seconds: float,
+             **extra) -> TrialResult:
     """The trial's row: ``table``'s greedy episode (`greedy_episode`) and ``extra`` columns."""
-    steps, reached = greedy_episode(env, table, evaluation)
+    steps, reached = greedy_episode(env, table, env_seed, evaluation)
     env.close()
     return TrialResult([{"trial": trial, "episode": None, "steps_to_goal": steps if reached
                          else None, "reached_goal": reached, "episode_reward": None, **extra}],
                        seconds, table)
 
 
-def greedy_episode(env, table: QTable, rng: np.random.Generator) -> tuple:
-    """(steps, reached): one episode of ``table``'s greedy policy from the start state."""
-    state, _ = env.reset()
+def greedy_episode(env, table: QTable, env_seed: int, rng: np.random.Generator) -> tuple:
+    """(steps, reached): one episode of ``table``'s greedy policy from the start state, the
+    environment seeded ``env_seed``."""
+    state, _ = env.reset(seed=env_seed)
     for step in range(1, tasks.MAX_EPISODE_STEPS + 1):
         state, _, terminated, truncated, _ = env.step(select("greedy", table.q[state], rng, 0.0))
         if terminated:
@@ -130,21 +174,11 @@ def greedy_episode(env, table: QTable, rng: np.random.Generator) -> tuple:
 def observation_generators(seed: int, trial: int, agents: int,
                            selection: list | None = None) -> tuple:
     """(environment seed, epsilon-greedy's public coin, each agent's selection generator) of
-    a trial partitioned by observation: `generators`' agents' generator split into one child
-    per agent and one more for the coin, or one generator per integer of ``selection`` (OS
-    entropy, PPRL's fresh runs: `fresh_selection`)."""
+    a trial partitioned by observation: `agent_generators` for the agents and one more, the
+    last, for the coin (``selection``: agents + 1 integers of OS entropy)."""
     env_seed, rng, _ = generators(seed, trial)
-    if selection is not None:
-        coin, *rngs = [np.random.default_rng(e) for e in selection]
-        return env_seed, coin, rngs
-    *rngs, coin = rng.spawn(agents + 1)
+    *rngs, coin = agent_generators(rng, agents + 1, selection)
     return env_seed, coin, rngs
-
-
-def fresh_selection(agents: int) -> list:
-    """A fresh run's selection entropy partitioned by observation: the public coin's (agent
-    0's, drawn apart from its own) and each agent's own, from the OS CSPRNG."""
-    return [secrets.randbits(128) for _ in range(agents + 1)]
 
 
 def run_observation_partitioned(options: PPRLOptions, method: str, seed: int, trial: int,

@@ -1,123 +1,358 @@
-"""The agents of PPRL partitioned by time (Sakuma et al., section 4.1, Fig. 2).
+"""The agents of PPRL partitioned by time (Sakuma et al., section 4.1, Fig. 2), and the dealer
+of their engine, as roles (`ppml.runtime.roles`): objects in this process, Ray actors, or
+parties of their own over TLS links (`ppml.experiments.pprl_parties`), the same class in each.
 
-Each `TimeAgent` makes its own Paillier key pair and keeps its private key; the Q-table travels
-only under another agent's key.  In a turn, the agent that interacts with the environment (the
-*holder*) keeps c(s, a) = e_o(Q(s, a)) under the key of the *owner* o, updates it with eq. 3
-and a private division with the owner (`ppml.protocols.pprl.division`), and never sees a
-Q-value; the owner sees only statistically masked values.  The first agent learns its own turn
-in the clear (its Q-values are a function of its own perceptions: section 4.1), then encrypts
-the table under its key for the next holder (Fig. 2, step 1).
+Each `TimeAgent` makes its own Paillier key pair and X25519 key and keeps their private halves;
+it plays its own turns in its own environment and draws its actions from its own generator.
+The Q-table travels only under another agent's key.  In a turn the agent that interacts with
+the environment (the *holder*) keeps it under the key of the *owner* o and updates it with the
+owner (`turn.EncryptedTurn`); the first agent learns the first turn in the clear (its Q-values
+are a function of its own perceptions: section 4.1) and hands the table over under its own key
+(Fig. 2, step 1).  Each agent reaches the others by index (``peers``, given by `attach`), so
+that no call takes another agent as an argument.
 
-When the turn passes from holder i to h' (`hand_over`):
+When the turn passes from holder i to h' (`hand_over`, called by h'):
 
 * owner o is not h': i re-randomises the table and hands it to h' (o stays the owner);
-* owner o is h' (always, with two agents): the table must move under another key, since h'
-  could decrypt its own.  i adds a mask R (``q_bound_bits`` + kappa bits wide, so Q + R >= 0 is
-  hidden within 2^-kappa) under o's key and sends it to o; o decrypts Q + R and encrypts it under
-  i's key; i sends e_i(-R); h' = o multiplies: e_i(Q).  One exchange each way, no SFE: o learns
-  Q + R only, i learns nothing (the issue's "statistically masked re-encryption").
+* owner o is h' (the turn comes back to the owner, section 4.1's general setting, "an SFE step
+  is used to change the encryption"): the table must move under another key, since h' could
+  decrypt its own.  i adds a mask R (``q_bound_bits`` + kappa bits wide, so Q + R >= 0 is
+  hidden within 2^-kappa) under o's key and sends it to o with e_i(-R); o decrypts Q + R,
+  encrypts it under i's key and multiplies: e_i(Q).  One exchange, no SFE: o learns Q + R
+  only, i learns nothing; i becomes the owner.
 
-These objects are the local runtime's agents: every call between them is a method call passing
-ciphertexts or masked values, never a key.
+Each encrypted turn has its own engine between its owner (rank `division.OWNER`) and holder
+(`division.HOLDER`): both make a seat, the `EngineDealer` deals their dealer keys sealed to
+their X25519 keys, and the seats link up over TLS, pinning each other's certificate.
 """
 
 from __future__ import annotations
 
-from ppml.crypto.paillier import generate_keypair
-from ppml.privacy.views import ViewRecorder
-from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor
-from ppml.protocols.pprl.greedy import GreedyHolder
-from ppml.protocols.pprl.masking import mask
-from ppml.runtime.seat import drain_view
+import secrets
+import time
 
-OPENED, HANDED_OVER, ENGINE, COMPARED = 0, 1, 2, 3
-"""The ``l`` of an agent's view rows: a division's masked value, a hand-over's masked table
-entry, a value the engine opened to it, a greedy selection's masked difference."""
+import numpy as np
+
+from ppml.crypto.agreement import KeyAgreement
+from ppml.crypto.paillier import ops
+from ppml.crypto.paillier import generate_keypair
+from ppml.crypto.rng import fresh_key, seeded_key
+from ppml.mpc.context import EngineConfig
+from ppml.mpc.dealer import Dealer, material
+from ppml.privacy.views import ViewRecorder
+from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl.bounds import bounds
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.division import (HOLDER, OWNER, DivisionOwner, Encryptor,
+                                          borrow_program)
+from ppml.protocols.pprl.greedy import first_maximum_program
+from ppml.protocols.pprl.masking import mask
+from ppml.protocols.pprl.reference import (TurnPlayer, agent_generators, generators, learner,
+                                           turn_seed)
+from ppml.protocols.pprl.turn import (COMPARED, ENGINE, HANDED_OVER, OPENED, EncryptedTurn,
+                                      Holding)
+from ppml.runtime import seat
+from ppml.runtime.roles import DEFAULT_TIMEOUT_S
+from ppml.runtime.seat import RoleDealer
+
+
+def own_key(seed: int | None, *label) -> bytes:
+    """A role's own key: fresh from the OS CSPRNG, or derived from ``seed`` (INSECURE)."""
+    return fresh_key() if seed is None else seeded_key(seed, "pprl", *label)
+
+
+def dealt(turn: int, rank: int) -> bytes:
+    """What the dealer's sealed key of ``rank`` in ``turn``'s engine is bound to."""
+    return f"pprl/dealer/turn-{turn}/rank-{rank}".encode()
+
+
+def comparisons_per_step(options: PPRLOptions, actions: int) -> int:
+    """The private greedy selections each step of an encrypted turn runs, whatever happens:
+    up to two selections (the next action, and a new episode's first) and Q-learning's max;
+    the steps that need fewer run blind ones (`turn.EncryptedTurn`)."""
+    if actions == 1:
+        return 0
+    return 2 * (options.selection != "random") + (options.learner == "qlearning")
+
+
+class EngineDealer:
+    """The dealer of each turn's engine, a role of its own (it must not collude with either
+    agent of a turn): it makes the turn's dealer keys, hands each engine party its own sealed
+    to that agent's X25519 key, and answers the owner's requests for corrections.  It sees
+    public keys and the requests, nothing of the Q-table."""
+
+    name = "dealer"
+
+    def __init__(self, key_seed: int | None = None):
+        self.seed = key_seed
+        self._agreement = KeyAgreement(own_key(key_seed, "dealer", "x25519"))
+        self._dealers: dict = {}
+
+    def deal(self, turn: int, publics: list) -> tuple:
+        """Turn ``turn``'s dealer keys: (its X25519 public key, [the owner's box, the
+        holder's box]) for the agents' X25519 keys ``publics`` (owner's, holder's)."""
+        if turn in self._dealers:
+            raise ValueError(f"the engine of turn {turn} has been dealt already")
+        keys = {rank: own_key(self.seed, "dealer", turn, rank) for rank in (OWNER, HOLDER)}
+        self._dealers[turn] = Dealer(keys, own_key(self.seed, "dealer-secret", turn))
+        return self._agreement.public, [self._agreement.seal(publics[rank], keys[rank],
+                                                             dealt(turn, rank))
+                                        for rank in (OWNER, HOLDER)]
+
+    def corrections(self, turn: int, kind: str, spec, batch: int, count: int) -> dict:
+        """The owner's pieces of one batch of turn ``turn``'s dealer material."""
+        if turn not in self._dealers:
+            raise ValueError(f"the engine of turn {turn} has not been dealt")
+        return self._dealers[turn].corrections(material(kind, tuple(spec)), batch, count)
+
+    def forget(self, turn: int) -> None:
+        """The turn's engine is closed: its dealer goes."""
+        self._dealers.pop(turn, None)
+
+
+class TurnDealer:
+    """The dealer role as `RoleDealer` asks it, for one turn's engine."""
+
+    def __init__(self, role, turn: int):
+        self.role, self.turn = role, turn
+
+    def submit(self, method: str, *args):
+        return self.role.submit(method, self.turn, *args)
 
 
 class TimeAgent:
-    """Agent ``index``: its own key pair (``seed``: INSECURE seeded keys), the owner's side of
-    divisions under its key, and while it holds the table, the table under the owner's key."""
+    """Agent ``index`` of ``agents`` in trial ``trial`` (``seed``: the experiment's public
+    seed of the environment and, with ``key_seed``, of the agents' choices): its own key pair
+    and X25519 key (``key_seed``: INSECURE seeded keys), its own selection generator (fresh OS
+    entropy unless ``key_seed``), its turns as holder and its side of the turns it owns.
+    ``runtime`` is where its engine seats run (``local``: in this process)."""
 
-    def __init__(self, index: int, key_bits: int, insecure_key_bits_ok: bool,
-                 seed: int | None, division_bits: int, obfuscator: str = "full",
-                 record_views: bool = False, workers: int = 1):
-        self.index = index
-        self.view = ViewRecorder(record_views)
-        """What it received in the clear (`ppml.privacy.views`): as owner, each masked value
-        it opened (l = `OPENED`, position 0) and each masked table entry at a hand-over
-        (l = `HANDED_OVER`, position: the entry); its openings on the engine (l = `ENGINE`)."""
+    def __init__(self, index: int, agents: int, options: PPRLOptions, seed: int, trial: int,
+                 key_bits: int, insecure_key_bits_ok: bool = False,
+                 key_seed: int | None = None, runtime: str = "local",
+                 record_views: bool = False, workers: int = 1,
+                 timeout_s: float = DEFAULT_TIMEOUT_S):
+        self.index, self.options, self.runtime = index, options, runtime
+        self.name = f"agent-{index}"
+        self.key_seed, self.timeout_s = key_seed, timeout_s
         self.public_key, self._private_key = generate_keypair(
             key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
-            seed=None if seed is None else seed * 1000 + index)
-        self.division_bits = division_bits
-        self.encryptor = Encryptor(obfuscator, workers=workers)
-        self.division_owner = DivisionOwner(self._private_key, division_bits, self.encryptor)
+            seed=None if key_seed is None else key_seed * 1000 + index)
+        self._agreement = KeyAgreement(own_key(key_seed, "x25519", index))
+        self.encryptor = Encryptor(options.obfuscator, workers=workers)
+        self.division_owner = DivisionOwner(self._private_key, options.division_bits,
+                                            self.encryptor)
+        self._entropy = None if key_seed is not None else secrets.randbits(128)
+        env_seed, rng, _ = generators(seed, trial)
+        self._env_seed = env_seed
+        self._rng = np.random.default_rng(self._entropy) if self._entropy is not None \
+            else agent_generators(rng, index + 1)[index]
+        env = tasks.make(options.task)
+        self.states, self.actions = int(env.observation_space.n), int(env.action_space.n)
+        env.close()
+        self.reward_bound = options.task_reward_bound()
+        self.rules = learner(options, 1, 1, fixed=True)         # alpha K, alpha gamma K, L
+        self.q_bits, self.k_delta_bits = bounds(self.rules, options, self.reward_bound)
+        self.view = ViewRecorder(record_views)
+        """What it received in the clear (`ppml.privacy.views`): as owner, each masked value
+        it opened (l = `OPENED`; greedy selection's: `COMPARED`) and each masked table entry
+        of a key switch (l = `HANDED_OVER`); its openings on the engine (l = `ENGINE`)."""
+        self.peers, self.dealer = [], None
+        self.clear = self.holding = self.turn = self.player = self.seat = self.owner = None
+        self.taken: dict = {}
         self.decryptions = 0
+        self.offline_s = 0.0
+        self.turns: list = []
 
-    def encrypt_table(self, values: list) -> list:
-        """Fig. 2, step 1: the table it learned in the clear, under its own key (signed
-        integers)."""
-        return self.encryptor.encrypt(self.public_key, values)
+    def attach(self, peers: list, dealer) -> None:
+        """The roles it calls: every agent by index (``peers``), and the engine's dealer."""
+        self.peers, self.dealer = list(peers), dealer
 
-    def decrypt_seconds(self) -> float:
-        """Time spent decrypting (as owner of divisions and comparisons)."""
-        return self.division_owner.decrypt_seconds
+    def keys(self) -> tuple:
+        """Its public keys: Paillier's and X25519's."""
+        return self.public_key, self._agreement.public
 
-    def counts(self) -> tuple:
-        """(encryptions, decryptions) of this agent, its divisions included."""
-        return (self.encryptor.encryptions,
-                self.decryptions + self.division_owner.decryptions)
+    # -- the first turn, in the clear ------------------------------------------------------
+    def begin_clear(self, turn: int) -> None:
+        """The run's first turn: it learns from its own perceptions in the clear."""
+        self.clear = learner(self.options, self.states, self.actions, fixed=True)
+        self._play(turn, self.clear)
 
-    # -- the owner's side ----------------------------------------------------------------------
-    def open_masked(self, masked: list, turn: int) -> list:
-        """A re-encryption's masked table (Q + R under this agent's key), decrypted, before
-        ``turn``."""
+    def _play(self, turn: int, table) -> None:
+        self.turn = turn
+        self.player = TurnPlayer(tasks.make(self.options.task), turn_seed(self._env_seed, turn),
+                                 table, self.options, self._rng)
+
+    def play(self, steps: int) -> None:
+        """``steps`` more learning steps of its current turn."""
+        self.player.play(steps)
+
+    # -- an encrypted turn, as holder ------------------------------------------------------
+    def begin_turn(self, turn: int, owner: int, previous: int, steps: int) -> None:
+        """Turn ``turn`` of ``steps`` steps under agent ``owner``'s key: the table from the
+        previous holder ``previous`` (`hand_over`; when the turn comes back to this agent, the
+        owner so far, the key switch makes ``previous`` the owner), then an engine with the
+        owner, then the obfuscators of the turn (offline)."""
+        handed = self.peers[previous].call("hand_over", turn, self.index)
+        if "masked" in handed:
+            if owner != previous:
+                raise RuntimeError(f"{self.name}: after a key switch the owner is the previous "
+                                   f"holder, agent {previous}, not agent {owner}")
+            table = self._switch(turn, previous, handed["masked"], handed["negatives"])
+        elif owner == self.index:
+            raise RuntimeError(f"{self.name} cannot hold a table under its own key")
+        else:
+            table = handed["table"]
+        owner_key = self.peers[owner].call("keys")[0]
+        self._join(turn, owner, steps)
+        began = time.perf_counter()
+        per_step = comparisons_per_step(self.options, self.actions)
+        encryptions = 2 + per_step * self.actions * (self.actions - 1) // 2
+        self.encryptor.prepare(owner_key, encryptions * steps)
+        self.offline_s += time.perf_counter() - began
+        self.owner = owner
+        self.holding = Holding(self.encryptor, owner_key, table, self.k_delta_bits, self.q_bits,
+                               self.options.division_bits)
+        encrypted = EncryptedTurn(self.holding, self.actions, self.rules, self.peers[owner],
+                                  self.seat, self.reward_bound, per_step, self.view)
+        self.turns.append(encrypted)
+        self._play(turn, encrypted)
+
+    def _switch(self, turn: int, previous: int, masked: list, negatives: list) -> list:
+        """The key switch at its end (module docstring): Q + R opened, encrypted under agent
+        ``previous``'s key, times e_previous(-R)."""
         self.decryptions += len(masked)
         opened = self._private_key.decrypt_raw(masked)
         self.view.record(turn, HANDED_OVER, opened)
-        return opened
+        previous_key = self.peers[previous].call("keys")[0]
+        return ops.add(previous_key, self.encryptor.encrypt(previous_key, opened), negatives)
 
-    def reencrypt(self, opened: list, public_key) -> list:
-        """The masked values encrypted under the next owner's key ``public_key``."""
-        return self.encryptor.encrypt(public_key, opened)
+    def _join(self, turn: int, owner: int, steps: int) -> None:
+        """The turn's engine: the owner's seat and its own, linked, their dealer keys dealt."""
+        address, certificate, owner_public = self.peers[owner].call("open_engine", turn)
+        dealer_public, boxes = self.dealer.call("deal", turn, [owner_public,
+                                                               self._agreement.public])
+        self.seat = seat.make(self.runtime, HOLDER, self._engine(), self.timeout_s)
+        addresses = [address, self.seat.address]
+        joining = self.peers[owner].submit("join_engine", turn, addresses,
+                                           self.seat.certificate, dealer_public, boxes[OWNER],
+                                           steps)
+        self.seat.connect(addresses, seat.pinned({OWNER: certificate}), self._pair_keys(turn),
+                          self._agreement.open(dealer_public, boxes[HOLDER],
+                                               dealt(turn, HOLDER)))
+        joining.result()
 
-    def reveal(self, table: list) -> list:
-        """EVALUATION ONLY: the final table under this agent's key, decrypted (the run's
-        output: the learned policy's Q-values)."""
-        return self._private_key.decrypt_raw(table)
+    def _engine(self) -> EngineConfig:
+        return EngineConfig(2, record_views=self.view.enabled)
 
+    def _pair_keys(self, turn: int) -> dict | None:
+        """The engine pair's key: agreed over the seats' link, or the seed's (INSECURE)."""
+        return None if self.key_seed is None else {(OWNER, HOLDER): own_key(self.key_seed,
+                                                                            "pair", turn)}
 
-class Holding:
-    """The holder's state in one turn: the table under the owner's key, and the holder's
-    sides of the division and of greedy selection (their masks come from the holder's OS
-    CSPRNG).  ``q_bound_bits``: |Q| < 2^(q_bound_bits - 1), so differences of Q-values lie
-    within 2^q_bound_bits."""
+    def end_turn(self) -> None:
+        """Its current turn is over: the engine with the owner closes (the table stays here
+        until the next holder takes it)."""
+        self.taken[self.turn] = self.player.close()
+        self.player = None
+        if self.holding is not None:
+            self.peers[self.owner].call("close_engine", self.turn)
+            self.dealer.call("forget", self.turn)
+            self.seat.close()
+            self.seat = None
 
-    def __init__(self, agent: TimeAgent, owner: TimeAgent, table: list, bound_bits: int,
-                 q_bound_bits: int):
-        self.agent, self.owner, self.table = agent, owner, table
-        self.q_bound_bits = q_bound_bits
-        self.division = DivisionHolder(owner.public_key, bound_bits, agent.division_bits,
-                                       agent.encryptor)
-        self.greedy = GreedyHolder(owner.public_key, q_bound_bits, agent.encryptor)
+    def hand_over(self, turn: int, holder: int) -> dict:
+        """The table for agent ``holder``'s turn ``turn``: the first turn's table encrypted
+        under its own key (Fig. 2, step 1), forgotten here; or its table re-randomised under
+        the same owner's key; or, when ``holder`` is that owner, the key switch's masked table
+        e_o(Q + R) and e_self(-R) (module docstring)."""
+        if self.clear is not None:
+            values, self.clear = list(self.clear.q.ravel()), None
+            return {"table": self.encryptor.encrypt(self.public_key, values)}
+        holding, self.holding = self.holding, None
+        if holding is None:
+            raise RuntimeError(f"{self.name} holds no table to hand over for turn {turn}")
+        if holder != self.owner:
+            return {"table": self.encryptor.rerandomize(holding.public_key, holding.table)}
+        masked, offsets = mask(self.encryptor, holding.public_key, holding.table,
+                               holding.q_bound_bits)
+        return {"masked": masked,
+                "negatives": self.encryptor.encrypt(self.public_key, [-o for o in offsets])}
 
-    def rerandomized(self) -> list:
-        """The table with fresh randomness (a hand-over to a holder other than the owner)."""
-        return self.agent.encryptor.rerandomize(self.owner.public_key, self.table)
+    def final_table(self) -> list:
+        """EVALUATION ONLY: the table it holds after the last turn, for its owner to open."""
+        return self.holding.table
 
-    def masked(self) -> tuple:
-        """A re-encryption's first half: e_o(Q + o) for the owner, and e_i(-o) under this
-        agent's own key for the next holder (`masking.mask`: o = 2^b + R, so Q + o >= 0)."""
-        masked, offsets = mask(self.agent.encryptor, self.owner.public_key, self.table,
-                               self.q_bound_bits)
-        return masked, self.agent.encryptor.encrypt(self.agent.public_key,
-                                                    [-o for o in offsets])
+    # -- the owner's side ------------------------------------------------------------------
+    def open_engine(self, turn: int) -> tuple:
+        """Its seat of turn ``turn``'s engine: (address, certificate, its X25519 key)."""
+        self.seat = seat.make(self.runtime, OWNER, self._engine(), self.timeout_s)
+        return self.seat.address, self.seat.certificate, self._agreement.public
 
+    def join_engine(self, turn: int, addresses: list, certificate: bytes,
+                    dealer_public: bytes, box: bytes, steps: int) -> None:
+        """Link its seat with the holder's (whose certificate it pins); its dealer key opened
+        from the dealer's ``box``; then, offline, its obfuscators for the turn's ``steps``."""
+        self.seat.connect(addresses, seat.pinned({HOLDER: certificate}), self._pair_keys(turn),
+                          self._agreement.open(dealer_public, box, dealt(turn, OWNER)),
+                          RoleDealer(TurnDealer(self.dealer, turn)))
+        began = time.perf_counter()
+        self.encryptor.prepare(self.public_key, 2 * steps)
+        self.offline_s += time.perf_counter() - began
 
-def record_engine(ctx, step: int, views: list) -> None:
-    """With ``record_views``, each engine rank's openings since the last step into the view of
-    the agent holding it (``views[rank]``, `ViewRecorder`s; l = `ENGINE`)."""
-    if ctx.comm.views is not None:
-        for rank, view in enumerate(views):
-            view.record(step, ENGINE, drain_view(ctx.comm.views[rank]))
+    def compare(self, step: int, masked: list, slots: int, count: int, values: int,
+                width: int, to: int) -> None:
+        """Its side of a greedy selection (`greedy`): the packed masked differences opened,
+        then the engine's comparison, whose result only party ``to`` learns."""
+        owner = self.division_owner
+        owner.open(masked, width, slots, count)
+        self.view.record(step, COMPARED, owner.opened())
+        self.seat.run(first_maximum_program, owner.opened(), values, width, to)
+
+    def divide(self, step: int, masked: list) -> tuple:
+        """Its side of a division (`division`): y opened, the borrow on the engine, and
+        (e(floor(y / K)), e(beta_A)) for the holder."""
+        owner = self.division_owner
+        owner.open(masked)
+        self.view.record(step, OPENED, owner.opened())
+        borrows = self.seat.run(borrow_program, owner.low_bits(), owner.division_bits)
+        if self.view.enabled:
+            self.view.record(step, ENGINE, self.seat.received())
+        return owner.quotients(borrows)
+
+    def close_engine(self, turn: int) -> None:
+        self.seat.close()
+        self.seat = None
+
+    def reveal(self, holder: int) -> list:
+        """EVALUATION ONLY: the final table, taken from its last holder ``holder`` and
+        decrypted, as signed integers (the run's output: the learned policy's Q-values)."""
+        table = self.peers[holder].call("final_table")
+        n = int(self.public_key.n)
+        return [int(v) - n if v > n // 2 else int(v) for v in self._private_key.decrypt_raw(table)]
+
+    # -- after the run ---------------------------------------------------------------------
+    def report(self) -> dict:
+        """Its own counts and seconds, the actions it took in each of its turns and, EVALUATION
+        ONLY, the entropy of its choices (for the reference) and its view."""
+        seconds = [t.seconds for t in self.turns]
+        return {"taken": [[turn, actions] for turn, actions in sorted(self.taken.items())],
+                "entropy": self._entropy,
+                "encryptions": self.encryptor.encryptions,
+                "decryptions": self.decryptions + self.division_owner.decryptions,
+                "divisions": sum(t.divisions for t in self.turns),
+                "comparisons": sum(t.comparisons for t in self.turns),
+                "division_s": sum(s["division"] for s in seconds),
+                "comparison_s": sum(s["comparison"] for s in seconds),
+                "encryption_s": self.encryptor.seconds,
+                "decryption_s": self.division_owner.decrypt_seconds,
+                "offline_s": self.offline_s}
+
+    def view_table(self):
+        """EVALUATION ONLY: its recorded view (`ppml.privacy.views`)."""
+        return self.view.table()
+
+    def close(self) -> None:
+        if self.seat is not None:
+            self.seat.close()
+            self.seat = None

@@ -23,7 +23,7 @@ from ppml.mpc import tensor
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.reference import learner
-from ppml.protocols.pprl.roles import record_engine
+from ppml.protocols.pprl.turn import record_engine
 from ppml.protocols.pprl.shared_division import floor_divide
 
 

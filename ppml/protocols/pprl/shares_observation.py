@@ -112,7 +112,7 @@ def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: 
     reward_bound = options.task_reward_bound(agents)
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
-    selection = None if key_seed is not None else fresh_selection(agents)
+    selection = None if key_seed is not None else fresh_selection(agents + 1)
     env_seed, coin, rngs = observation_generators(seed, trial, agents, selection)
     start = time.perf_counter()
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)

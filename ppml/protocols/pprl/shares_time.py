@@ -14,7 +14,6 @@ or wherever its episodes end.
 
 from __future__ import annotations
 
-import secrets
 import time
 
 import numpy as np
@@ -27,8 +26,9 @@ from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, PrivateRows
-from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
-                                           play_turns, run_time_partitioned)
+from ppml.protocols.pprl.reference import (TrialResult, TurnPlayer, agent_generators, evaluate,
+                                           fresh_selection, generators, learner,
+                                           run_time_partitioned, turn_seed)
 from ppml.protocols.pprl.shared_division import check_ring
 from ppml.protocols.pprl.shares import SharedTable, check_agents
 
@@ -37,7 +37,8 @@ SELECTIONS_PER_STEP = 2
 
 
 class SharedTurn(SharedTable):
-    """Agent 1's turn on the shared table (`play_turns` reads ``q`` and calls ``update``)."""
+    """Agent 1's turn on the shared table (`reference.TurnPlayer` reads ``q`` and calls
+    ``update``)."""
 
     def __init__(self, ctx, first: FixedPointQ, rules: FixedPointQ, reward_bound: float,
                  selections: int, views: list):
@@ -109,34 +110,37 @@ def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int
     engine's costs.  ``key_seed``: the engine's INSECURE seeded mode; with ``record_views``
     the result's ``views`` has each agent's openings."""
     check_agents(agents)
+    if options.rounds != 1:
+        raise ValueError(f"pprl.rounds must be 1 with pprl.backend=shares (agent 0's turn in "
+                         f"the clear, then agent 1's on the shares), got {options.rounds}")
     reward_bound = options.task_reward_bound()
-    env = tasks.make(options.task)
-    states, actions = env.observation_space.n, env.action_space.n
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
-    selection = None if key_seed is not None else secrets.randbits(128)
-    env_seed, rng, evaluation = generators(seed, trial, selection)
+    selection = None if key_seed is not None else fresh_selection(agents)
+    env_seed, rng, evaluation = generators(seed, trial)
+    rngs = agent_generators(rng, agents, selection)
     start = time.perf_counter()
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     views = [ViewRecorder(record_views) for _ in range(2)]
-    first = learner(options, states, actions, fixed=True)
+    env = tasks.make(options.task)
+    first = learner(options, env.observation_space.n, env.action_space.n, fixed=True)
     selections = SELECTIONS_PER_STEP * (options.selection != "random")
-    turns = []
-
-    def each_turn():
-        yield first                                         # agent 0, in the clear
-        turns.append(SharedTurn(ctx, first, rules, reward_bound, selections, views))
-        yield turns[0]
-
-    taken = play_turns(env, env_seed, each_turn(), options, rng)
-    final = turns[0].opened(options) if turns else first
+    taken, table = [], first
+    for agent in range(agents):                   # agent 0 in the clear, then on the shares
+        if agent:
+            table = SharedTurn(ctx, first, rules, reward_bound, selections, views)
+        player = TurnPlayer(tasks.make(options.task), turn_seed(env_seed, agent), table,
+                            options, rngs[agent])
+        player.play(options.steps_per_agent)
+        taken += player.close()
+    final = table.opened(options)
     seconds = time.perf_counter() - start
     reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial, selection)
-    result = evaluate(env, final, evaluation, trial, seconds,
+    result = evaluate(env, final, turn_seed(env_seed, agents), evaluation, trial, seconds,
                       q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
                       action_agreement=float(np.mean(np.array(taken) ==
                                                      np.array(reference.taken))),
-                      online_s=seconds, **(turns[0].costs() if turns else {}))
+                      online_s=seconds, **table.costs())
     result.views = {f"agent-{i}": v.table() for i, v in enumerate(views)} if record_views \
         else {}
     return result

@@ -11,7 +11,7 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation import (ObservationAgent, _encryptions_per_step,
                                              deal_key, run_observation_protocol)
 from ppml.protocols.pprl.reference import run_observation_partitioned
-from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED
+from ppml.protocols.pprl.turn import COMPARED, ENGINE, OPENED
 
 BALANCING = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
                         episode_steps=15, methods=["pprl"], trials=1)

@@ -9,7 +9,8 @@ from tests.protocols.pprl.ranks import rank_correlation
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_time_partitioned
-from ppml.protocols.pprl.roles import COMPARED, ENGINE, OPENED, TimeAgent
+from ppml.protocols.pprl.roles import TimeAgent
+from ppml.protocols.pprl.turn import COMPARED, ENGINE, HANDED_OVER, OPENED
 
 CLIFF = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=60,
                     methods=["pprl"], trials=1)
@@ -38,7 +39,7 @@ def test_rewards_beyond_the_bound_are_refused():
 
 
 def test_an_agent_holds_its_own_private_key_only():
-    agents = [TimeAgent(i, 512, True, 7, 16) for i in range(2)]
+    agents = [TimeAgent(i, 2, CLIFF, 0, 0, 512, True, key_seed=7) for i in range(2)]
     assert agents[0]._private_key.public_key == agents[0].public_key
     assert agents[0].public_key != agents[1].public_key
     assert not any(hasattr(a, name) for a in agents for name in ("table", "_masks"))
@@ -89,3 +90,23 @@ def test_the_owner_sees_the_same_comparisons_in_every_step():
     steps = [r["t"] for r in result.views["agent-0"].to_pylist() if r["l"] == COMPARED]
     assert np.bincount(steps)[1:].tolist() == [6 * 3] * 300
     assert {r["l"] for r in result.views["agent-1"].to_pylist()} == {ENGINE}
+
+def test_the_key_switch_shows_the_owner_masked_values_only(k_deltas):
+    """Two rounds: when the turn comes back to agent 0, the owner, it opens Q + R for every
+    entry (l = HANDED_OVER) and holds the table under agent 1's key (and agent 1 likewise in
+    turn 3); what agent 0
+    opens does not follow the true Q-values (|Spearman| < 0.3 over 192 entries), and the run
+    still equals the reference."""
+    options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=300,
+                          rounds=2, methods=["pprl"], trials=1)
+    result = run_time_protocol(options, 2, 0, 3, 512, True, key_seed=2, record_views=True)
+    assert result.rows[0]["q_equal_reference"] and result.rows[0]["action_agreement"] == 1.0
+    table = run_time_partitioned(PPRLOptions(**{**options.__dict__, "rounds": 1}),
+                                 "crl_fixed", 2, 0, 3)
+    view = result.views["agent-0"].to_pylist()
+    opened = [int(row["exact"]) for row in view if row["l"] == HANDED_OVER]
+    assert [row["t"] for row in view if row["l"] == HANDED_OVER] == [2] * 192
+    true = [int(v) for v in table.table.q.ravel()]
+    assert len(set(true)) > 10 and abs(rank_correlation(opened, true)) < 0.3
+    assert [row["t"] for row in result.views["agent-1"].to_pylist()       # and back, turn 3
+            if row["l"] == HANDED_OVER] == [3] * 192

@@ -1,0 +1,43 @@
+"""PPRL partitioned by time with each agent and the dealer their own OS process over TLS links
+on loopback (runtime=federated): the local runtime's run in the seeded mode; unseeded, each
+agent's own keys and choices still give the fixed-point reference's table and actions."""
+
+import pytest
+
+from ppml.experiments.config import RunConfig
+from ppml.experiments.pprl import pprl
+from ppml.protocols.pprl.config import PPRLOptions
+
+pytestmark = pytest.mark.slow
+
+OPTIONS = dict(task="FrozenLake-v1", reward_bound=1, steps_per_agent=25, methods=["pprl"],
+               trials=2, selection="epsilon_greedy", learner="qlearning", epsilon=0.3)
+BASE = {"experiment": "pprl", "key_bits": 512, "insecure_key_bits_ok": True,
+        "progress": False, "party_timeout_s": 60}
+COLUMNS = ("q_equal_reference", "action_agreement", "steps_to_goal", "reached_goal",
+           "encryptions", "decryptions", "divisions", "comparisons")
+
+
+def _run(tmp_path, runtime: str, seed, rounds: int = 1, parties: int = 2, **extra):
+    options = PPRLOptions(rounds=rounds, **OPTIONS)
+    return pprl(RunConfig(runtime=runtime, seed=seed, parties=parties,
+                          results_dir=str(tmp_path), pprl=options, **BASE, **extra))
+
+
+def test_federated_agents_give_the_local_run(tmp_path):
+    """Three agents, two rounds: the key switches twice, over the links."""
+    local, federated = (_run(tmp_path, runtime, 4, rounds=2, parties=3)
+                        for runtime in ("local", "federated"))
+    assert [{c: r[c] for c in COLUMNS} for r in local.rows] == \
+        [{c: r[c] for c in COLUMNS} for r in federated.rows]
+    assert all(r["q_equal_reference"] and r["action_agreement"] == 1.0 for r in federated.rows)
+
+
+def test_an_unseeded_federated_run_matches_its_reference(tmp_path):
+    out = _run(tmp_path, "federated", None)
+    assert all(r["q_equal_reference"] and r["action_agreement"] == 1.0 for r in out.rows)
+
+
+def test_federated_refuses_record_views(tmp_path):
+    with pytest.raises(ValueError, match="record_views=true is not supported"):
+        _run(tmp_path, "federated", 1, record_views=True)

@@ -1,0 +1,26 @@
+"""PPRL partitioned by time with the agents and the dealer as Ray actors, each engine's seats
+over TLS links: the same run as in this process."""
+
+import pytest
+
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.protocol import run_time_protocol
+
+pytestmark = pytest.mark.ray
+
+COLUMNS = ("q_equal_reference", "action_agreement", "steps_to_goal", "reached_goal",
+           "encryptions", "decryptions", "divisions", "comparisons")
+
+
+def test_ray_actors_give_the_local_run(ray_cluster):
+    """Three agents, two rounds (the key switches when the turn comes back to the owner),
+    epsilon-greedy Q-learning on FrozenLake: the same actions, table and counts."""
+    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=30, rounds=2,
+                          methods=["pprl"], trials=1, selection="epsilon_greedy",
+                          learner="qlearning", epsilon=0.3)
+    runs = [run_time_protocol(options, 3, 0, 1, 512, True, key_seed=5, runtime=runtime)
+            for runtime in ("local", "ray")]
+    rows = [run.rows[0] for run in runs]
+    assert rows[0]["q_equal_reference"] and rows[0]["action_agreement"] == 1.0
+    assert {c: rows[0][c] for c in COLUMNS} == {c: rows[1][c] for c in COLUMNS}
+    assert (runs[0].table.q == runs[1].table.q).all()
