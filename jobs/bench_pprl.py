@@ -4,8 +4,10 @@ against the floor.
 
 ``python -m jobs.bench_pprl [steps=200] [key_bits=1024,2048] [obfuscators=full,djn]
 [workers=1,2] [selection=random,epsilon_greedy] [learner=sarsa] [partition=time|observation]
-[backends=paillier,shares] [scale_bits=128] [results_dir=results]`` runs one trial of two agents per key size, kind of obfuscator, worker
-count and selection (``workers`` > 1: Ray tasks fill each agent's obfuscator pools while the
+[backends=paillier,shares] [scale_bits=128] [runtimes=local,ray] [results_dir=results]`` runs
+one trial of two agents per key size, kind of obfuscator, worker count, selection and runtime
+(by time: ``local``, every role in this process, or ``ray``, the agents and the dealer as Ray
+actors, each engine's seats over TLS links; by observation ``local`` only) (``workers`` > 1: Ray tasks fill each agent's obfuscator pools while the
 steps run; ``offline_ms`` is then the time spent waiting to start them).  By time, agent 0
 learns ``steps`` steps in the clear, agent 1 ``steps`` encrypted steps; by observation, one
 episode of ``steps`` encrypted steps.  Each row has:
@@ -29,7 +31,8 @@ episode of ``steps`` encrypted steps.  Each row has:
   divisions and greedy selections, each with its encryptions, decryptions and engine rounds),
   ``encryption_ms`` and ``decryption_ms`` (all of them, wherever made); the rest of
   ``online_ms`` is the homomorphic arithmetic, the hand-over, the first table's encryption and
-  the final opening.  There is no messaging in the local runtime;
+  the final opening, and the messages between the roles (in this process: hand-overs between
+  threads);
 * with ``backends=...,shares`` (``scale_bits`` must then leave |K dQ| < 2^62: 40 by time, 30
   by observation, whose global reward is larger): one ``backend=shares`` row per selection, everything its run costs per step (the
   engine's dealer material included) with ``rounds_per_step``, and on each Paillier row
@@ -65,7 +68,8 @@ TRIAL_STEPS = 100_000
 """One load-balancing trial as docs/pprl.md runs it: 1,000 episodes of 100 steps."""
 DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn", "workers": "1",
             "selection": "random", "learner": "sarsa", "partition": "time",
-            "backends": "paillier", "scale_bits": 128, "results_dir": "results"}
+            "backends": "paillier", "scale_bits": 128, "runtimes": "local",
+            "results_dir": "results"}
 
 
 def decryption_ms(key_bits: int) -> float:
@@ -114,15 +118,22 @@ def against_paper(options_: PPRLOptions, by_time: bool, step_ms: float, setup_s:
 
 
 def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers: int,
-            selection: str, learner: str, scale_bits: int) -> dict:
+            selection: str, learner: str, scale_bits: int, runtime: str = "local") -> dict:
     options_, by_time = setting(steps, partition, obfuscator=obfuscator, selection=selection,
                                 learner=learner, scale_bits=scale_bits)
-    run = run_time_protocol if by_time else run_observation_protocol
-    row = run(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True, workers=workers).rows[-1]
+    if by_time:
+        row = run_time_protocol(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True,
+                                workers=workers, runtime=runtime).rows[-1]
+    elif runtime == "local":
+        row = run_observation_protocol(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True,
+                                       workers=workers).rows[-1]
+    else:
+        raise SystemExit(f"partition=observation runs runtimes=local only, got {runtime}")
     online, offline = 1e3 * row["online_s"] / steps, 1e3 * row["offline_s"] / steps
     return {"task": options_.task, "partition": partition, "backend": "paillier",
             "selection": selection, "learner": learner, "scale_bits": scale_bits,
-            "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers, "steps": steps,
+            "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers,
+            "runtime": runtime, "steps": steps,
             "setup_s": row["setup_s"], "online_ms": online, "offline_ms": offline,
             **against_paper(options_, by_time, online + offline, row["setup_s"]),
             "floor_ms": decryption_ms(key_bits) if by_time else 2 * threshold_share_ms(key_bits),
@@ -158,14 +169,16 @@ def main(argv=None) -> None:
         raise SystemExit("steps must be >= 1")
     started_at = dt.datetime.now(dt.timezone.utc)
     workers = [int(w) for w in str(opts["workers"]).split(",")]
-    with cluster.connected(None) if max(workers) > 1 else nullcontext():
+    runtimes = opts["runtimes"].split(",")
+    with cluster.connected(None) if max(workers) > 1 or "ray" in runtimes else nullcontext():
         backends = opts["backends"].split(",")
         selections = opts["selection"].split(",")
         rows = [measure(opts["steps"], int(bits), obfuscator, opts["partition"], w, selection,
-                        opts["learner"], opts["scale_bits"])
+                        opts["learner"], opts["scale_bits"], runtime)
                 for bits in str(opts["key_bits"]).split(",")
                 for obfuscator in opts["obfuscators"].split(",") for w in workers
-                for selection in selections] if "paillier" in backends else []
+                for selection in selections for runtime in runtimes] \
+            if "paillier" in backends else []
     shared = {selection: measure_shares(opts["steps"], opts["partition"], selection,
                                         opts["learner"], opts["scale_bits"])
               for selection in selections} if "shares" in backends else {}

@@ -38,3 +38,12 @@ def test_bench_sets_the_shares_backend_against_paillier_in_one_run(tmp_path):
     assert shares["q_equal_reference"] and shares["rounds_per_step"] > 0
     assert paillier["shares_speedup"] == pytest.approx(
         (paillier["online_ms"] + paillier["offline_ms"]) / shares["online_ms"])
+
+
+@pytest.mark.ray
+def test_bench_measures_the_agents_as_ray_actors_too(tmp_path, ray_cluster):
+    bench_pprl.main(["steps=5", "key_bits=512", "obfuscators=djn", "runtimes=local,ray",
+                     f"results_dir={tmp_path}"])
+    rows = read_results(tmp_path).to_pylist()
+    assert [r["runtime"] for r in rows] == ["local", "ray"]
+    assert all(r["q_equal_reference"] and r["online_ms"] > 0 for r in rows)
