@@ -125,6 +125,16 @@ CASES = (
                                     "pprl.trials=1", "progress=false", "seed=53",
                                     *SMALL_KEYS))
       for runtime in ("ray", "federated")),
+    *(Case(f"pprl_observation_{runtime}", ("experiment=pprl", f"runtime={runtime}",
+                                           "pprl.task=load_balancing",
+                                           "pprl.partition=observation",
+                                           "pprl.methods=[crl_fixed,pprl]",
+                                           "pprl.learner=qlearning",
+                                           "pprl.selection=epsilon_greedy", "pprl.epsilon=0.3",
+                                           "pprl.episodes=1", "pprl.episode_steps=6",
+                                           "parties=3", "pprl.trials=1", "progress=false",
+                                           "seed=54", *SMALL_KEYS))
+      for runtime in ("ray", "federated")),
     *(Case(f"pprl_observation_{backend}", ("experiment=pprl", "pprl.task=load_balancing",
                                            "pprl.partition=observation",
                                            "pprl.methods=[crl_fixed,pprl]",

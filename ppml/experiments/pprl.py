@@ -26,7 +26,7 @@ from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
-from ppml.protocols.pprl.observation import run_observation_protocol
+from ppml.protocols.pprl.observation import observation_result, run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol, time_result
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
 from ppml.protocols.pprl.shares_observation import run_shares_observation
@@ -36,11 +36,9 @@ from ppml.protocols.pprl.shares_time import run_shares_protocol
 @register("pprl")
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
-    if config.runtime != "local" and (options.partition, options.backend) != ("time",
-                                                                               "paillier"):
-        raise ValueError(f"runtime={config.runtime} runs PPRL partitioned by time on Paillier "
-                         f"(pprl.partition=time pprl.backend=paillier); the other protocols "
-                         f"run runtime=local so far, got pprl.partition={options.partition} "
+    if config.runtime != "local" and options.backend != "paillier":
+        raise ValueError(f"runtime={config.runtime} runs PPRL on Paillier (pprl.backend="
+                         f"paillier); the shares backend runs runtime=local so far, got "
                          f"pprl.backend={options.backend}")
     by_time = options.partition == "time"
     rows, shown, views = [], [], {}
@@ -89,23 +87,32 @@ def _encrypted(config: RunConfig, trial: int):
     return run_observation_protocol(options, config.parties, config.data_seed, trial,
                                     config.key_bits, config.insecure_key_bits_ok,
                                     key_seed=config.seed, record_views=record,
-                                    workers=config.workers)
+                                    workers=config.workers, runtime=config.runtime,
+                                    progress=config.progress)
 
 
 def run_federated(config: RunConfig) -> list:
-    """Every trial of PPRL partitioned by time with the agents and the dealer each their own
-    process on loopback (`ppml.experiments.pprl_parties`); each trial's result as
-    `run_time_protocol` gives it."""
+    """Every trial of PPRL with the agents, the dealer and (by observation) the world each
+    their own process on loopback (`ppml.experiments.pprl_parties`); each trial's result as
+    `run_time_protocol` or `run_observation_protocol` gives it."""
     if config.record_views:
         raise ValueError("record_views=true is not supported with runtime=federated yet: each "
                          "agent's view stays in its process")
     outs = run_parties(config)
-    driver = outs["agent-0"]
-    return [time_result(config.pprl, config.parties, config.data_seed, trial,
-                        driver["values"][trial],
-                        [outs[f"agent-{i}"]["reports"][trial] for i in range(config.parties)],
-                        driver["seconds"][trial], driver["setup_s"][trial])
-            for trial in range(config.pprl.trials)]
+    driver, options = outs["agent-0"], config.pprl
+    results = []
+    for trial in range(options.trials):
+        reports = [outs[f"agent-{i}"]["reports"][trial] for i in range(config.parties)]
+        measured = (driver["seconds"][trial], driver["setup_s"][trial])
+        if options.partition == "time":
+            results.append(time_result(options, config.parties, config.data_seed, trial,
+                                       driver["values"][trial], reports, *measured))
+        else:
+            results.append(observation_result(options, config.parties, config.data_seed,
+                                              trial, driver["values"][trial], reports,
+                                              outs["world"]["reports"][trial], *measured,
+                                              driver["offline_s"][trial]))
+    return results
 
 
 def _agreement(rows: list) -> dict:

@@ -65,6 +65,18 @@ class KeyShare:
             values.append(gmpy2.powmod(c, self._exponent, nsquare))
         return DecryptionShare(self.index, self.parties, values)
 
+    def exponent_bytes(self) -> bytes:
+        """Its exponent d_i (signed: the last share may be negative), for the dealer's sealed
+        hand-over to its agent alone (`from_bytes`)."""
+        return int(self._exponent).to_bytes(self._exponent.bit_length() // 8 + 1, "big",
+                                            signed=True)
+
+    @classmethod
+    def from_bytes(cls, public_key: PublicKey, index: int, parties: int,
+                   data: bytes) -> "KeyShare":
+        """The share whose `exponent_bytes` are ``data``."""
+        return cls(public_key, index, parties, int.from_bytes(data, "big", signed=True))
+
     def __repr__(self):
         return f"KeyShare({self.index + 1} of {self.parties} for {self.public_key!r})"
 

@@ -1,35 +1,21 @@
 """PPRL partitioned by observation (Sakuma et al., section 4.2, Fig. 3, eqs. 5-9; section 5.1,
 Fig. 4): SARSA and Q-learning with random, greedy or epsilon-greedy selection among m >= 2
-agents on a Q-table encrypted under an (m, m)-threshold Paillier key, in the local runtime.
+agents on a Q-table encrypted under an (m, m)-threshold Paillier key, the agents, the world and
+the dealer as roles in any runtime.
 
-Every step each agent i perceives its own state s_i, takes its own action a_i and gets its own
-reward r_i; the learner is CRL's, over the joint state and action with the global reward
-r = sum r_i.  Agent 0 (the paper's A) keeps the encrypted table c(s, a) = e(Q(s, a)), its axes
-(s_0, ..., s_(m-1), a_0, ..., a_(m-1)).  A step's update (Fig. 3, generalised along a chain):
+The agents (`observation_agent.ObservationAgent`) perceive the world (`world.World`) and update
+agent 0's table along their chain; `play_observation` drives the steps: from this process for
+``runtime=local`` and ``ray``, from agent 0's party in a federated run
+(`ppml.experiments.pprl_parties`).  It says whose part of a chain comes next and sees no
+ciphertext and no perception, only epsilon-greedy's public coin.  Its selection is
+`learners.select_joint` spread over the agents: the coin from agent 0's coin generator, then
+each agent's own random action, or its own permutation and Fig. 4.
 
-* 4(a): agent 0 sends the slices of the table at its (s_0, a_0) and (s_0', a_0'),
-  re-randomised (eqs. 6-7); each agent 1 ... m-2 keeps the sub-slices at its own pair,
-  re-randomises them and passes them on; the last agent (the paper's B) ends with
-  c(s_t, a_t) and c(s_(t+1), a_(t+1)).  Every agent but the last sends X^i = e(alpha K L r_i).
-* 4(b): the last agent computes e(K dQ) = prod X^i c(s', a')^(alpha gamma K) c(s, a)^(-alpha K)
-  with its own reward term folded into the division's mask (eq. 5).
-* 4(c): the private division (`division`) with agent 0 as its owner, whose decryption is the
-  threshold decryption: every agent sends its decryption share of the masked value
-  (`JointDecryption`); the borrow is compared on the engine between agent 0 and the last agent.
-* 4(d): the last agent sends e(dQ') at its own pair and e(0) at every other pair of its own
-  (eq. 8); each agent m-2 ... 1 places what it received at its own pair and e(0) elsewhere
-  and passes it back, so agent 0 gets fresh ciphertexts for its whole slice.
-* 4(e): agent 0 multiplies them into its slice (eq. 9): only c(s_t, a_t) changes.
-
-With m = 2 this is Fig. 3 itself, except that eq. 8's Delta c is sent for agent 0's slice
-only (the rest of the paper's h, j are e(0) that eq. 9 never uses).
-
-What each agent learns: agent 0 the masked values y of the divisions and its view of the
-comparisons; every other agent ciphertexts under the joint key (fresh or re-randomised, so it
-cannot link them across steps) and its view of the comparisons (the last agent).  The key is
-made by a dealer in its own trust domain (`deal_key`), who hands each agent its share and
-forgets the key.  Each agent's random actions come from its own OS entropy in a fresh run; the
-evaluation hands it to the fixed-point reference afterwards (EVALUATION ONLY).
+The key is made by a dealer in its own trust domain (`KeyDealer`), who hands each agent its
+share sealed to the agent's X25519 key and keeps none once all are handed; it also deals the
+engine's keys.  Each agent's random actions come from its own OS entropy in a fresh run; the
+evaluation takes it from the agents after the run and hands it to the fixed-point reference
+(EVALUATION ONLY).
 """
 
 from __future__ import annotations
@@ -37,313 +23,186 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from tqdm import tqdm
 
-import ppml.mpc as mpc
-from ppml.crypto.paillier import generate_keypair, ops
-from ppml.crypto.paillier.threshold import combine, deal
-from ppml.crypto.rng import Stream, fresh_key
-from ppml.privacy.views import ViewRecorder
-from ppml.protocols.pprl import greedy, tasks
-from ppml.protocols.pprl.bounds import bounds
+from ppml.checks import check_int
+from ppml.crypto.paillier import generate_keypair
+from ppml.crypto.paillier.threshold import deal
+from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.division import DivisionHolder, DivisionOwner, Encryptor, divide
-from ppml.protocols.pprl.greedy import GreedyHolder
-from ppml.protocols.pprl.learners import JointRow, select_joint
-from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
-                                           observation_generators, run_observation_partitioned)
-from ppml.protocols.pprl.turn import COMPARED, OPENED, record_engine
+from ppml.protocols.pprl.observation_agent import ObservationAgent, shared
+from ppml.protocols.pprl.reference import TrialResult, learner, run_observation_partitioned
+from ppml.protocols.pprl.roles import EngineDealer
+from ppml.protocols.pprl.world import World
+from ppml.runtime import roles
+
+TOTALS = ("encryptions", "decryptions", "divisions", "comparisons", "division_s",
+          "comparison_s", "encryption_s", "decryption_s")
+"""The agents' reports summed into the row (decryptions: decryption shares)."""
 
 
 def deal_key(agents: int, key_bits: int, insecure_key_bits_ok: bool = False,
              seed: int | None = None) -> list:
-    """The dealer (its own trust domain): a fresh Paillier key pair and its (m, m) shares, one
-    per agent (`threshold.deal`); the key pair goes out of scope here, so the dealer keeps
-    nothing.  ``seed``: INSECURE seeded keys and shares."""
+    """A fresh Paillier key pair and its (m, m) shares, one per agent (`threshold.deal`); the
+    key pair goes out of scope here.  ``seed``: INSECURE seeded keys and shares."""
     _, private_key = generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
                                       seed=None if seed is None else seed * 1000 + 999)
     return deal(private_key, agents, seed)
 
 
-class ObservationAgent:
-    """Agent ``index`` partitioned by observation: its key share (from the dealer), its
-    encryptions under the joint key, and what it sees (``view``)."""
+class KeyDealer(EngineDealer):
+    """The dealer partitioned by observation, a role of its own that must not collude with the
+    agents: the (m, m)-threshold key, whose shares it hands each agent sealed to the agent's
+    X25519 key, keeping none once handed (it never keeps the key itself), and the engine's
+    dealer keys (`roles.EngineDealer`)."""
 
-    def __init__(self, index: int, key_share, obfuscator: str = "full",
-                 record_views: bool = False, workers: int = 1):
-        self.index, self._key_share = index, key_share
-        self.public_key = key_share.public_key
-        self.encryptor = Encryptor(obfuscator, workers=workers)
-        self.view = ViewRecorder(record_views)
-        """Agent 0: each masked value it opens (l = `OPENED`); agent 0 and the last agent:
-        the engine's openings (l = `ENGINE`)."""
-        self.decryption_shares = 0
-        self._decrypt_seconds = 0.0
+    def __init__(self, key_seed: int | None, agents: int, key_bits: int,
+                 insecure_key_bits_ok: bool = False):
+        super().__init__(key_seed)
+        self._shares = deal_key(agents, key_bits, insecure_key_bits_ok, key_seed)
 
-    def decryption_share(self, ciphertexts: list):
-        """Its share of the threshold decryption of ``ciphertexts`` (`threshold.KeyShare`)."""
-        began = time.perf_counter()
-        self.decryption_shares += len(ciphertexts)
-        share = self._key_share.partial_decrypt(ciphertexts)
-        self._decrypt_seconds += time.perf_counter() - began
-        return share
-
-    def decrypt_seconds(self) -> float:
-        """Time spent on its decryption shares."""
-        return self._decrypt_seconds
-
-    def encrypt(self, values: list) -> list:
-        return self.encryptor.encrypt(self.public_key, values)
-
-    def narrow(self, block: np.ndarray, state: int, action: int):
-        """4(a): the sub-block of ``block`` (axes: this agent's and later agents' states, then
-        their actions) at this agent's (state, action), re-randomised; the last agent's is
-        one ciphertext, kept as it is."""
-        axes = block.ndim // 2
-        index = [slice(None)] * block.ndim
-        index[0], index[axes] = state, action
-        part = block[tuple(index)]
-        return part if not isinstance(part, np.ndarray) else self._rerandomized(part)
-
-    def _rerandomized(self, block: np.ndarray) -> np.ndarray:
-        out = np.empty(block.shape, dtype=object)
-        out.ravel()[:] = self.encryptor.rerandomize(self.public_key, list(block.ravel()))
-        return out
-
-    def permuted(self, block: np.ndarray, state: int, order, last: bool):
-        """Fig. 4, step 1-2: the sub-block of ``block`` (axes: this agent's and later agents'
-        states, then every agent's actions) at this agent's state, its own action axis put in
-        its ``order`` (always axis m - 1 of the sub-block), re-randomised unless this is the
-        last agent, who keeps it."""
-        agents = (block.ndim + self.index) // 2          # block.ndim = 2 m - index
-        part = np.take(block[state], order, axis=agents - 1)
-        return part if last else self._rerandomized(part)
-
-    def widen(self, received, states: int, actions: int, state: int, action: int) -> np.ndarray:
-        """4(d): a block over this agent's ``states`` x ``actions`` and the later agents' axes
-        of ``received``: ``received`` at (state, action), fresh e(0) everywhere else."""
-        inner = received
-        if not isinstance(received, np.ndarray):             # the last agent's: one ciphertext
-            inner = np.empty((), dtype=object)
-            inner[()] = received
-        half = inner.ndim // 2
-        shape = (states,) + inner.shape[:half] + (actions,) + inner.shape[half:]
-        index = [slice(None)] * len(shape)
-        index[0], index[half + 1] = state, action
-        zeros = np.ones(shape, dtype=bool)
-        zeros[tuple(index)] = False
-        fresh = np.empty(int(zeros.sum()), dtype=object)
-        fresh[:] = self.encrypt([0] * fresh.size)
-        out = np.empty(shape, dtype=object)
-        out[zeros] = fresh
-        out[tuple(index)] = inner
-        return out
+    def key_share(self, index: int, public: bytes) -> tuple:
+        """(the public key, its X25519 key, agent ``index``'s share sealed to ``public``);
+        each share once."""
+        share = self._shares[index]
+        if share is None:
+            raise PermissionError(f"agent {index}'s key share has been handed over already")
+        self._shares[index] = None
+        return share.public_key, self._agreement.public, \
+            self._agreement.seal(public, share.exponent_bytes(), shared(index))
 
 
-class JointDecryption:
-    """Agent 0's decryption under the threshold key (`division.DivisionOwner`'s decryptor):
-    its own decryption share and each other agent's, which that agent computes with its own
-    share and sends, combined (`threshold.combine`)."""
+def play_observation(parties: list, world, options: PPRLOptions,
+                     progress: bool = False) -> float:
+    """Every episode with the agents' roles ``parties`` and the ``world``; returns the offline
+    seconds (the obfuscators each agent makes before each episode)."""
+    step, offline = 0, 0.0
+    with tqdm(total=options.episodes * options.episode_steps, disable=not progress,
+              unit="step", desc="pprl steps") as bar:
+        for episode in range(options.episodes):
+            began = time.perf_counter()
+            _every(parties, "prepare", options.episode_steps)
+            offline += time.perf_counter() - began
+            world.call("reset", episode)
+            _every(parties, "perceive")
+            _select(parties, options, step + 1)
+            _every(parties, "shift")
+            for _ in range(options.episode_steps):
+                _every(parties, "act")
+                world.call("advance")
+                _every(parties, "perceive")
+                _select(parties, options, step + 1)
+                if options.learner == "qlearning":
+                    _joint_maximum(parties, step + 1, fresh=True)
+                    parties[-1].call("take_maximum")
+                step += 1
+                _update(parties, step)
+                _every(parties, "shift")
+                bar.update(1)
+            world.call("end_episode")
+    return offline
 
-    def __init__(self, agent: ObservationAgent, others: list):
-        self.agent, self.others = agent, others
-        self.public_key = agent.public_key
 
-    def decrypt_raw(self, ciphertexts: list) -> list:
-        return combine(self.public_key, [p.decryption_share(ciphertexts)
-                                         for p in [self.agent, *self.others]])
+def _every(parties: list, method: str, *args) -> list:
+    return roles.call_all([(p, method, args) for p in parties])
 
 
-class EncryptedTable:
-    """Agent 0's table under the joint key and the chain of one step's update (Fig. 3)."""
+def _select(parties: list, options: PPRLOptions, step: int) -> None:
+    """`learners.select_joint` over the agents: the public coin, then each agent's random
+    action, or Fig. 4 with each agent's own permutation."""
+    kind = options.selection
+    if kind == "random" or (kind == "epsilon_greedy" and
+                            parties[0].call("coin") < options.epsilon):
+        _every(parties, "choose_random")
+        return
+    _joint_maximum(parties, step, fresh=False)
+    _every(parties, "take_place")
 
-    def __init__(self, agents: list, sizes: list, moves: list, rules, ctx, k_delta_bits: int,
-                 q_bits: int):
-        self.agents, self.sizes, self.moves, self.rules, self.ctx = \
-            agents, sizes, moves, rules, ctx
-        keeper, last = agents[0], agents[-1]
-        cells = int(np.prod(sizes)) * int(np.prod(moves))
-        self.table = np.empty(tuple(sizes) + tuple(moves), dtype=object)     # step 1
-        self.table.ravel()[:] = keeper.encrypt([0] * cells)
-        self.owner = DivisionOwner(JointDecryption(keeper, agents[1:]), rules.division_bits,
-                                   keeper.encryptor)
-        self.holder = DivisionHolder(keeper.public_key, k_delta_bits, rules.division_bits,
-                                     last.encryptor)
-        self.greedy = GreedyHolder(keeper.public_key, q_bits, last.encryptor)
-        self.divisions = self.comparisons = self.step = 0
-        self.seconds = {"division": 0.0, "comparison": 0.0}
 
-    def _joint_maximum(self, states: list, orders: list) -> tuple:
-        """Fig. 4's chain and comparison at the joint state ``states``: agent 0 sends its slice
-        at s_0 with its action axis in its order; each agent keeps the sub-slice at its state
-        with its action axis in its order and passes it on, re-randomised; the last agent,
-        holding the joint actions in the agents' orders, finds their first maximum with agent 0
-        (`greedy`), who alone learns its position.  Returns (the last agent's block, the
-        position)."""
-        agents, block = self.agents, self.table
-        for i, (agent, state, order) in enumerate(zip(agents, states, orders)):
-            block = agent.permuted(block, state, order, last=i == len(agents) - 1)
-        began = time.perf_counter()
-        position = greedy.first_maximum(self.owner, self.greedy, self.ctx, list(block.ravel()),
-                                        to=0)
-        self.seconds["comparison"] += time.perf_counter() - began
-        agents[0].view.record(self.step + 1, COMPARED, self.owner.opened())
-        self.comparisons += 1
-        return block, position
+def _joint_maximum(parties: list, step: int, fresh: bool) -> None:
+    """Fig. 4's chain at s' and the comparison, whose position agent 0 learns."""
+    _every(parties, "draw_order", fresh)
+    parties[0].call("permute_start")
+    for i in range(1, len(parties)):
+        parties[i].call("permute_from", i - 1)
+    parties[-1].call("compare_block", step)
 
-    def first_maximum_joint(self, states: list, orders: list) -> list:
-        """Fig. 4 for m agents: each agent's greedy action at the joint state ``states``, ties
-        broken by the agents' own permutations ``orders`` (`learners.select_joint`).  Agent 0
-        tells each agent the position of its action in its own order (uniform, whatever the
-        action)."""
-        _, position = self._joint_maximum(states, orders)
-        places = np.unravel_index(position, self.moves)
-        return [int(order[p]) for order, p in zip(orders, places)]
 
-    def maximum(self, states: list):
-        """Q-learning's max_a Q(s', a) (eq. 1) under the joint key: Fig. 4 at s' with
-        permutations each agent draws from its OS entropy (the max needs no tie-break, so the
-        reference draws nothing), after which agent 0 tells the last agent the position, whose
-        ciphertext in its block is e(max).  The last agent learns its own greedy action at s'
-        (Statement 2) and the others' positions in their fresh orders (uniform)."""
-        orders = [Stream(fresh_key()).permutation(m) for m in self.moves]
-        block, position = self._joint_maximum(states, orders)
-        return block.ravel()[position]
-
-    def update(self, states: list, actions: list, rewards: list, after: list,
-               following: list) -> None:
-        """One step of Fig. 3 for the agents' own (s_i, a_i, r_i, s_i', a_i')."""
-        f, agents = self.rules, self.agents
-        sarsa = f.learner == "sarsa"
-        current, upcoming = self.table, self.table if sarsa else self.maximum(after)
-        for agent, s, a, s2, a2 in zip(agents, states, actions, after, following):   # 4(a)
-            current = agent.narrow(current, s, a)
-            if sarsa:
-                upcoming = agent.narrow(upcoming, s2, a2)
-        terms = [agent.encrypt([f.alpha_k * f.scaled_reward(r)])[0]
-                 for agent, r in zip(agents[:-1], rewards[:-1])]
-        k_delta = ops.dot(self.agents[0].public_key, [upcoming, current, *terms],
-                          [f.alpha_gamma_k, -f.alpha_k] + [1] * len(terms))       # 4(b), eq. 5
-        began = time.perf_counter()
-        (delta,) = divide(self.owner, self.holder, self.ctx, [k_delta],
-                          [f.alpha_k * f.scaled_reward(rewards[-1])])            # 4(c)
-        self.seconds["division"] += time.perf_counter() - began
-        block = delta
-        for i in range(len(agents) - 1, 0, -1):                                  # 4(d), eq. 8
-            block = agents[i].widen(block, self.sizes[i], self.moves[i], states[i], actions[i])
-        index = [slice(None)] * self.table.ndim                                  # 4(e), eq. 9
-        index[0], index[len(self.sizes)] = states[0], actions[0]
-        mine = self.table[tuple(index)]
-        updated = np.empty(mine.size, dtype=object)
-        updated[:] = ops.add(agents[0].public_key, list(mine.ravel()), list(block.ravel()))
-        self.table[tuple(index)] = updated.reshape(mine.shape)
-        self.step += 1
-        self.divisions += 1
-        agents[0].view.record(self.step, OPENED, self.owner.opened())
-        record_engine(self.ctx, self.step, [agents[0].view, agents[-1].view])   # ranks 0, 1
-
-    def opened(self, options: PPRLOptions):
-        """EVALUATION ONLY: the final table, jointly decrypted, as the reference's
-        `FixedPointQ` (joint state x joint action, signed integers)."""
-        n = int(self.agents[0].public_key.n)
-        values = self.owner.decryptor.decrypt_raw(list(self.table.ravel()))
-        table = learner(options, int(np.prod(self.sizes)), int(np.prod(self.moves)), fixed=True)
-        table.q = np.array([int(v) - n if v > n // 2 else int(v) for v in values],
-                           dtype=object).reshape(table.q.shape)
-        return table
+def _update(parties: list, step: int) -> None:
+    """Fig. 3's chain: slices out to the last agent, the division, the update back."""
+    m = len(parties)
+    parties[0].call("slices")
+    for i in range(1, m - 1):
+        parties[i].call("slices_from", i - 1)
+    parties[-1].call("divide_from", step, m - 2)
+    for i in range(m - 2, 0, -1):
+        parties[i].call("widen_from", i + 1)
+    parties[0].call("apply_from", 1)
 
 
 def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                              key_bits: int, insecure_key_bits_ok: bool = False,
                              key_seed: int | None = None, record_views: bool = False,
-                             workers: int = 1) -> TrialResult:
-    """One trial of PPRL partitioned by observation among ``agents``: per-episode rows as the
-    reference's, the last one with the comparison against the fixed-point reference of the
-    same trial (``q_equal_reference``, ``action_agreement``) and the costs.  ``key_seed``:
-    INSECURE seeded keys; ``workers`` > 1: Ray tasks fill the obfuscator pools."""
-    env = tasks.make(options.task, agents)
-    sizes = [int(n) for n in env.observation_space.nvec]
-    moves = [int(n) for n in env.action_space.nvec]
-    reward_bound = options.task_reward_bound(agents)
-    selection = None if key_seed is not None else fresh_selection(agents + 1)
-    env_seed, coin, rngs = observation_generators(seed, trial, agents, selection)
-    rules = learner(options, 1, 1, fixed=True)
-    q_bits, k_delta_bits = bounds(rules, options, reward_bound)
+                             workers: int = 1, runtime: str = "local",
+                             timeout_s: float = roles.DEFAULT_TIMEOUT_S,
+                             progress: bool = False) -> TrialResult:
+    """One trial of PPRL partitioned by observation among ``agents`` roles in ``runtime``
+    (``local`` or ``ray``), with the world and the dealer roles of their own: per-episode rows
+    as the reference's, the last one with the comparison against the fixed-point reference of
+    the same trial (``q_equal_reference``, ``action_agreement``) and the costs.
+    ``key_seed``: INSECURE seeded keys and choices; ``workers`` > 1: Ray tasks fill the
+    obfuscator pools."""
+    check_int("parties", agents, 2, what="the number of agents")
     start = time.perf_counter()
-    parties = [ObservationAgent(i, share, options.obfuscator, record_views, workers)
-               for i, share in enumerate(deal_key(agents, key_bits, insecure_key_bits_ok,
-                                                  key_seed))]
-    ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
-    setup_s = time.perf_counter() - start
-    table = EncryptedTable(parties, sizes, moves, rules, ctx, k_delta_bits, q_bits)
-    per_step = _encryptions_per_step(sizes, moves, options.selection != "random",
-                                     options.learner == "qlearning")
-    offline = [0.0]
-
-    def prepare():                                       # offline: the episode's obfuscators
-        began = time.perf_counter()
-        for party, count in zip(parties, per_step):
-            party.encryptor.prepare(party.public_key, count * options.episode_steps)
-        offline[0] += time.perf_counter() - began
-
-    rows, taken = play_episodes(env, env_seed, options, moves, coin, rngs, table, reward_bound,
-                                trial, prepare)
-    offline = offline[0]
-    final = table.opened(options)
-    seconds = time.perf_counter() - start
-    env.close()
-    rows[-1].update(
-        **against_reference(options, seed, trial, agents, selection, final, taken),
-        setup_s=setup_s, online_s=seconds - setup_s - offline, offline_s=offline,
-        encryptions=sum(p.encryptor.encryptions for p in parties),
-        decryptions=sum(p.decryption_shares for p in parties), divisions=table.divisions,
-        comparisons=table.comparisons, **split([table.seconds], parties))
-    result = TrialResult(rows, seconds, final, taken)
-    result.views = {f"agent-{p.index}": p.view.table() for p in parties} if record_views \
-        else {}
+    made = []
+    try:
+        made.append(roles.spawn(KeyDealer, runtime, key_seed, agents, key_bits,
+                                insecure_key_bits_ok, timeout_s=timeout_s, background=True))
+        made.append(roles.spawn(World, runtime, options, agents, seed, trial,
+                                timeout_s=timeout_s, background=True))
+        for i in range(agents):
+            made.append(roles.spawn(ObservationAgent, runtime, i, agents, options, seed, trial,
+                                    key_bits, insecure_key_bits_ok, key_seed, runtime,
+                                    record_views, workers, timeout_s, name=f"agent-{i}",
+                                    timeout_s=timeout_s, background=True))
+        dealer, world, parties = made[0], made[1], made[2:]
+        _every(parties, "attach", parties, dealer, world)
+        _every(parties, "take_key_share")
+        parties[-1].call("link")
+        setup_s = time.perf_counter() - start
+        offline = play_observation(parties, world, options, progress)
+        values = parties[0].call("reveal")                            # EVALUATION ONLY
+        reports = _every(parties, "report")
+        views = _every(parties, "view_table") if record_views else []
+        seen = world.call("report")
+    finally:
+        roles.teardown(made)
+    result = observation_result(options, agents, seed, trial, values, reports, seen,
+                                time.perf_counter() - start, setup_s, offline)
+    result.views = {f"agent-{i}": view for i, view in enumerate(views)}
     return result
 
 
-def split(seconds: list, parties: list) -> dict:
-    """The online time's parts for the row: in divisions and in comparisons (each with its
-    encryptions, decryptions and engine rounds), and in all encryptions and all decryptions."""
-    return {"division_s": sum(s["division"] for s in seconds),
-            "comparison_s": sum(s["comparison"] for s in seconds),
-            "encryption_s": sum(p.encryptor.seconds for p in parties),
-            "decryption_s": sum(p.decrypt_seconds() for p in parties)}
-
-
-def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, coin, rngs: list,
-                  table, reward_bound: float, trial: int, prepare=None) -> tuple:
-    """The agents' episodes on a private joint ``table`` (its ``update`` and its
-    ``first_maximum_joint``), each agent choosing from its own generator as the reference's
-    joint methods do (`learners.select_joint`, epsilon-greedy's public ``coin`` apart);
-    ``prepare`` runs before each episode.  Returns (the per-episode rows, the joint actions
-    taken)."""
-    rows, taken = [], []
-    env.reset(seed=env_seed)
-    for episode in range(options.episodes):
-        if prepare is not None:
-            prepare()
-        observation, _ = env.reset()
-        states = [int(s) for s in observation]
-        actions = select_joint(options.selection, JointRow(table, states), moves, rngs,
-                               options.epsilon, coin)
-        total = 0.0
-        for _ in range(options.episode_steps):
-            observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
-            if not abs(reward) <= reward_bound:
-                raise ValueError(f"a global reward of {reward!r} is outside "
-                                 f"pprl.reward_bound={reward_bound}")
-            taken.append(tuple(actions))
-            total += reward
-            after = [int(s) for s in observation]
-            following = select_joint(options.selection, JointRow(table, after), moves, rngs,
-                                     options.epsilon, coin)
-            table.update(states, actions, list(info["rewards"]), after, following)
-            states, actions = after, following
-        rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
-                     "reached_goal": None, "episode_reward": total / options.episode_steps})
-    return rows, taken
+def observation_result(options: PPRLOptions, agents: int, seed: int, trial: int,
+                       values: list, reports: list, seen: dict, seconds: float,
+                       setup_s: float, offline: float) -> TrialResult:
+    """EVALUATION ONLY: the trial's rows (the world's, per episode) from the opened final
+    table ``values``, each agent's report and the world's, the last row with the comparison
+    against the fixed-point reference run with the agents' own randomness, and the costs."""
+    fresh = reports[0]["entropy"] is not None
+    selection = [int(r["entropy"]) for r in reports] + [int(reports[0]["coin_entropy"])] \
+        if fresh else None
+    env = tasks.make(options.task, agents)
+    final = learner(options, int(np.prod(env.observation_space.nvec)),
+                    int(np.prod(env.action_space.nvec)), fixed=True)
+    env.close()
+    final.q = np.array(values, dtype=object).reshape(final.q.shape)
+    taken = [tuple(a) for a in seen["taken"]]
+    rows = seen["rows"]
+    rows[-1].update(**against_reference(options, seed, trial, agents, selection, final, taken),
+                    setup_s=setup_s, online_s=seconds - setup_s - offline, offline_s=offline,
+                    **{k: sum(r[k] for r in reports) for k in TOTALS})
+    return TrialResult(rows, seconds, final, taken)
 
 
 def against_reference(options: PPRLOptions, seed: int, trial: int, agents: int,
@@ -356,23 +215,3 @@ def against_reference(options: PPRLOptions, seed: int, trial: int, agents: int,
     return {"q_equal_reference": bool(np.array_equal(final.q, reference.table.q)),
             "action_agreement": float(np.mean([a == b for a, b
                                                in zip(taken, reference.taken)]))}
-
-
-def _encryptions_per_step(sizes: list, moves: list, greedy_choices: bool = False,
-                          qlearning: bool = False) -> list:
-    """Each agent's encryptions in one step: agent 0 re-randomises two slices (SARSA; one for
-    Q-learning), sends its reward term and the division's two values; agent j in between
-    re-randomises two sub-slices (one), sends its reward term and widens the update; the last
-    agent masks, finishes the division and fills its own pairs with e(0).  Each Fig. 4 (a
-    greedy choice, Q-learning's max) adds: every agent but the last re-randomises its
-    sub-slice over all joint actions, the last masks the pairs of joint actions."""
-    m = len(sizes)
-    cells = [int(np.prod(sizes[j:])) * int(np.prod(moves[j:])) for j in range(m + 1)]
-    slices = 1 if qlearning else 2
-    counts = ([slices * cells[1] + 1 + 2]
-              + [slices * cells[j + 1] + 1 + cells[j] - cells[j + 1] for j in range(1, m - 1)]
-              + [2 + cells[m - 1] - 1])
-    fig_4 = int(greedy_choices) + int(qlearning)
-    joint = int(np.prod(moves))
-    return [c + fig_4 * int(np.prod(sizes[j + 1:])) * joint for j, c in enumerate(counts[:-1])] \
-        + [counts[-1] + fig_4 * joint * (joint - 1) // 2]

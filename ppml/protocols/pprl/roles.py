@@ -120,7 +120,62 @@ class TurnDealer:
         return self.role.submit(method, self.turn, *args)
 
 
-class TimeAgent:
+class EngineSeats:
+    """A role's seats of the engines it runs with another agent, one engine per ``turn`` (a
+    turn partitioned by time; the whole run partitioned by observation): the owner of the
+    engine is rank `OWNER`, the holder rank `HOLDER`.  The holder sets it up (`_join`): the
+    owner's seat (`open_engine`), the dealer's keys sealed to each agent's X25519 key, both
+    seats linked over TLS (`join_engine` at the owner), each pinning the other's certificate.
+    The class using it has ``runtime``, ``timeout_s``, ``key_seed``, ``_agreement``, ``view``,
+    ``peers``, ``dealer`` and ``seat``."""
+
+    def _join(self, turn: int, owner: int) -> None:
+        """The holder's side: the owner's seat and its own, linked, their dealer keys dealt."""
+        address, certificate, owner_public = self.peers[owner].call("open_engine", turn)
+        dealer_public, boxes = self.dealer.call("deal", turn, [owner_public,
+                                                               self._agreement.public])
+        self.seat = seat.make(self.runtime, HOLDER, self._engine(), self.timeout_s)
+        addresses = [address, self.seat.address]
+        joining = self.peers[owner].submit("join_engine", turn, addresses,
+                                           self.seat.certificate, dealer_public, boxes[OWNER])
+        self.seat.connect(addresses, seat.pinned({OWNER: certificate}), self._pair_keys(turn),
+                          self._agreement.open(dealer_public, boxes[HOLDER],
+                                               dealt(turn, HOLDER)))
+        joining.result()
+
+    def _engine(self) -> EngineConfig:
+        return EngineConfig(2, record_views=self.view.enabled)
+
+    def _pair_keys(self, turn: int) -> dict | None:
+        """The engine pair's key: agreed over the seats' link, or the seed's (INSECURE)."""
+        return None if self.key_seed is None else {(OWNER, HOLDER): own_key(self.key_seed,
+                                                                            "pair", turn)}
+
+    def open_engine(self, turn: int) -> tuple:
+        """The owner's seat of turn ``turn``'s engine: (address, certificate, its X25519
+        key)."""
+        self.seat = seat.make(self.runtime, OWNER, self._engine(), self.timeout_s)
+        return self.seat.address, self.seat.certificate, self._agreement.public
+
+    def join_engine(self, turn: int, addresses: list, certificate: bytes,
+                    dealer_public: bytes, box: bytes) -> None:
+        """The owner's side: link its seat with the holder's (whose certificate it pins); its
+        dealer key opened from the dealer's ``box``; its corrections from the dealer."""
+        self.seat.connect(addresses, seat.pinned({HOLDER: certificate}), self._pair_keys(turn),
+                          self._agreement.open(dealer_public, box, dealt(turn, OWNER)),
+                          RoleDealer(TurnDealer(self.dealer, turn)))
+
+    def close_engine(self, turn: int) -> None:
+        self.seat.close()
+        self.seat = None
+
+    def close(self) -> None:
+        if self.seat is not None:
+            self.seat.close()
+            self.seat = None
+
+
+class TimeAgent(EngineSeats):
     """Agent ``index`` of ``agents`` in trial ``trial`` (``seed``: the experiment's public
     seed of the environment and, with ``key_seed``, of the agents' choices): its own key pair
     and X25519 key (``key_seed``: INSECURE seeded keys), its own selection generator (fresh OS
@@ -204,7 +259,8 @@ class TimeAgent:
         else:
             table = handed["table"]
         owner_key = self.peers[owner].call("keys")[0]
-        self._join(turn, owner, steps)
+        self._join(turn, owner)
+        self.peers[owner].call("prepare_owner", steps)
         began = time.perf_counter()
         per_step = comparisons_per_step(self.options, self.actions)
         encryptions = 2 + per_step * self.actions * (self.actions - 1) // 2
@@ -226,29 +282,6 @@ class TimeAgent:
         self.view.record(turn, HANDED_OVER, opened)
         previous_key = self.peers[previous].call("keys")[0]
         return ops.add(previous_key, self.encryptor.encrypt(previous_key, opened), negatives)
-
-    def _join(self, turn: int, owner: int, steps: int) -> None:
-        """The turn's engine: the owner's seat and its own, linked, their dealer keys dealt."""
-        address, certificate, owner_public = self.peers[owner].call("open_engine", turn)
-        dealer_public, boxes = self.dealer.call("deal", turn, [owner_public,
-                                                               self._agreement.public])
-        self.seat = seat.make(self.runtime, HOLDER, self._engine(), self.timeout_s)
-        addresses = [address, self.seat.address]
-        joining = self.peers[owner].submit("join_engine", turn, addresses,
-                                           self.seat.certificate, dealer_public, boxes[OWNER],
-                                           steps)
-        self.seat.connect(addresses, seat.pinned({OWNER: certificate}), self._pair_keys(turn),
-                          self._agreement.open(dealer_public, boxes[HOLDER],
-                                               dealt(turn, HOLDER)))
-        joining.result()
-
-    def _engine(self) -> EngineConfig:
-        return EngineConfig(2, record_views=self.view.enabled)
-
-    def _pair_keys(self, turn: int) -> dict | None:
-        """The engine pair's key: agreed over the seats' link, or the seed's (INSECURE)."""
-        return None if self.key_seed is None else {(OWNER, HOLDER): own_key(self.key_seed,
-                                                                            "pair", turn)}
 
     def end_turn(self) -> None:
         """Its current turn is over: the engine with the owner closes (the table stays here
@@ -284,18 +317,8 @@ class TimeAgent:
         return self.holding.table
 
     # -- the owner's side ------------------------------------------------------------------
-    def open_engine(self, turn: int) -> tuple:
-        """Its seat of turn ``turn``'s engine: (address, certificate, its X25519 key)."""
-        self.seat = seat.make(self.runtime, OWNER, self._engine(), self.timeout_s)
-        return self.seat.address, self.seat.certificate, self._agreement.public
-
-    def join_engine(self, turn: int, addresses: list, certificate: bytes,
-                    dealer_public: bytes, box: bytes, steps: int) -> None:
-        """Link its seat with the holder's (whose certificate it pins); its dealer key opened
-        from the dealer's ``box``; then, offline, its obfuscators for the turn's ``steps``."""
-        self.seat.connect(addresses, seat.pinned({HOLDER: certificate}), self._pair_keys(turn),
-                          self._agreement.open(dealer_public, box, dealt(turn, OWNER)),
-                          RoleDealer(TurnDealer(self.dealer, turn)))
+    def prepare_owner(self, steps: int) -> None:
+        """Offline, before a turn of ``steps`` steps it owns: its obfuscators for the turn."""
         began = time.perf_counter()
         self.encryptor.prepare(self.public_key, 2 * steps)
         self.offline_s += time.perf_counter() - began
@@ -319,10 +342,6 @@ class TimeAgent:
         if self.view.enabled:
             self.view.record(step, ENGINE, self.seat.received())
         return owner.quotients(borrows)
-
-    def close_engine(self, turn: int) -> None:
-        self.seat.close()
-        self.seat = None
 
     def reveal(self, holder: int) -> list:
         """EVALUATION ONLY: the final table, taken from its last holder ``holder`` and
@@ -351,8 +370,3 @@ class TimeAgent:
     def view_table(self):
         """EVALUATION ONLY: its recorded view (`ppml.privacy.views`)."""
         return self.view.table()
-
-    def close(self) -> None:
-        if self.seat is not None:
-            self.seat.close()
-            self.seat = None

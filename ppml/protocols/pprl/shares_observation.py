@@ -25,8 +25,8 @@ from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.learners import FixedPointQ
-from ppml.protocols.pprl.observation import against_reference, play_episodes
+from ppml.protocols.pprl.learners import FixedPointQ, JointRow, select_joint
+from ppml.protocols.pprl.observation import against_reference
 from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
                                            observation_generators)
 from ppml.protocols.pprl.shared_division import check_ring
@@ -34,7 +34,7 @@ from ppml.protocols.pprl.shares import SharedTable, check_agents
 
 
 class SharedJointTable(SharedTable):
-    """The joint table on shares and one step of it (`observation.play_episodes` calls
+    """The joint table on shares and one step of it (`play_episodes` calls
     ``first_maximum_joint`` and ``update``)."""
 
     def __init__(self, ctx, sizes: list, moves: list, rules: FixedPointQ, views: list):
@@ -128,3 +128,37 @@ def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: 
     result.views = {f"agent-{i}": v.table() for i, v in enumerate(views)} if record_views \
         else {}
     return result
+
+
+def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, coin, rngs: list,
+                  table, reward_bound: float, trial: int, prepare=None) -> tuple:
+    """The agents' episodes on a private joint ``table`` (its ``update`` and its
+    ``first_maximum_joint``), each agent choosing from its own generator as the reference's
+    joint methods do (`learners.select_joint`, epsilon-greedy's public ``coin`` apart);
+    ``prepare`` runs before each episode.  Returns (the per-episode rows, the joint actions
+    taken)."""
+    rows, taken = [], []
+    env.reset(seed=env_seed)
+    for episode in range(options.episodes):
+        if prepare is not None:
+            prepare()
+        observation, _ = env.reset()
+        states = [int(s) for s in observation]
+        actions = select_joint(options.selection, JointRow(table, states), moves, rngs,
+                               options.epsilon, coin)
+        total = 0.0
+        for _ in range(options.episode_steps):
+            observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
+            if not abs(reward) <= reward_bound:
+                raise ValueError(f"a global reward of {reward!r} is outside "
+                                 f"pprl.reward_bound={reward_bound}")
+            taken.append(tuple(actions))
+            total += reward
+            after = [int(s) for s in observation]
+            following = select_joint(options.selection, JointRow(table, after), moves, rngs,
+                                     options.epsilon, coin)
+            table.update(states, actions, list(info["rewards"]), after, following)
+            states, actions = after, following
+        rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
+                     "reached_goal": None, "episode_reward": total / options.episode_steps})
+    return rows, taken

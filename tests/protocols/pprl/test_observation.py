@@ -8,9 +8,10 @@ import pytest
 from tests.protocols.pprl.ranks import rank_correlation
 
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.observation import (ObservationAgent, _encryptions_per_step,
-                                             deal_key, run_observation_protocol)
+from ppml.protocols.pprl.observation import KeyDealer, run_observation_protocol
+from ppml.protocols.pprl.observation_agent import ObservationAgent, encryptions_per_step
 from ppml.protocols.pprl.reference import run_observation_partitioned
+from ppml.runtime.roles import LocalRole
 from ppml.protocols.pprl.turn import COMPARED, ENGINE, OPENED
 
 BALANCING = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
@@ -40,19 +41,32 @@ def test_fresh_keys_and_fresh_actions_agree_with_the_reference_too():
 def test_the_encryption_count_is_what_each_step_costs():
     last = run_observation_protocol(BALANCING, 2, 0, 3, 512, True, key_seed=1).rows[-1]
     steps = BALANCING.episodes * BALANCING.episode_steps
-    assert _encryptions_per_step([6, 6], [2, 2]) == [27, 13]
+    assert encryptions_per_step([6, 6], [2, 2]) == [27, 13]
     assert last["encryptions"] == 144 + 40 * steps                # the table's, then 40 a step
     assert last["decryptions"] == 2 * steps + 2 * 144             # two shares each, the output
 
 
 def test_each_agent_holds_its_own_key_share_and_no_key():
-    shares = deal_key(2, 512, True, seed=6)
-    agents = [ObservationAgent(i, share) for i, share in enumerate(shares)]
-    assert agents[0].public_key == agents[1].public_key
-    assert agents[0]._key_share is shares[0] and agents[1]._key_share is shares[1]
+    """The dealer hands each agent its share sealed to that agent's X25519 key, once, and
+    keeps none; no agent holds a private key or another agent's share."""
+    dealer = KeyDealer(6, 2, 512, True)
+    agents = [ObservationAgent(i, 2, BALANCING, 0, 0, 512, True, key_seed=6) for i in range(2)]
     for agent in agents:
-        assert not any(hasattr(agent, name) for name in ("private_key", "_private_key", "table"))
-    assert "exponent" not in repr(shares[0]) and str(shares[0]._exponent) not in repr(shares[0])
+        agent.attach([LocalRole(a, a.name, 10) for a in agents], LocalRole(dealer, "dealer", 10),
+                     None)
+        agent.take_key_share()
+    assert agents[0].public_key == agents[1].public_key
+    assert agents[0]._key_share.index == 0 and agents[1]._key_share.index == 1
+    assert agents[0]._key_share._exponent != agents[1]._key_share._exponent
+    assert dealer._shares == [None, None]
+    with pytest.raises(PermissionError, match="agent 1's key share has been handed over"):
+        dealer.key_share(1, agents[1]._agreement.public)
+    for agent in agents:
+        assert not any(hasattr(agent, name) for name in ("private_key", "_private_key"))
+    share = agents[0]._key_share
+    assert "exponent" not in repr(share) and str(share._exponent) not in repr(share)
+    public, _, box = KeyDealer(6, 2, 512, True).key_share(0, agents[0]._agreement.public)
+    assert str(share._exponent).encode() not in box and share.exponent_bytes() not in box
 
 
 @pytest.mark.parametrize("selection", ["greedy", "epsilon_greedy"])
@@ -75,9 +89,9 @@ def test_greedy_choices_by_fig_4_equal_the_reference(selection):
 
 
 def test_a_greedy_step_costs_a_slice_and_the_pairs_of_joint_actions_more():
-    assert _encryptions_per_step([6, 6], [2, 2], greedy_choices=True) == [27 + 24, 13 + 6]
-    assert _encryptions_per_step([6, 6, 6], [2, 2, 2]) == [2 * 144 + 3, 2 * 12 + 1 + 132, 13]
-    assert _encryptions_per_step([6, 6], [2, 2], qlearning=True) == [12 + 3 + 24, 13 + 6]
+    assert encryptions_per_step([6, 6], [2, 2], greedy_choices=True) == [27 + 24, 13 + 6]
+    assert encryptions_per_step([6, 6, 6], [2, 2, 2]) == [2 * 144 + 3, 2 * 12 + 1 + 132, 13]
+    assert encryptions_per_step([6, 6], [2, 2], qlearning=True) == [12 + 3 + 24, 13 + 6]
 
 
 @pytest.mark.parametrize("selection", ["random", "epsilon_greedy"])
@@ -88,7 +102,7 @@ def test_q_learning_takes_its_max_by_fig_4_and_equals_the_reference(selection):
     last = run_observation_protocol(options, 2, 0, 7, 512, True, key_seed=6).rows[-1]
     assert last["q_equal_reference"] and last["action_agreement"] == 1.0
     assert last["comparisons"] >= 40                            # a max every step
-    assert last["encryptions"] == 144 + sum(_encryptions_per_step(
+    assert last["encryptions"] == 144 + sum(encryptions_per_step(
         [6, 6], [2, 2], qlearning=True)) * 40 + (30 * (last["comparisons"] - 40))
 
 

@@ -41,3 +41,18 @@ def test_an_unseeded_federated_run_matches_its_reference(tmp_path):
 def test_federated_refuses_record_views(tmp_path):
     with pytest.raises(ValueError, match="record_views=true is not supported"):
         _run(tmp_path, "federated", 1, record_views=True)
+
+
+def test_federated_agents_give_the_local_run_by_observation(tmp_path):
+    """Three agents, the world and the dealer each their own process: the local rows."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=1,
+                          episode_steps=6, methods=["pprl"], trials=1,
+                          selection="epsilon_greedy", learner="qlearning", epsilon=0.3)
+    local, federated = (pprl(RunConfig(runtime=runtime, seed=3, parties=3,
+                                       results_dir=str(tmp_path), pprl=options, **BASE))
+                        for runtime in ("local", "federated"))
+    columns = ("episode_reward", "q_equal_reference", "action_agreement", "encryptions",
+               "decryptions", "divisions", "comparisons")
+    assert [{c: r.get(c) for c in columns} for r in local.rows] == \
+        [{c: r.get(c) for c in columns} for r in federated.rows]
+    assert federated.rows[-1]["q_equal_reference"]

@@ -1,9 +1,10 @@
-"""PPRL partitioned by time with the agents and the dealer as Ray actors, each engine's seats
+"""PPRL with the agents, the dealer (and the world) as Ray actors, each engine's seats
 over TLS links: the same run as in this process."""
 
 import pytest
 
 from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
 
 pytestmark = pytest.mark.ray
@@ -23,4 +24,20 @@ def test_ray_actors_give_the_local_run(ray_cluster):
     rows = [run.rows[0] for run in runs]
     assert rows[0]["q_equal_reference"] and rows[0]["action_agreement"] == 1.0
     assert {c: rows[0][c] for c in COLUMNS} == {c: rows[1][c] for c in COLUMNS}
+    assert (runs[0].table.q == runs[1].table.q).all()
+
+
+def test_ray_actors_give_the_local_run_by_observation(ray_cluster):
+    """Three agents, the world and the dealer as actors, epsilon-greedy Q-learning on load
+    balancing: the same rows, table and counts."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=6, methods=["pprl"], trials=1,
+                          selection="epsilon_greedy", learner="qlearning", epsilon=0.3)
+    runs = [run_observation_protocol(options, 3, 0, 1, 512, True, key_seed=5, runtime=runtime)
+            for runtime in ("local", "ray")]
+    columns = ("episode_reward", "q_equal_reference", "action_agreement", "encryptions",
+               "decryptions", "divisions", "comparisons")
+    assert runs[0].rows[-1]["q_equal_reference"] and runs[0].rows[-1]["action_agreement"] == 1
+    assert [{c: r.get(c) for c in columns} for r in runs[0].rows] == \
+        [{c: r.get(c) for c in columns} for r in runs[1].rows]
     assert (runs[0].table.q == runs[1].table.q).all()
