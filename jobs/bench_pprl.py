@@ -6,8 +6,8 @@ against the floor.
 [workers=1,2] [selection=random,epsilon_greedy] [learner=sarsa] [partition=time|observation]
 [backends=paillier,shares] [scale_bits=128] [runtimes=local,ray] [results_dir=results]`` runs
 one trial of two agents per key size, kind of obfuscator, worker count, selection and runtime
-(by time: ``local``, every role in this process, or ``ray``, the agents and the dealer as Ray
-actors, each engine's seats over TLS links; by observation ``local`` only) (``workers`` > 1: Ray tasks fill each agent's obfuscator pools while the
+(``local``, every role in this process, or ``ray``, the agents, the dealer and by observation
+the world as Ray actors, each engine's seats over TLS links) (``workers`` > 1: Ray tasks fill each agent's obfuscator pools while the
 steps run; ``offline_ms`` is then the time spent waiting to start them).  By time, agent 0
 learns ``steps`` steps in the clear, agent 1 ``steps`` encrypted steps; by observation, one
 episode of ``steps`` encrypted steps.  Each row has:
@@ -121,14 +121,9 @@ def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers:
             selection: str, learner: str, scale_bits: int, runtime: str = "local") -> dict:
     options_, by_time = setting(steps, partition, obfuscator=obfuscator, selection=selection,
                                 learner=learner, scale_bits=scale_bits)
-    if by_time:
-        row = run_time_protocol(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True,
-                                workers=workers, runtime=runtime).rows[-1]
-    elif runtime == "local":
-        row = run_observation_protocol(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True,
-                                       workers=workers).rows[-1]
-    else:
-        raise SystemExit(f"partition=observation runs runtimes=local only, got {runtime}")
+    run = run_time_protocol if by_time else run_observation_protocol
+    row = run(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True, workers=workers,
+              runtime=runtime).rows[-1]
     online, offline = 1e3 * row["online_s"] / steps, 1e3 * row["offline_s"] / steps
     return {"task": options_.task, "partition": partition, "backend": "paillier",
             "selection": selection, "learner": learner, "scale_bits": scale_bits,

@@ -59,7 +59,7 @@ MAX_REFUSED = 5
 """Refused connections a timeout's error lists."""
 ENGINE, CALL, ANSWER = 0, 1, 2
 """Channels: the engine's rounds; calls to a role and their answers (`ppml.runtime.remote`)."""
-IDLE_S = 0.02
+IDLE_S = 0.005
 """After a thread last waited, how long the links stay the waiting threads' to read before the
 background reader takes them back."""
 _RECORD = 1 << 16
