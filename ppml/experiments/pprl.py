@@ -26,6 +26,7 @@ from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
+from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.observation import observation_result, run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol, time_result
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
@@ -48,10 +49,8 @@ def pprl(config: RunConfig) -> RunOutput:
             config.runtime == "federated" else None
         for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
                           desc=f"pprl {method}"):
-            if federated is not None:
-                result = federated[trial]
-            elif method == "pprl":
-                result = _encrypted(config, trial)
+            if method == "pprl":
+                result = _encrypted(config, trial) if federated is None else federated[trial]
                 views = views or result.views
             elif by_time:
                 result = run_time_partitioned(options, method, config.parties,
@@ -94,10 +93,8 @@ def _encrypted(config: RunConfig, trial: int):
 def run_federated(config: RunConfig) -> list:
     """Every trial of PPRL with the agents, the dealer and (by observation) the world each
     their own process on loopback (`ppml.experiments.pprl_parties`); each trial's result as
-    `run_time_protocol` or `run_observation_protocol` gives it."""
-    if config.record_views:
-        raise ValueError("record_views=true is not supported with runtime=federated yet: each "
-                         "agent's view stays in its process")
+    `run_time_protocol` or `run_observation_protocol` gives it, the first with each agent's
+    view (``record_views``: sent in the agent's outputs after the run, EVALUATION ONLY)."""
     outs = run_parties(config)
     driver, options = outs["agent-0"], config.pprl
     results = []
@@ -112,6 +109,9 @@ def run_federated(config: RunConfig) -> list:
                                               trial, driver["values"][trial], reports,
                                               outs["world"]["reports"][trial], *measured,
                                               driver["offline_s"][trial]))
+    if config.record_views:                        # each agent's view of the first trial
+        results[0].views = {f"agent-{i}": ViewRecorder.of(outs[f"agent-{i}"]["views"][0]).table()
+                            for i in range(config.parties)}
     return results
 
 

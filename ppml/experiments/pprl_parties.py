@@ -14,7 +14,8 @@ engine's seats link up over TLS of their own, each pinning the certificate the o
 the parties' authenticated link.
 
 Outputs, each party's own, one per trial: each agent its report (counts and seconds and,
-EVALUATION ONLY, the entropy of its choices, for the reference); the world the per-episode
+EVALUATION ONLY, the entropy of its choices, for the reference) and with ``record_views`` its
+view of the first trial (EVALUATION ONLY); the world the per-episode
 rows and the joint actions taken (EVALUATION ONLY); agent-0 also the opened final tables and
 the trials' seconds.
 """
@@ -74,7 +75,7 @@ class Trials:
     def __init__(self, make, report: str | None = "report"):
         self.make, self.report_method = make, report
         self.role = None
-        self.reports = []
+        self.reports, self.views = [], []
 
     def start_trial(self, trial: int) -> None:
         self.finish()
@@ -85,6 +86,8 @@ class Trials:
         if self.role is not None:
             if self.report_method is not None:
                 self.reports.append(getattr(self.role, self.report_method)())
+                view = getattr(self.role, "view", None)          # EVALUATION ONLY
+                self.views.append(None if view is None else view.rows)
             if hasattr(self.role, "close"):
                 self.role.close()
             self.role = None
@@ -139,8 +142,8 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             def make(trial):
                 agent = (TimeAgent if by_time else ObservationAgent)(
                     index, c.parties, c.pprl, c.data_seed, trial, c.key_bits,
-                    c.insecure_key_bits_ok, c.seed, "federated", False, c.workers,
-                    c.party_timeout_s)
+                    c.insecure_key_bits_ok, c.seed, "federated", c.record_views and trial == 0,
+                    c.workers, c.party_timeout_s)
                 agent.attach(roles, *others)
                 return agent
 
@@ -159,7 +162,7 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
         if name != "agent-0":
             node.wait_closed(["agent-0"])
         trials.finish()
-        return {**out, "reports": trials.reports}
+        return {**out, "reports": trials.reports, "views": trials.views}
     finally:
         node.close()
 

@@ -26,6 +26,13 @@ class ViewRecorder:
     def __init__(self, enabled: bool):
         self.rows: list | None = [] if enabled else None
 
+    @classmethod
+    def of(cls, rows: list) -> "ViewRecorder":
+        """A recorder holding ``rows`` (another process's ``rows``, sent after its run)."""
+        recorder = cls(True)
+        recorder.rows = [tuple(row) for row in rows]
+        return recorder
+
     @property
     def enabled(self) -> bool:
         return self.rows is not None

@@ -38,9 +38,16 @@ def test_an_unseeded_federated_run_matches_its_reference(tmp_path):
     assert all(r["q_equal_reference"] and r["action_agreement"] == 1.0 for r in out.rows)
 
 
-def test_federated_refuses_record_views(tmp_path):
-    with pytest.raises(ValueError, match="record_views=true is not supported"):
-        _run(tmp_path, "federated", 1, record_views=True)
+def test_federated_agents_record_their_views_as_in_one_process(tmp_path):
+    """Each agent's view of the first trial comes back in its outputs: the same as the local
+    runtime's for the same seeds."""
+    local, federated = (_run(tmp_path, runtime, 1, record_views=True)
+                        for runtime in ("local", "federated"))
+    assert set(federated.views) == {"agent-0", "agent-1"}
+    for agent in ("agent-0", "agent-1"):
+        mine = federated.views[agent].to_pylist()
+        assert mine and [(r["t"], r["l"]) for r in mine] == \
+            [(r["t"], r["l"]) for r in local.views[agent].to_pylist()]
 
 
 def test_federated_agents_give_the_local_run_by_observation(tmp_path):
