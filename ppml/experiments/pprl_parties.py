@@ -9,7 +9,10 @@ then plays it with the same driver as the other runtimes (`protocol.play_schedul
 through it unless it is their holder, and has the final table opened (the run's output).  Each
 party serves its role to the parties that call it (`ppml.runtime.remote.serve` refuses any
 other method), and a method that names an agent (the world's ``observe`` and ``act``, the
-dealer's ``key_share``, agent-0's ``place``) serves the calling agent's own index only.  Each
+dealer's ``key_share``, agent-0's ``place``) serves the calling agent's own index only, and
+each call that belongs to one agent at a time (the dealer's for a turn to that turn's owner or
+holder, an owner's engine to its holder, a table to its next holder or after the run to its
+owner, a chain's block to its neighbours) to that agent only (`RULES`).  Each
 engine's seats link up over TLS of their own, each pinning the certificate the other sent over
 the parties' authenticated link.
 
@@ -34,32 +37,74 @@ from ppml.protocols.pprl.world import World
 from ppml.runtime.federated import Node
 from ppml.runtime.roles import LocalRole, gather
 
-ENGINE_CALLS = {"open_engine", "join_engine", "compare", "divide"}
+ENGINE_CALLS = {"open_engine", "join_engine", "compare", "divide", "close_engine"}
 """The owner's side of an engine, which the holder calls."""
 CALLS = {
     "time": {
-        "peer": ENGINE_CALLS | {"keys", "hand_over", "prepare_owner", "close_engine",
-                                "final_table"},
-        "driver": {"begin_clear", "begin_turn", "play", "end_turn", "reveal", "report"},
-        "dealer": {"deal", "corrections", "forget"},
+        "peer": ENGINE_CALLS | {"keys", "hand_over", "prepare_owner", "final_table"},
+        "driver": {"begin_clear", "begin_turn", "play", "end_turn", "reveal"},
+        "dealer": {"deal", "owner_box", "corrections", "forget"},
     },
     "observation": {
-        "peer": ENGINE_CALLS | {"take_outbox", "decryption_share", "place",
+        "peer": ENGINE_CALLS | {"take_outbox", "share_for_owner", "expect", "place",
                                 "maximum_position"},
         "driver": {"take_key_share", "link", "prepare", "perceive", "act", "shift", "coin",
                    "choose_random", "draw_order", "permute_start", "permute_from",
                    "compare_block", "take_place", "take_maximum", "slices", "slices_from",
-                   "divide_from", "widen_from", "apply_from", "reveal", "report"},
-        "dealer": {"deal", "corrections", "forget", "key_share"},
+                   "divide_from", "widen_from", "apply_from", "finish", "reveal"},
+        "dealer": {"deal", "owner_box", "corrections", "forget", "key_share"},
         "world": {"observe", "act"},
-        "world_driver": {"reset", "advance", "end_episode", "report"},
+        "world_driver": {"reset", "advance", "end_episode"},
     },
 }
 """What each party serves, per partitioning: ``peer`` to every agent, ``driver`` besides to
 agent-0, ``dealer`` and ``world`` to every agent, ``world_driver`` besides to agent-0; every
-party serves ``start_trial`` to agent-0."""
-OWN_INDEX = {"dealer": {"key_share"}, "world": {"observe", "act"}, "agent": {"place"}}
-"""Methods whose first argument is an agent's index: only that agent may call them."""
+party serves ``start_trial`` to agent-0.  Reports and views never cross during a run: each
+party keeps its own for its outputs."""
+
+
+def _agent(caller: str) -> int | None:
+    return int(caller[6:]) if caller.startswith("agent-") and caller[6:].isdigit() else None
+
+
+def _is(index) -> callable:
+    """A rule: the caller is the agent ``index(role, args)``."""
+    def rule(role, caller, args) -> bool:
+        try:
+            wanted = index(role, args)
+        except (IndexError, TypeError):              # too few arguments: refused
+            return False
+        return wanted is not None and _agent(caller) == wanted
+    return rule
+
+
+RULES = {
+    "world": {m: _is(lambda role, args: args[0]) for m in ("observe", "act")},
+    "dealer": {
+        "key_share": _is(lambda role, args: args[0]),
+        # the holder asks for its turn; the owner it named takes its key and corrections
+        "deal": _is(lambda role, args: args[2]), "owner_box": _is(lambda role, args: args[1]),
+        "corrections": _is(lambda role, args: role.parties_of(args[0])[0]),
+        "forget": _is(lambda role, args: role.parties_of(args[0])[1]),
+    },
+    "agent": {
+        "place": _is(lambda role, args: args[0]),
+        # the owner's engine: opened by the holder it names, then that holder's only
+        "open_engine": _is(lambda role, args: args[1]),
+        **{m: _is(lambda role, args: role.engine_holder)
+           for m in ("join_engine", "compare", "divide", "close_engine", "prepare_owner")},
+        # the table: to the next holder only, and after the run to its owner
+        "hand_over": _is(lambda role, args: args[1]),
+        "final_table": _is(lambda role, args: role.owner),
+        # by observation: the chain's neighbours, the last agent's position
+        "take_outbox": lambda role, caller, args: _agent(caller) in (role.index - 1,
+                                                                     role.index + 1),
+        "maximum_position": _is(lambda role, args: role.agents - 1),
+        "expect": _is(lambda role, args: role.agents - 1),
+        "share_for_owner": _is(lambda role, args: 0),
+    },
+}
+"""Who may make a call, beyond `CALLS`, per kind of party: ``rule(role, caller, args)``."""
 
 
 def names(config: RunConfig) -> list:
@@ -78,10 +123,10 @@ class Trials:
         self.reports, self.views = [], []
 
     def start_trial(self, trial: int) -> None:
-        self.finish()
+        self.end_trial()
         self.role = self.make(trial)
 
-    def finish(self) -> None:
+    def end_trial(self) -> None:
         """The current trial's report kept, its role closed."""
         if self.role is not None:
             if self.report_method is not None:
@@ -101,15 +146,18 @@ class Trials:
 
 class Served:
     """What a party serves, with each caller's name (`remote.serve`'s ``pass_caller``): a call
-    of a method of ``own`` (`OWN_INDEX`) must name the caller's own index."""
+    whose method has a rule in `RULES` must meet it."""
 
-    def __init__(self, trials: Trials, own: set):
-        self.trials, self.own = trials, own
+    def __init__(self, trials: Trials, kind: str):
+        self.trials, self.rules = trials, RULES[kind]
 
     def __getattr__(self, method: str):
+        rule = self.rules.get(method)
+
         def call(caller: str, *args):
-            if method in self.own and (not args or caller != f"agent-{args[0]}"):
-                raise PermissionError(f"{caller} may call {method} for its own index only")
+            if rule is not None and not rule(self.trials, caller, args):
+                raise PermissionError(f"{caller} may not call {method} with {len(args)} "
+                                      f"arguments here now")
             return getattr(self.trials, method)(*args)
         return call
 
@@ -154,14 +202,14 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
         for caller in allowed:
             if caller == "agent-0":
                 allowed[caller] = allowed[caller] | {"start_trial"}
-        own = OWN_INDEX[name if name in OWN_INDEX else "agent"]
-        node.serve(Served(trials, own), allowed, pass_caller=True)
+        kind = name if name in ("dealer", "world") else "agent"
+        node.serve(Served(trials, kind), allowed, pass_caller=True)
         node.connect()
         out = _drive(config, roles, [node.remote(p) for p in roster if p not in agents]) \
             if name == "agent-0" else {}
         if name != "agent-0":
             node.wait_closed(["agent-0"])
-        trials.finish()
+        trials.end_trial()
         return {**out, "reports": trials.reports, "views": trials.views}
     finally:
         node.close()
@@ -185,6 +233,7 @@ def _drive(config: RunConfig, roles: list, services: list) -> dict:
             roles[-1].call("link")
             out["setup_s"].append(time.perf_counter() - start)
             offline = play_observation(roles, services[1], config.pprl)
+            gather([role.submit("finish") for role in [*roles[1:], roles[0]]])
             out["values"].append(roles[0].call("reveal"))
         out["offline_s"].append(offline)
         out["seconds"].append(time.perf_counter() - start)

@@ -186,10 +186,10 @@ def borrow_program(ctx, inputs: dict) -> dict:
 
 def divide(owner: DivisionOwner, holder: DivisionHolder, ctx, ciphertexts: list,
            addends: list | None = None) -> list:
-    """Steps 1-5 with both roles and a context holding both engine parties in this process
-    (the partitioning by observation): the holder's e(floor(x / K)) for each of its
-    ``ciphertexts`` plus its plaintext ``addends`` (`DivisionHolder.mask`).  The partitioning
-    by time runs the same steps with each side in its own agent (`roles.TimeAgent`)."""
+    """Steps 1-5 with both sides and a context holding both engine parties in this process
+    (what the protocols run with each side in its own agent, `roles.EngineSeats.divide` and
+    the holders': here for the tests): the holder's e(floor(x / K)) for each of its
+    ``ciphertexts`` plus its plaintext ``addends`` (`DivisionHolder.mask`)."""
     owner.open(holder.mask(ciphertexts, addends))
     k = holder.division_bits
     borrows = borrow_program(ctx, {OWNER: (owner.low_bits(), k), HOLDER: (holder.low_bits(), k)})

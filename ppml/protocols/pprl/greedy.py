@@ -92,11 +92,11 @@ def first_maximum_program(ctx, inputs: dict) -> dict:
 
 def first_maximum(owner, holder: GreedyHolder, ctx, ciphertexts: list,
                   to: int = HOLDER) -> int:
-    """Steps 1-4 with both roles and a context holding both engine parties in this process
-    (the partitioning by observation, and the tests): the position of the first maximum of the
-    Q-values under ``ciphertexts`` (B's order), which the engine party ``to`` learns (B by
-    default; by observation A, Fig. 4).  ``owner`` is A's `division.DivisionOwner`.  The
-    partitioning by time runs the same steps with each side in its own agent."""
+    """Steps 1-4 with both sides and a context holding both engine parties in this process
+    (what the protocols run with each side in its own agent, `roles.EngineSeats.compare` and
+    the holders': here for the tests): the position of the first maximum of the Q-values under
+    ``ciphertexts`` (B's order), which the engine party ``to`` learns (B by default; by
+    observation A, Fig. 4).  ``owner`` is A's `division.DivisionOwner`."""
     if len(ciphertexts) == 1:
         return 0
     owner.open(holder.mask(ciphertexts), holder.compared_bits, holder.slots,

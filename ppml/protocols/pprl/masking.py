@@ -49,3 +49,9 @@ def mask(encryptor, public_key, ciphertexts: list, bound_bits: int,
     shifted = encryptor.encrypt(public_key, [mpz(a) + o
                                              for a, o in zip(addends, offsets, strict=True)])
     return ops.add(public_key, [mpz(c) for c in ciphertexts], shifted), offsets
+
+
+def signed(values: list, public_key) -> list:
+    """Residues mod n as the signed integers in (-n/2, n/2] they encode."""
+    n = int(public_key.n)
+    return [int(v) - n if v > n // 2 else int(v) for v in values]

@@ -32,13 +32,10 @@ from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation_agent import ObservationAgent, shared
 from ppml.protocols.pprl.reference import TrialResult, learner, run_observation_partitioned
-from ppml.protocols.pprl.roles import EngineDealer
+from ppml.protocols.pprl.roles import TOTALS, EngineDealer
 from ppml.protocols.pprl.world import World
 from ppml.runtime import roles
 
-TOTALS = ("encryptions", "decryptions", "divisions", "comparisons", "division_s",
-          "comparison_s", "encryption_s", "decryption_s")
-"""The agents' reports summed into the row (decryptions: decryption shares)."""
 
 
 def deal_key(agents: int, key_bits: int, insecure_key_bits_ok: bool = False,
@@ -171,6 +168,7 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
         parties[-1].call("link")
         setup_s = time.perf_counter() - start
         offline = play_observation(parties, world, options, progress)
+        _every(parties, "finish")
         values = parties[0].call("reveal")                            # EVALUATION ONLY
         reports = _every(parties, "report")
         views = _every(parties, "view_table") if record_views else []

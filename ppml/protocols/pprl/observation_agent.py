@@ -40,6 +40,7 @@ orders (uniform), and the last agent its view of the comparisons.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 
@@ -58,8 +59,9 @@ from ppml.protocols.pprl.division import (HOLDER, OWNER, DivisionHolder, Divisio
                                           Encryptor, borrow_program)
 from ppml.protocols.pprl.greedy import GreedyHolder, first_maximum_program
 from ppml.protocols.pprl.reference import agent_generators, generators, learner
+from ppml.protocols.pprl.masking import signed
 from ppml.protocols.pprl.roles import EngineSeats, own_key
-from ppml.protocols.pprl.turn import COMPARED, ENGINE, OPENED
+from ppml.protocols.pprl.turn import ENGINE
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S, gather
 
 ENGINE_TURN = 0
@@ -69,6 +71,11 @@ ENGINE_TURN = 0
 def shared(index: int) -> bytes:
     """What the dealer's sealed key share of agent ``index`` is bound to."""
     return f"pprl/threshold-key/agent-{index}".encode()
+
+
+def digest(ciphertexts: list) -> bytes:
+    """What identifies a batch of ciphertexts (SHA-256 of their decimal texts)."""
+    return hashlib.sha256(",".join(str(int(c)) for c in ciphertexts).encode()).digest()
 
 
 def pack(block) -> dict:
@@ -118,7 +125,7 @@ class JointDecryption:
     def decrypt_raw(self, ciphertexts: list) -> list:
         agent, given, self.given = self.agent, self.given, {}
         asked = [j for j in range(1, agent.agents) if j not in given]
-        answers = gather([agent.peers[j].submit("decryption_share", ciphertexts)
+        answers = gather([agent.peers[j].submit("share_for_owner", ciphertexts)
                           for j in asked])
         given.update(zip(asked, answers))
         shares = [DecryptionShare(0, agent.agents, agent.decryption_share(ciphertexts))]
@@ -140,6 +147,7 @@ class ObservationAgent(EngineSeats):
                  timeout_s: float = DEFAULT_TIMEOUT_S):
         self.index, self.agents, self.options, self.runtime = index, agents, options, runtime
         self.name = f"agent-{index}"
+        self.RESULT_TO = OWNER                # Fig. 4: agent 0 learns the position
         self.key_seed, self.timeout_s = key_seed, timeout_s
         self.key_bits, self.insecure_key_bits_ok = key_bits, insecure_key_bits_ok
         env = tasks.make(options.task, agents)
@@ -163,7 +171,8 @@ class ObservationAgent(EngineSeats):
                                          else children[agents])
         self.peers, self.dealer, self.world, self.seat = [], None, None, None
         self._key_share = self.public_key = self.table = None
-        self.owner = self.holder = self.greedy = None
+        self.division_owner = self.holder = self.greedy = None
+        self.finished, self._revealed, self._expected = False, False, None
         self.state = self.action = self.after = self.following = self.order = None
         self.reward = 0.0
         self.outbox = self.block = self.upcoming = self.position = None
@@ -197,8 +206,8 @@ class ObservationAgent(EngineSeats):
             cells = int(np.prod(self.sizes)) * int(np.prod(self.moves))
             self.table = np.empty(tuple(self.sizes) + tuple(self.moves), dtype=object)
             self.table.ravel()[:] = self.encryptor.encrypt(public_key, [0] * cells)
-            self.owner = DivisionOwner(JointDecryption(self), self.rules.division_bits,
-                                       self.encryptor)
+            self.division_owner = DivisionOwner(JointDecryption(self),
+                                                self.rules.division_bits, self.encryptor)
         if self.last:
             self.holder = DivisionHolder(public_key, self.k_delta_bits,
                                          self.rules.division_bits, self.encryptor)
@@ -207,6 +216,31 @@ class ObservationAgent(EngineSeats):
     def link(self) -> None:
         """The last agent: the run's engine with agent 0 (`EngineSeats._join`)."""
         self._join(ENGINE_TURN, 0)
+
+    def share_for_owner(self, ciphertexts: list) -> list:
+        """Its decryption share of ``ciphertexts`` for agent 0's joint decryption: only of what
+        the last agent masked (it announced them, `expect`), or after the run once, of the final
+        table; the last agent sends its shares with what it masks."""
+        expected, self._expected = self._expected, None
+        if self.finished:
+            if self._revealed:
+                raise PermissionError(f"{self.name} has given its share of the final table")
+            self._revealed = True
+        elif self.last or expected is None or digest(ciphertexts) != expected:
+            raise PermissionError(f"{self.name} gives agent 0 decryption shares only of what "
+                                  "the last agent masked, and of the final table")
+        return self.decryption_share(ciphertexts)
+
+    def _announce(self, masked: list) -> None:
+        """The last agent, before agent 0 decrypts ``masked`` jointly: tells every agent in
+        between what it masked (`expect`), so that they give shares of that only."""
+        gather([self.peers[j].submit("expect", digest(masked))
+                for j in range(1, self.agents - 1)])
+
+    def expect(self, hashed: bytes) -> None:
+        """An agent in between: the digest of what the last agent masked, whose decryption
+        share agent 0 will ask for next."""
+        self._expected = hashed
 
     def decryption_share(self, ciphertexts: list) -> list:
         """Its share of the threshold decryption of ``ciphertexts`` (`threshold.KeyShare`)."""
@@ -283,23 +317,22 @@ class ObservationAgent(EngineSeats):
         began = time.perf_counter()
         ciphertexts = list(self.block.ravel())
         masked = self.greedy.mask(ciphertexts)
-        public = (len(ciphertexts), self.greedy.compared_bits, OWNER)
+        self._announce(masked)
+        public = (len(ciphertexts), self.greedy.compared_bits)
         answer = self.peers[0].submit("compare", step, masked, self.decryption_share(masked),
                                       self.greedy.slots, len(self.greedy.offsets), *public)
-        self.seat.run(first_maximum_program, self.greedy.offsets, *public)
+        self.seat.run(first_maximum_program, self.greedy.offsets, *public, OWNER)
         answer.result()
         self.seconds["comparison"] += time.perf_counter() - began
         self.comparisons += 1
 
     def compare(self, step: int, masked: list, share: list, slots: int, count: int,
-                values: int, width: int, to: int) -> None:
+                values: int, width: int) -> None:
         """Agent 0's side of a greedy selection: the packed masked differences jointly
-        decrypted, then the engine's comparison, whose result it learns."""
-        self.owner.decryptor.given = {self.agents - 1: share}
-        self.owner.open(masked, width, slots, count)
-        self.view.record(step, COMPARED, self.owner.opened())
-        self.position = self.seat.run(first_maximum_program, self.owner.opened(), values,
-                                      width, to)
+        decrypted (``share``: the last agent's decryption share of them), then the engine's
+        comparison, whose position it learns (`EngineSeats.compare`)."""
+        self.division_owner.decryptor.given = {self.agents - 1: share}
+        super().compare(step, masked, slots, count, values, width)
 
     def place(self, index: int) -> int:
         """Agent 0: agent ``index``'s place in its own order of the last maximum."""
@@ -362,6 +395,7 @@ class ObservationAgent(EngineSeats):
                           [f.alpha_gamma_k, -f.alpha_k] + [1] * len(terms))        # eq. 5
         began = time.perf_counter()
         masked = self.holder.mask([k_delta], [f.alpha_k * f.scaled_reward(self.reward)])
+        self._announce(masked)
         answer = self.peers[0].submit("divide", step, masked, self.decryption_share(masked))
         borrows = self.seat.run(borrow_program, self.holder.low_bits(),
                                 self.holder.division_bits)
@@ -373,15 +407,10 @@ class ObservationAgent(EngineSeats):
         self.outbox = pack(self._widen(delta))
 
     def divide(self, step: int, masked: list, share: list) -> tuple:
-        """Agent 0's side of the division, 4(c): y jointly decrypted, the borrow on the engine,
-        and (e(floor(y / K)), e(beta_A)) for the last agent."""
-        self.owner.decryptor.given = {self.agents - 1: share}
-        self.owner.open(masked)
-        self.view.record(step, OPENED, self.owner.opened())
-        borrows = self.seat.run(borrow_program, self.owner.low_bits(), self.owner.division_bits)
-        if self.view.enabled:
-            self.view.record(step, ENGINE, self.seat.received())
-        return self.owner.quotients(borrows)
+        """Agent 0's side of the division, 4(c): y jointly decrypted (``share``: the last
+        agent's decryption share of it), the borrow on the engine (`EngineSeats.divide`)."""
+        self.division_owner.decryptor.given = {self.agents - 1: share}
+        return super().divide(step, masked)
 
     def _widen(self, received) -> np.ndarray:
         """4(d): a block over its states x actions and the later agents' axes of ``received``:
@@ -416,12 +445,16 @@ class ObservationAgent(EngineSeats):
         self.table[tuple(index)] = updated.reshape(mine.shape)
 
     # -- after the run ---------------------------------------------------------------------
+    def finish(self) -> None:
+        """The run is over: from now on it gives agent 0 one decryption share, of the final
+        table (`share_for_owner`)."""
+        self.finished = True
+
     def reveal(self) -> list:
         """EVALUATION ONLY, agent 0: the final table, jointly decrypted, as signed integers
         (the run's output)."""
-        n = int(self.public_key.n)
-        values = self.owner.decryptor.decrypt_raw(list(self.table.ravel()))
-        return [int(v) - n if v > n // 2 else int(v) for v in values]
+        table = list(self.table.ravel())
+        return signed(self.division_owner.decryptor.decrypt_raw(table), self.public_key)
 
     def report(self) -> dict:
         """Its own counts and seconds and, EVALUATION ONLY, the entropy of its choices (agent

@@ -32,16 +32,11 @@ from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
                                            run_time_partitioned, turn_seed)
-from ppml.protocols.pprl.roles import EngineDealer, TimeAgent
+from ppml.protocols.pprl.roles import TOTALS, EngineDealer, TimeAgent
 from ppml.runtime import roles
 
 PLAY_CHUNK = 500
 """Learning steps per call to a holder: each call is bounded by the roles' timeout."""
-TOTALS = ("encryptions", "decryptions", "divisions", "comparisons", "division_s",
-          "comparison_s", "encryption_s", "decryption_s")
-"""The agents' reports summed into the row: counts, and the online time's parts (in divisions
-and in comparisons, each with its encryptions, decryptions and engine rounds; in all
-encryptions and all decryptions)."""
 
 
 def schedule(agents: int, rounds: int) -> list:
@@ -72,7 +67,7 @@ def play_schedule(parties: list, options: PPRLOptions, progress: bool = False) -
             for done in range(0, steps, PLAY_CHUNK):
                 parties[holder].call("play", min(PLAY_CHUNK, steps - done))
                 bar.update(min(PLAY_CHUNK, steps - done))
-            parties[holder].call("end_turn")
+            parties[holder].call("end_turn", turn == len(turns) - 1)
     return turns[-1][:2]
 
 

@@ -46,7 +46,7 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.division import (HOLDER, OWNER, DivisionOwner, Encryptor,
                                           borrow_program)
 from ppml.protocols.pprl.greedy import first_maximum_program
-from ppml.protocols.pprl.masking import mask
+from ppml.protocols.pprl.masking import mask, signed
 from ppml.protocols.pprl.reference import (TurnPlayer, agent_generators, generators, learner,
                                            turn_seed)
 from ppml.protocols.pprl.turn import (COMPARED, ENGINE, HANDED_OVER, OPENED, EncryptedTurn,
@@ -54,6 +54,13 @@ from ppml.protocols.pprl.turn import (COMPARED, ENGINE, HANDED_OVER, OPENED, Enc
 from ppml.runtime import seat
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S
 from ppml.runtime.seat import RoleDealer
+
+
+TOTALS = ("encryptions", "decryptions", "divisions", "comparisons", "division_s",
+          "comparison_s", "encryption_s", "decryption_s")
+"""The agents' reports summed into a trial's row (both partitionings): counts, and the online
+time's parts (in divisions and in comparisons, each with its encryptions, decryptions and
+engine rounds; in all encryptions and all decryptions)."""
 
 
 def own_key(seed: int | None, *label) -> bytes:
@@ -77,9 +84,12 @@ def comparisons_per_step(options: PPRLOptions, actions: int) -> int:
 
 class EngineDealer:
     """The dealer of each turn's engine, a role of its own (it must not collude with either
-    agent of a turn): it makes the turn's dealer keys, hands each engine party its own sealed
-    to that agent's X25519 key, and answers the owner's requests for corrections.  It sees
-    public keys and the requests, nothing of the Q-table."""
+    agent of a turn): the turn's holder asks it to deal (`deal`), naming the turn's owner; it
+    makes the turn's dealer keys and hands each engine party its own, sealed to that agent's
+    X25519 key, which each agent sends itself (the owner's by `owner_box`), and answers the
+    owner's requests for corrections.  It sees public keys and the requests, nothing of the
+    Q-table.  `parties_of` tells who the turn's owner and holder are (a federated party serves
+    `corrections` to the owner only and `forget` to the holder only)."""
 
     name = "dealer"
 
@@ -87,17 +97,34 @@ class EngineDealer:
         self.seed = key_seed
         self._agreement = KeyAgreement(own_key(key_seed, "dealer", "x25519"))
         self._dealers: dict = {}
+        self._keys: dict = {}
+        self._parties: dict = {}
 
-    def deal(self, turn: int, publics: list) -> tuple:
-        """Turn ``turn``'s dealer keys: (its X25519 public key, [the owner's box, the
-        holder's box]) for the agents' X25519 keys ``publics`` (owner's, holder's)."""
-        if turn in self._dealers:
+    def parties_of(self, turn: int) -> tuple:
+        """(owner, holder) of turn ``turn``'s engine; (None, None) before it is dealt."""
+        return self._parties.get(turn, (None, None))
+
+    def deal(self, turn: int, owner: int, holder: int, public: bytes) -> tuple:
+        """Turn ``turn``'s dealer keys, for agent ``owner``'s seat and agent ``holder``'s:
+        (its X25519 public key, the holder's key sealed to the holder's X25519 key
+        ``public``)."""
+        if turn in self._parties:
             raise ValueError(f"the engine of turn {turn} has been dealt already")
         keys = {rank: own_key(self.seed, "dealer", turn, rank) for rank in (OWNER, HOLDER)}
         self._dealers[turn] = Dealer(keys, own_key(self.seed, "dealer-secret", turn))
-        return self._agreement.public, [self._agreement.seal(publics[rank], keys[rank],
-                                                             dealt(turn, rank))
-                                        for rank in (OWNER, HOLDER)]
+        self._keys[turn] = keys[OWNER]
+        self._parties[turn] = (owner, holder)
+        return self._agreement.public, self._agreement.seal(public, keys[HOLDER],
+                                                            dealt(turn, HOLDER))
+
+    def owner_box(self, turn: int, owner: int, public: bytes) -> tuple:
+        """(its X25519 public key, the owner's dealer key sealed to the owner's X25519 key
+        ``public``), once, to the owner the holder named."""
+        if self._parties.get(turn, (None,))[0] != owner or turn not in self._keys:
+            raise PermissionError(f"agent {owner} is not the owner of turn {turn}'s engine, or "
+                                  "has taken its key already")
+        return self._agreement.public, self._agreement.seal(public, self._keys.pop(turn),
+                                                            dealt(turn, OWNER))
 
     def corrections(self, turn: int, kind: str, spec, batch: int, count: int) -> dict:
         """The owner's pieces of one batch of turn ``turn``'s dealer material."""
@@ -108,6 +135,7 @@ class EngineDealer:
     def forget(self, turn: int) -> None:
         """The turn's engine is closed: its dealer goes."""
         self._dealers.pop(turn, None)
+        self._keys.pop(turn, None)
 
 
 class TurnDealer:
@@ -124,23 +152,32 @@ class EngineSeats:
     """A role's seats of the engines it runs with another agent, one engine per ``turn`` (a
     turn partitioned by time; the whole run partitioned by observation): the owner of the
     engine is rank `OWNER`, the holder rank `HOLDER`.  The holder sets it up (`_join`): the
-    owner's seat (`open_engine`), the dealer's keys sealed to each agent's X25519 key, both
-    seats linked over TLS (`join_engine` at the owner), each pinning the other's certificate.
-    The class using it has ``runtime``, ``timeout_s``, ``key_seed``, ``_agreement``, ``view``,
-    ``peers``, ``dealer`` and ``seat``."""
+    owner's seat (`open_engine`, which records the holder), the dealer's keys, each sealed to
+    its agent's X25519 key, both seats linked over TLS (`join_engine` at the owner), each
+    pinning the other's certificate.  The owner's side of a division (`divide`) and of a
+    greedy selection (`compare`, whose result goes to rank `RESULT_TO`) run on it.
+
+    The class using it has ``index``, ``runtime``, ``timeout_s``, ``key_seed``,
+    ``_agreement``, ``view``, ``peers``, ``dealer``, ``division_owner`` and ``seat``."""
+
+    RESULT_TO = HOLDER
+    """Which engine party learns a greedy selection's position."""
+    engine_holder: int | None = None
+    """The agent holding the other seat of its open engine, as owner."""
+    position: int | None = None
+    """As owner with ``RESULT_TO = OWNER``: the last greedy selection's position."""
 
     def _join(self, turn: int, owner: int) -> None:
         """The holder's side: the owner's seat and its own, linked, their dealer keys dealt."""
-        address, certificate, owner_public = self.peers[owner].call("open_engine", turn)
-        dealer_public, boxes = self.dealer.call("deal", turn, [owner_public,
-                                                               self._agreement.public])
+        address, certificate = self.peers[owner].call("open_engine", turn, self.index)
+        dealer_public, box = self.dealer.call("deal", turn, owner, self.index,
+                                              self._agreement.public)
         self.seat = seat.make(self.runtime, HOLDER, self._engine(), self.timeout_s)
         addresses = [address, self.seat.address]
         joining = self.peers[owner].submit("join_engine", turn, addresses,
-                                           self.seat.certificate, dealer_public, boxes[OWNER])
+                                           self.seat.certificate)
         self.seat.connect(addresses, seat.pinned({OWNER: certificate}), self._pair_keys(turn),
-                          self._agreement.open(dealer_public, boxes[HOLDER],
-                                               dealt(turn, HOLDER)))
+                          self._agreement.open(dealer_public, box, dealt(turn, HOLDER)))
         joining.result()
 
     def _engine(self) -> EngineConfig:
@@ -151,28 +188,55 @@ class EngineSeats:
         return None if self.key_seed is None else {(OWNER, HOLDER): own_key(self.key_seed,
                                                                             "pair", turn)}
 
-    def open_engine(self, turn: int) -> tuple:
-        """The owner's seat of turn ``turn``'s engine: (address, certificate, its X25519
-        key)."""
+    def open_engine(self, turn: int, holder: int) -> tuple:
+        """The owner's seat of turn ``turn``'s engine with agent ``holder``: (address,
+        certificate); one engine at a time."""
+        if self.seat is not None:
+            raise RuntimeError(f"{self.name} has an engine open already")
         self.seat = seat.make(self.runtime, OWNER, self._engine(), self.timeout_s)
-        return self.seat.address, self.seat.certificate, self._agreement.public
+        self.engine_holder = holder
+        return self.seat.address, self.seat.certificate
 
-    def join_engine(self, turn: int, addresses: list, certificate: bytes,
-                    dealer_public: bytes, box: bytes) -> None:
-        """The owner's side: link its seat with the holder's (whose certificate it pins); its
-        dealer key opened from the dealer's ``box``; its corrections from the dealer."""
+    def join_engine(self, turn: int, addresses: list, certificate: bytes) -> None:
+        """The owner's side: its dealer key from the dealer (sealed to it), then its seat
+        linked with the holder's (whose certificate it pins); its corrections from the
+        dealer."""
+        dealer_public, box = self.dealer.call("owner_box", turn, self.index,
+                                              self._agreement.public)
         self.seat.connect(addresses, seat.pinned({HOLDER: certificate}), self._pair_keys(turn),
                           self._agreement.open(dealer_public, box, dealt(turn, OWNER)),
                           RoleDealer(TurnDealer(self.dealer, turn)))
 
+    def compare(self, step: int, masked: list, slots: int, count: int, values: int,
+                width: int) -> None:
+        """The owner's side of a greedy selection (`greedy`): the packed masked differences
+        opened, then the engine's comparison, whose result only rank `RESULT_TO` learns."""
+        owner = self.division_owner
+        owner.open(masked, width, slots, count)
+        self.view.record(step, COMPARED, owner.opened())
+        self.position = self.seat.run(first_maximum_program, owner.opened(), values, width,
+                                      self.RESULT_TO)
+
+    def divide(self, step: int, masked: list) -> tuple:
+        """The owner's side of a division (`division`): y opened, the borrow on the engine,
+        and (e(floor(y / K)), e(beta_A)) for the holder."""
+        owner = self.division_owner
+        owner.open(masked)
+        self.view.record(step, OPENED, owner.opened())
+        borrows = self.seat.run(borrow_program, owner.low_bits(), owner.division_bits)
+        if self.view.enabled:
+            self.view.record(step, ENGINE, self.seat.received())
+        return owner.quotients(borrows)
+
     def close_engine(self, turn: int) -> None:
-        self.seat.close()
-        self.seat = None
+        """The owner's seat of its open engine closes (the holder's turn ended)."""
+        self.close()
 
     def close(self) -> None:
         if self.seat is not None:
             self.seat.close()
             self.seat = None
+        self.engine_holder = None
 
 
 class TimeAgent(EngineSeats):
@@ -214,6 +278,8 @@ class TimeAgent(EngineSeats):
         of a key switch (l = `HANDED_OVER`); its openings on the engine (l = `ENGINE`)."""
         self.peers, self.dealer = [], None
         self.clear = self.holding = self.turn = self.player = self.seat = self.owner = None
+        self.finished = False
+        self._encryptions = 0
         self.taken: dict = {}
         self.decryptions = 0
         self.offline_s = 0.0
@@ -239,7 +305,13 @@ class TimeAgent(EngineSeats):
                                  table, self.options, self._rng)
 
     def play(self, steps: int) -> None:
-        """``steps`` more learning steps of its current turn."""
+        """``steps`` more learning steps of its current turn; an encrypted turn's obfuscators
+        for them are made first, its own and the owner's (offline)."""
+        if self.holding is not None:
+            began = time.perf_counter()
+            self.encryptor.prepare(self.holding.public_key, self._encryptions * steps)
+            self.offline_s += time.perf_counter() - began
+            self.peers[self.owner].call("prepare_owner", steps)
         self.player.play(steps)
 
     # -- an encrypted turn, as holder ------------------------------------------------------
@@ -247,7 +319,7 @@ class TimeAgent(EngineSeats):
         """Turn ``turn`` of ``steps`` steps under agent ``owner``'s key: the table from the
         previous holder ``previous`` (`hand_over`; when the turn comes back to this agent, the
         owner so far, the key switch makes ``previous`` the owner), then an engine with the
-        owner, then the obfuscators of the turn (offline)."""
+        owner.  Its steps are numbered from ``turn`` x ``steps`` (its view's rows)."""
         handed = self.peers[previous].call("hand_over", turn, self.index)
         if "masked" in handed:
             if owner != previous:
@@ -260,17 +332,14 @@ class TimeAgent(EngineSeats):
             table = handed["table"]
         owner_key = self.peers[owner].call("keys")[0]
         self._join(turn, owner)
-        self.peers[owner].call("prepare_owner", steps)
-        began = time.perf_counter()
         per_step = comparisons_per_step(self.options, self.actions)
-        encryptions = 2 + per_step * self.actions * (self.actions - 1) // 2
-        self.encryptor.prepare(owner_key, encryptions * steps)
-        self.offline_s += time.perf_counter() - began
+        self._encryptions = 2 + per_step * self.actions * (self.actions - 1) // 2
         self.owner = owner
         self.holding = Holding(self.encryptor, owner_key, table, self.k_delta_bits, self.q_bits,
                                self.options.division_bits)
         encrypted = EncryptedTurn(self.holding, self.actions, self.rules, self.peers[owner],
-                                  self.seat, self.reward_bound, per_step, self.view)
+                                  self.seat, self.reward_bound, per_step, self.view,
+                                  turn * steps)
         self.turns.append(encrypted)
         self._play(turn, encrypted)
 
@@ -279,26 +348,29 @@ class TimeAgent(EngineSeats):
         ``previous``'s key, times e_previous(-R)."""
         self.decryptions += len(masked)
         opened = self._private_key.decrypt_raw(masked)
-        self.view.record(turn, HANDED_OVER, opened)
+        self.view.record(turn * self.options.steps_per_agent, HANDED_OVER, opened)
         previous_key = self.peers[previous].call("keys")[0]
         return ops.add(previous_key, self.encryptor.encrypt(previous_key, opened), negatives)
 
-    def end_turn(self) -> None:
+    def end_turn(self, last: bool = False) -> None:
         """Its current turn is over: the engine with the owner closes (the table stays here
-        until the next holder takes it)."""
+        until the next holder takes it, or after the ``last`` turn its owner opens it)."""
         self.taken[self.turn] = self.player.close()
         self.player = None
+        self.finished = last
         if self.holding is not None:
             self.peers[self.owner].call("close_engine", self.turn)
             self.dealer.call("forget", self.turn)
-            self.seat.close()
-            self.seat = None
+            self.close()
 
     def hand_over(self, turn: int, holder: int) -> dict:
         """The table for agent ``holder``'s turn ``turn``: the first turn's table encrypted
         under its own key (Fig. 2, step 1), forgotten here; or its table re-randomised under
         the same owner's key; or, when ``holder`` is that owner, the key switch's masked table
         e_o(Q + R) and e_self(-R) (module docstring)."""
+        if self.player is not None or self.finished or turn != self.turn + 1:
+            raise RuntimeError(f"{self.name} hands its table over for the turn after its own "
+                               f"({self.turn}) once that is over, not for turn {turn}")
         if self.clear is not None:
             values, self.clear = list(self.clear.q.ravel()), None
             return {"table": self.encryptor.encrypt(self.public_key, values)}
@@ -314,6 +386,8 @@ class TimeAgent(EngineSeats):
 
     def final_table(self) -> list:
         """EVALUATION ONLY: the table it holds after the last turn, for its owner to open."""
+        if not self.finished:
+            raise RuntimeError(f"{self.name} gives its table up after the last turn only")
         return self.holding.table
 
     # -- the owner's side ------------------------------------------------------------------
@@ -323,32 +397,12 @@ class TimeAgent(EngineSeats):
         self.encryptor.prepare(self.public_key, 2 * steps)
         self.offline_s += time.perf_counter() - began
 
-    def compare(self, step: int, masked: list, slots: int, count: int, values: int,
-                width: int, to: int) -> None:
-        """Its side of a greedy selection (`greedy`): the packed masked differences opened,
-        then the engine's comparison, whose result only party ``to`` learns."""
-        owner = self.division_owner
-        owner.open(masked, width, slots, count)
-        self.view.record(step, COMPARED, owner.opened())
-        self.seat.run(first_maximum_program, owner.opened(), values, width, to)
-
-    def divide(self, step: int, masked: list) -> tuple:
-        """Its side of a division (`division`): y opened, the borrow on the engine, and
-        (e(floor(y / K)), e(beta_A)) for the holder."""
-        owner = self.division_owner
-        owner.open(masked)
-        self.view.record(step, OPENED, owner.opened())
-        borrows = self.seat.run(borrow_program, owner.low_bits(), owner.division_bits)
-        if self.view.enabled:
-            self.view.record(step, ENGINE, self.seat.received())
-        return owner.quotients(borrows)
-
     def reveal(self, holder: int) -> list:
         """EVALUATION ONLY: the final table, taken from its last holder ``holder`` and
         decrypted, as signed integers (the run's output: the learned policy's Q-values)."""
         table = self.peers[holder].call("final_table")
         n = int(self.public_key.n)
-        return [int(v) - n if v > n // 2 else int(v) for v in self._private_key.decrypt_raw(table)]
+        return signed(self._private_key.decrypt_raw(table), self.public_key)
 
     # -- after the run ---------------------------------------------------------------------
     def report(self) -> dict:

@@ -23,13 +23,23 @@ from ppml.mpc import tensor
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.reference import learner
-from ppml.protocols.pprl.turn import record_engine
+from ppml.protocols.pprl.turn import ENGINE
+from ppml.runtime.seat import drain_view
 from ppml.protocols.pprl.shared_division import floor_divide
 
 
 def check_agents(agents: int) -> None:
     if agents != 2:
         raise ValueError(f"pprl.backend=shares runs two agents so far, got parties={agents}")
+
+
+def record_engine(ctx, step: int, views: list) -> None:
+    """With ``record_views``, for the engine whose parties both run in this process, each
+    rank's openings since the last step into the view of the agent holding it (``views[rank]``,
+    `ViewRecorder`s; l = `ENGINE`)."""
+    if ctx.comm.views is not None:
+        for rank, view in enumerate(views):
+            view.record(step, ENGINE, drain_view(ctx.comm.views[rank]))
 
 
 class SharedTable:

@@ -31,20 +31,10 @@ from ppml.crypto.paillier import ops
 from ppml.protocols.pprl.division import DivisionHolder, HOLDER, borrow_program
 from ppml.protocols.pprl.greedy import GreedyHolder, first_maximum_program
 from ppml.protocols.pprl.learners import FixedPointQ, PrivateRows
-from ppml.runtime.seat import drain_view
 
 OPENED, HANDED_OVER, ENGINE, COMPARED = 0, 1, 2, 3
 """The ``l`` of an agent's view rows: a division's masked value, a key switch's masked table
 entry, a value the engine opened to it, a greedy selection's masked difference."""
-
-
-def record_engine(ctx, step: int, views: list) -> None:
-    """With ``record_views``, for an engine whose parties all run in this process (the
-    partitioning by observation, the shares backend), each rank's openings since the last step
-    into the view of the agent holding it (``views[rank]``, `ViewRecorder`s; l = `ENGINE`)."""
-    if ctx.comm.views is not None:
-        for rank, view in enumerate(views):
-            view.record(step, ENGINE, drain_view(ctx.comm.views[rank]))
 
 
 class Holding:
@@ -71,17 +61,19 @@ class EncryptedTurn:
     two divisions must not depend on the holder's perceptions: an exploring step of
     epsilon-greedy makes none, a step that ends an episode makes one more (the new episode's
     first action).  Each step therefore runs exactly ``per_step`` of them
-    (`protocol.comparisons_per_step`), filling up with blind ones: the same masked pairs of
+    (`roles.comparisons_per_step`), filling up with blind ones: the same masked pairs of
     differences over ciphertexts of 0 (the owner's y = 0 + o is distributed as any other,
     within 2^-kappa), whose result the holder drops."""
 
     def __init__(self, holding: Holding, actions: int, rules: FixedPointQ, owner, seat,
-                 reward_bound: float, per_step: int, view):
+                 reward_bound: float, per_step: int, view, first_step: int = 0):
         self.holding, self.actions, self.rules = holding, actions, rules
         self.owner, self.seat, self.view = owner, seat, view
         self.reward_bound, self.per_step = reward_bound, per_step
         self.q = PrivateRows(self)
-        self.divisions = self.comparisons = self.step = 0
+        self.divisions = self.comparisons = 0
+        self.step = first_step
+        """The run's steps before this one (the views' ``t``)."""
         self.seconds = {"division": 0.0, "comparison": 0.0}
         """Online time in the private divisions and comparisons (their encryptions,
         decryptions and engine rounds, on both sides, included)."""
@@ -92,10 +84,10 @@ class EncryptedTurn:
         began = time.perf_counter()
         greedy = self.holding.greedy
         masked = greedy.mask(ciphertexts)
-        public = (len(ciphertexts), greedy.compared_bits, HOLDER)
+        public = (len(ciphertexts), greedy.compared_bits)
         answer = self.owner.submit("compare", self.step + 1, masked, greedy.slots,
                                    len(greedy.offsets), *public)
-        position = self.seat.run(first_maximum_program, greedy.offsets, *public)
+        position = self.seat.run(first_maximum_program, greedy.offsets, *public, HOLDER)
         answer.result()
         self.seconds["comparison"] += time.perf_counter() - began
         self.comparisons += 1

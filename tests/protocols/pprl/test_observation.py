@@ -2,6 +2,8 @@
 fixed-point reference's, entry for entry, with every joint action the same, at 2 and 3 agents;
 each agent holds only its own key share; what agent 0 opens says nothing of the updates."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,8 @@ from tests.protocols.pprl.ranks import rank_correlation
 
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation import KeyDealer, run_observation_protocol
-from ppml.protocols.pprl.observation_agent import ObservationAgent, encryptions_per_step
+from ppml.protocols.pprl.observation_agent import (ObservationAgent, digest,
+                                                   encryptions_per_step)
 from ppml.protocols.pprl.reference import run_observation_partitioned
 from ppml.runtime.roles import LocalRole
 from ppml.protocols.pprl.turn import COMPARED, ENGINE, OPENED
@@ -122,3 +125,23 @@ def test_agent_0_opens_masked_updates_unrelated_to_the_true_ones(k_deltas):
     assert len(opened) == 600 and len(set(true)) > 100
     assert abs(rank_correlation(opened, true)) < 0.16                       # 3.9 sigma
     assert {row["l"] for row in result.views["agent-1"].to_pylist()} == {ENGINE}
+
+
+def test_an_agent_in_between_gives_shares_of_announced_values_only():
+    """Agent 0 could ask an agent in between for its shares of the table itself; that agent
+    gives shares only of what the last agent announced it masked, and after the run once."""
+    agent = ObservationAgent(1, 3, BALANCING, 0, 0, 512, True, key_seed=2)
+    agent._key_share = SimpleNamespace(partial_decrypt=lambda cts: SimpleNamespace(values=cts))
+    with pytest.raises(PermissionError, match="only of what the last agent masked"):
+        agent.share_for_owner([5, 6])
+    agent.expect(digest([5, 6]))
+    with pytest.raises(PermissionError):
+        agent.share_for_owner([5, 7])                             # not what was announced
+    agent.expect(digest([5, 6]))
+    assert agent.share_for_owner([5, 6]) == [5, 6]
+    with pytest.raises(PermissionError):
+        agent.share_for_owner([5, 6])                             # once
+    agent.finish()
+    assert agent.share_for_owner([1, 2]) == [1, 2]                # the final table, once
+    with pytest.raises(PermissionError, match="share of the final table"):
+        agent.share_for_owner([1, 2])

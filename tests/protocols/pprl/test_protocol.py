@@ -87,7 +87,8 @@ def test_the_owner_sees_the_same_comparisons_in_every_step():
     row = result.rows[0]
     assert row["q_equal_reference"] and row["action_agreement"] == 1.0
     assert row["comparisons"] == 3 * 300
-    steps = [r["t"] for r in result.views["agent-0"].to_pylist() if r["l"] == COMPARED]
+    steps = [r["t"] - 300 for r in result.views["agent-0"].to_pylist()      # turn 1's steps
+             if r["l"] == COMPARED]                                            # follow turn 0's
     assert np.bincount(steps)[1:].tolist() == [6 * 3] * 300
     assert {r["l"] for r in result.views["agent-1"].to_pylist()} == {ENGINE}
 
@@ -105,8 +106,20 @@ def test_the_key_switch_shows_the_owner_masked_values_only(k_deltas):
                                  "crl_fixed", 2, 0, 3)
     view = result.views["agent-0"].to_pylist()
     opened = [int(row["exact"]) for row in view if row["l"] == HANDED_OVER]
-    assert [row["t"] for row in view if row["l"] == HANDED_OVER] == [2] * 192
+    assert [row["t"] for row in view if row["l"] == HANDED_OVER] == [2 * 300] * 192
     true = [int(v) for v in table.table.q.ravel()]
     assert len(set(true)) > 10 and abs(rank_correlation(opened, true)) < 0.3
     assert [row["t"] for row in result.views["agent-1"].to_pylist()       # and back, turn 3
-            if row["l"] == HANDED_OVER] == [3] * 192
+            if row["l"] == HANDED_OVER] == [3 * 300] * 192
+
+
+def test_a_holder_hands_its_table_over_after_its_turn_and_to_the_next_turn_only():
+    agent = TimeAgent(1, 2, CLIFF, 0, 0, 512, True, key_seed=3)
+    agent.turn, agent.player = 1, object()                        # its turn 1 is under way
+    with pytest.raises(RuntimeError, match="once that is over, not for turn 2"):
+        agent.hand_over(2, 0)
+    agent.player = None
+    with pytest.raises(RuntimeError, match="not for turn 5"):
+        agent.hand_over(5, 0)
+    with pytest.raises(RuntimeError, match="after the last turn only"):
+        agent.final_table()
