@@ -1,4 +1,5 @@
-"""Bulk Paillier work of one party: dot tables split into chunks, and the key owner's decryptor.
+"""Bulk Paillier work of one party: dot tables split into chunks, the key owner's decryptor, and
+a threshold key share's (`PartialDecryptor`).
 
 LinUCB-DS spends its time in three steps (Ciucanu et al., section 5, Fig. 6): theta_hat*
 (d encrypted dot products), the list of B_i* (K dot products) and Comp's K decryptions.  The
@@ -11,6 +12,7 @@ processes every round.  Here the chunks run as Ray tasks pinned to the owner's n
 from __future__ import annotations
 
 from ppml.crypto.paillier import ops
+from ppml.crypto.paillier.threshold import DecryptionShare
 from ppml.parallel import Resident, run_batches, split
 
 
@@ -59,3 +61,28 @@ class Decryptor:
     def __reduce__(self):
         raise TypeError("a Decryptor holds a private key and cannot be pickled; make one inside "
                         "the key owner's process")
+
+
+class PartialDecryptor:
+    """Bulk decryption shares of one agent's threshold key share (`threshold.KeyShare`), as
+    `Decryptor` does for a whole key: in-process, or split over this process and
+    ``workers - 1`` pinned actors, the share loaded into each once.  It cannot be pickled."""
+
+    def __init__(self, key_share, workers: int = 1):
+        self.public_key, self.index, self.parties = \
+            key_share.public_key, key_share.index, key_share.parties
+        self._holder = Resident(key_share, workers)
+        self.workers = workers
+
+    def partial_decrypt(self, ciphertexts) -> DecryptionShare:
+        """This agent's `threshold.DecryptionShare` of ``ciphertexts``."""
+        chunks = split(ciphertexts, self.workers)
+        parts = self._holder.map("partial_decrypt", [(chunk,) for chunk in chunks])
+        return DecryptionShare(self.index, self.parties, [v for part in parts
+                                                          for v in part.values])
+
+    def close(self) -> None:
+        self._holder.close()
+
+    def __reduce__(self):
+        raise TypeError("a PartialDecryptor holds a key share and cannot be pickled")

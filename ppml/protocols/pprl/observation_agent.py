@@ -48,6 +48,7 @@ import numpy as np
 
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import ops
+from ppml.crypto.paillier.bulk import PartialDecryptor
 from ppml.crypto.paillier.keys import check_key_bits
 from ppml.crypto.paillier.threshold import DecryptionShare, KeyShare, combine
 from ppml.crypto.rng import Stream, fresh_key
@@ -150,6 +151,7 @@ class ObservationAgent(EngineSeats):
         self.RESULT_TO = OWNER                # Fig. 4: agent 0 learns the position
         self.key_seed, self.timeout_s = key_seed, timeout_s
         self.key_bits, self.insecure_key_bits_ok = key_bits, insecure_key_bits_ok
+        self.workers = workers
         env = tasks.make(options.task, agents)
         self.sizes = [int(n) for n in env.observation_space.nvec]
         self.moves = [int(n) for n in env.action_space.nvec]
@@ -198,9 +200,9 @@ class ObservationAgent(EngineSeats):
         if public_key.bits != self.key_bits:
             raise ValueError(f"the dealer's key has {public_key.bits} bits, not key_bits="
                              f"{self.key_bits}")
-        self._key_share = KeyShare.from_bytes(public_key, self.index, self.agents,
-                                              self._agreement.open(dealer_public, box,
-                                                                   shared(self.index)))
+        self._key_share = PartialDecryptor(KeyShare.from_bytes(
+            public_key, self.index, self.agents,
+            self._agreement.open(dealer_public, box, shared(self.index))), self.workers)
         self.public_key = public_key
         if self.index == 0:
             cells = int(np.prod(self.sizes)) * int(np.prod(self.moves))
@@ -243,7 +245,9 @@ class ObservationAgent(EngineSeats):
         self._expected = hashed
 
     def decryption_share(self, ciphertexts: list) -> list:
-        """Its share of the threshold decryption of ``ciphertexts`` (`threshold.KeyShare`)."""
+        """Its share of the threshold decryption of ``ciphertexts`` (`threshold.KeyShare`;
+        with ``workers`` > 1 a bulk one is split over pinned actors of its node,
+        `bulk.PartialDecryptor`)."""
         began = time.perf_counter()
         self.decryption_shares += len(ciphertexts)
         values = self._key_share.partial_decrypt(ciphertexts).values
@@ -471,3 +475,8 @@ class ObservationAgent(EngineSeats):
     def view_table(self):
         """EVALUATION ONLY: its recorded view (`ppml.privacy.views`)."""
         return self.view.table()
+
+    def close(self) -> None:
+        super().close()
+        if self._key_share is not None:
+            self._key_share.close()

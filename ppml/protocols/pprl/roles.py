@@ -35,7 +35,7 @@ import numpy as np
 
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import ops
-from ppml.crypto.paillier import generate_keypair
+from ppml.crypto.paillier import Decryptor, generate_keypair
 from ppml.crypto.rng import fresh_key, seeded_key
 from ppml.mpc.context import EngineConfig
 from ppml.mpc.dealer import Dealer, material
@@ -230,13 +230,16 @@ class EngineSeats:
 
     def close_engine(self, turn: int) -> None:
         """The owner's seat of its open engine closes (the holder's turn ended)."""
-        self.close()
+        self._close_seat()
 
-    def close(self) -> None:
+    def _close_seat(self) -> None:
         if self.seat is not None:
             self.seat.close()
             self.seat = None
         self.engine_holder = None
+
+    def close(self) -> None:
+        self._close_seat()
 
 
 class TimeAgent(EngineSeats):
@@ -261,6 +264,9 @@ class TimeAgent(EngineSeats):
         self.encryptor = Encryptor(options.obfuscator, workers=workers)
         self.division_owner = DivisionOwner(self._private_key, options.division_bits,
                                             self.encryptor)
+        self._decryptor = Decryptor(self._private_key, workers)
+        """Its bulk decryptions (a key switch's table, the final table): with ``workers`` > 1
+        split over pinned actors of its own node, its key loaded into each once."""
         self._entropy = None if key_seed is not None else secrets.randbits(128)
         env_seed, rng, _ = generators(seed, trial)
         self._env_seed = env_seed
@@ -347,7 +353,7 @@ class TimeAgent(EngineSeats):
         """The key switch at its end (module docstring): Q + R opened, encrypted under agent
         ``previous``'s key, times e_previous(-R)."""
         self.decryptions += len(masked)
-        opened = self._private_key.decrypt_raw(masked)
+        opened = self._decryptor.decrypt_raw(masked)
         self.view.record(turn * self.options.steps_per_agent, HANDED_OVER, opened)
         previous_key = self.peers[previous].call("keys")[0]
         return ops.add(previous_key, self.encryptor.encrypt(previous_key, opened), negatives)
@@ -361,7 +367,7 @@ class TimeAgent(EngineSeats):
         if self.holding is not None:
             self.peers[self.owner].call("close_engine", self.turn)
             self.dealer.call("forget", self.turn)
-            self.close()
+            self._close_seat()
 
     def hand_over(self, turn: int, holder: int) -> dict:
         """The table for agent ``holder``'s turn ``turn``: the first turn's table encrypted
@@ -402,7 +408,7 @@ class TimeAgent(EngineSeats):
         decrypted, as signed integers (the run's output: the learned policy's Q-values)."""
         table = self.peers[holder].call("final_table")
         n = int(self.public_key.n)
-        return signed(self._private_key.decrypt_raw(table), self.public_key)
+        return signed(self._decryptor.decrypt_raw(table), self.public_key)
 
     # -- after the run ---------------------------------------------------------------------
     def report(self) -> dict:
@@ -424,3 +430,7 @@ class TimeAgent(EngineSeats):
     def view_table(self):
         """EVALUATION ONLY: its recorded view (`ppml.privacy.views`)."""
         return self.view.table()
+
+    def close(self) -> None:
+        super().close()
+        self._decryptor.close()

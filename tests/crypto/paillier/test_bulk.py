@@ -6,8 +6,11 @@ import pickle
 import numpy as np
 import pytest
 import ray
+from gmpy2 import mpz
 
 from ppml.crypto.paillier import Decryptor, EncryptedArray, ObfuscatorPool
+from ppml.crypto.paillier.bulk import PartialDecryptor
+from ppml.crypto.paillier.threshold import combine, deal
 from ppml.parallel import Resident, pinned_here, run_batches, split
 
 
@@ -87,3 +90,19 @@ def test_a_resident_maps_its_first_share_here_and_the_rest_in_one_call_per_actor
         resident.close()
     with pytest.raises(RuntimeError, match="closed"):
         resident.map("tag", [(0,)])
+
+
+def test_bulk_decryption_shares_on_pinned_actors_equal_in_process(ray_cluster, small_key):
+    public_key, private_key = small_key
+    shares = deal(private_key, 2, seed=3)
+    ciphertexts = public_key.encrypt_raw([mpz(v) for v in range(7)],
+                                         ObfuscatorPool(public_key, 7).take(7))
+    bulk = PartialDecryptor(shares[0], workers=2)
+    try:
+        mine = bulk.partial_decrypt(ciphertexts)
+    finally:
+        bulk.close()
+    assert mine == shares[0].partial_decrypt(ciphertexts)
+    assert combine(public_key, [mine, shares[1].partial_decrypt(ciphertexts)]) == list(range(7))
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(PartialDecryptor(shares[1]))

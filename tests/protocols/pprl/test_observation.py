@@ -59,14 +59,15 @@ def test_each_agent_holds_its_own_key_share_and_no_key():
                      None)
         agent.take_key_share()
     assert agents[0].public_key == agents[1].public_key
-    assert agents[0]._key_share.index == 0 and agents[1]._key_share.index == 1
-    assert agents[0]._key_share._exponent != agents[1]._key_share._exponent
+    shares = [agent._key_share._holder._obj for agent in agents]     # each its own, in-process
+    assert shares[0].index == 0 and shares[1].index == 1
+    assert shares[0]._exponent != shares[1]._exponent
     assert dealer._shares == [None, None]
     with pytest.raises(PermissionError, match="agent 1's key share has been handed over"):
         dealer.key_share(1, agents[1]._agreement.public)
     for agent in agents:
         assert not any(hasattr(agent, name) for name in ("private_key", "_private_key"))
-    share = agents[0]._key_share
+    share = shares[0]
     assert "exponent" not in repr(share) and str(share._exponent) not in repr(share)
     public, _, box = KeyDealer(6, 2, 512, True).key_share(0, agents[0]._agreement.public)
     assert str(share._exponent).encode() not in box and share.exponent_bytes() not in box

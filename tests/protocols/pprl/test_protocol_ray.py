@@ -41,3 +41,18 @@ def test_ray_actors_give_the_local_run_by_observation(ray_cluster):
     assert [{c: r.get(c) for c in columns} for r in runs[0].rows] == \
         [{c: r.get(c) for c in columns} for r in runs[1].rows]
     assert (runs[0].table.q == runs[1].table.q).all()
+
+
+def test_each_agents_bulk_work_on_its_own_actors_gives_the_same_run(ray_cluster):
+    """workers=2: each agent's obfuscators as Ray tasks, its bulk decryptions (the key switch,
+    by observation every decryption share) on pinned actors of its own: the same tables."""
+    by_time = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=20, rounds=2,
+                          methods=["pprl"], trials=1)
+    by_observation = PPRLOptions(task="load_balancing", partition="observation", episodes=1,
+                                 episode_steps=5, methods=["pprl"], trials=1)
+    for run, options in ((run_time_protocol, by_time),
+                         (run_observation_protocol, by_observation)):
+        rows = [run(options, 2, 0, 1, 512, True, key_seed=5, workers=workers).rows[-1]
+                for workers in (1, 2)]
+        assert rows[1]["q_equal_reference"] and rows[1]["action_agreement"] == 1.0
+        assert rows[0]["decryptions"] == rows[1]["decryptions"]
