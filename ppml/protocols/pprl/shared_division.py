@@ -34,19 +34,23 @@ def floor_divide(ctx, x: np.ndarray, bits: int) -> np.ndarray:
     w = [u >= 2^64 - v] and the carry c = [u mod K >= K - v mod K] are private comparisons of
     party 0's integers against party 1's (`comparison.less_than`, 65 bits: each party's input
     is derived from its own share alone, and the results stay XOR-shared); then
-    floor(x / K) = floor(x' / K) - 2^(62 - k)."""
+    floor(x / K) = floor(x' / K) - 2^(62 - k).  Each process computes its own parties' part
+    (an engine holding both, or one seat each)."""
     check_int("bits", bits, 1, RING_BITS)
     k = np.uint64(bits)
     shifted = ctx.add_public(x, np.uint64(1 << 62))
-    u, v = shifted[0], shifted[1]
+    own = dict(zip(ctx.held, shifted))                     # this process's parties' shares
     low = np.uint64((1 << bits) - 1)
-    mine = [int(a) for a in u] + [int(a & low) for a in u]
-    theirs = [(1 << 64) - int(b) for b in v] + [(1 << bits) - int(b & low) for b in v]
+    u, v = own.get(0), own.get(1)
+    mine = None if u is None else [int(a) for a in u] + [int(a & low) for a in u]
+    theirs = None if v is None else [(1 << 64) - int(b) for b in v] + \
+        [(1 << bits) - int(b & low) for b in v]
     less = less_than(ctx, mine, theirs, 65)                # [u < 2^64 - v], [u mod K < ...]
     both = bits_to_arithmetic(ctx, less & np.uint64(1))
-    count = len(u)
+    count = x.shape[-1]
     wrap, carry = np.uint64(1) - both[:, :count], np.uint64(1) - both[:, count:]
-    wrap[1:] -= np.uint64(1)                               # 1 - bit: the public 1 at party 0
-    carry[1:] -= np.uint64(1)
-    quotient = np.stack([u >> k, v >> k]) + carry - wrap * np.uint64(1 << (64 - bits))
+    others = [i for i, party in enumerate(ctx.held) if party != 0]
+    wrap[others] -= np.uint64(1)                           # 1 - bit: the public 1 at party 0
+    carry[others] -= np.uint64(1)
+    quotient = (shifted >> k) + carry - wrap * np.uint64(1 << (64 - bits))
     return ctx.add_public(quotient, np.uint64((1 << 64) - (1 << (62 - bits))))

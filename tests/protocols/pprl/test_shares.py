@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ppml.mpc as mpc
+from ppml.runtime import spmd
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.shared_division import floor_divide
 from ppml.protocols.pprl.shares_observation import run_shares_observation
@@ -95,3 +96,17 @@ def test_by_observation_the_shared_joint_table_equals_the_reference(learner, sel
     assert len(result.views["agent-1"]) > 0
     with pytest.raises(ValueError, match="runs two agents so far, got parties=3"):
         run_shares_observation(options, 3, 0, 1, key_seed=4)
+
+
+@pytest.mark.ray
+def test_the_floor_division_runs_with_each_party_in_its_own_process(ray_cluster):
+    values = [0, -1, 5, -(2**40), 2**61 + 3, -(2**62)]
+
+    def program(ctx, x=None):
+        shared = ctx.share(None if x is None else np.array(x, dtype=np.int64), owner=0,
+                           shape=(len(values),), frac_bits=0)
+        out = floor_divide(ctx, shared.data, 16)
+        return mpc.tensor.ArithmeticShared(ctx, out, 0).reveal()
+
+    for out in spmd.run(program, 2, runtime="ray", seed=3, inputs={0: {"x": values}}):
+        assert [int(v) for v in out] == [v >> 16 for v in values]
