@@ -34,12 +34,13 @@ def check_agents(agents: int) -> None:
 
 
 def record_engine(ctx, step: int, views: list) -> None:
-    """With ``record_views``, for the engine whose parties both run in this process, each
-    rank's openings since the last step into the view of the agent holding it (``views[rank]``,
-    `ViewRecorder`s; l = `ENGINE`)."""
+    """With ``record_views``, each rank's openings since the last step into the view of the
+    agent holding it (``views[rank]``, `ViewRecorder`s; l = `ENGINE`), for the ranks this
+    process holds."""
     if ctx.comm.views is not None:
         for rank, view in enumerate(views):
-            view.record(step, ENGINE, drain_view(ctx.comm.views[rank]))
+            if ctx.holds(rank):
+                view.record(step, ENGINE, drain_view(ctx.comm.views[rank]))
 
 
 class SharedTable:
@@ -59,9 +60,11 @@ class SharedTable:
     def learn(self, here, q, q_next, rewards: list) -> None:
         """Eqs. 3-4 (by observation 5 and 9) on shares: ``here`` the one-hot of the updated
         cell, ``q`` and ``q_next`` its value and the target's, ``rewards`` (owner, alpha K L r)
-        the reward terms each agent inputs."""
+        the reward terms each agent inputs (None where this process does not hold the owner:
+        each party's part runs in its own process, or both in one)."""
         f = self.rules
-        reward = sum((self.ctx.share(np.array([term], np.int64), owner=owner, frac_bits=0)[0]
+        reward = sum((self.ctx.share(None if term is None else np.array([term], np.int64),
+                                     owner=owner, shape=(1,), frac_bits=0)[0]
                       for owner, term in rewards), start=self.ctx.constant(0, 0))
         k_delta = reward + q_next * f.alpha_gamma_k - q * f.alpha_k
         delta = floor_divide(self.ctx, k_delta.data[:, None], f.division_bits)

@@ -6,11 +6,14 @@ import numpy as np
 import pytest
 
 import ppml.mpc as mpc
-from ppml.runtime import spmd
+from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.shared_division import floor_divide
+from ppml.protocols.pprl.shares import SharedTable
 from ppml.protocols.pprl.shares_observation import run_shares_observation
 from ppml.protocols.pprl.shares_time import SharedTurn, run_shares_protocol
+from ppml.runtime import spmd
 
 CLIFF = dict(task="CliffWalking-v1", reward_bound=100, methods=["pprl"], trials=1,
              scale_bits=20, backend="shares")
@@ -110,3 +113,32 @@ def test_the_floor_division_runs_with_each_party_in_its_own_process(ray_cluster)
 
     for out in spmd.run(program, 2, runtime="ray", seed=3, inputs={0: {"x": values}}):
         assert [int(v) for v in out] == [v >> 16 for v in values]
+
+
+@pytest.mark.ray
+def test_an_update_on_shares_runs_with_each_agent_in_its_own_process(ray_cluster):
+    """Eqs. 3-4 with agent 0's table and agent 1's one-hots and reward term, each party in
+    its own Ray process: the fixed-point reference's update."""
+    reference = FixedPointQ(2, 2, alpha=0.5, gamma=0.9, learner="sarsa", scale_bits=8,
+                            division_bits=8)
+    reference.q[:] = [[300, -41], [7, 1000]]
+    start = [int(v) for v in reference.q.ravel()]
+    term = reference.alpha_k * reference.scaled_reward(-1.0)
+    reference.update(0, 1, -1.0, 1, 1)
+
+    def program(ctx, table=None, picks=None, reward=None):
+        def one_hots(owner, values, shape):
+            return ctx.share(None if values is None else np.array(values, dtype=np.int64),
+                             owner=owner, shape=shape, frac_bits=0)
+        shared = SharedTable(ctx, one_hots(0, table, (4,)), 2, 2, reference,
+                             [ViewRecorder(False)] * 2)
+        rows = one_hots(1, picks, (2, 4))
+        read = rows @ shared.table.reshape(4, 1)
+        shared.learn(rows[0], read[0, 0], read[1, 0], [(1, reward)])
+        return shared.table.reveal()
+
+    outs = spmd.run(program, 2, runtime="ray", seed=5,
+                    inputs={0: {"table": start},
+                            1: {"picks": [[0, 1, 0, 0], [0, 0, 0, 1]], "reward": term}})
+    for out in outs:
+        assert [int(v) for v in out] == [int(v) for v in reference.q.ravel()]
