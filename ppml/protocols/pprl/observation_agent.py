@@ -56,10 +56,10 @@ from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.division import (HOLDER, OWNER, DivisionHolder, DivisionOwner,
+from ppml.protocols.pprl.division import (OWNER, DivisionHolder, DivisionOwner,
                                           Encryptor, borrow_program)
 from ppml.protocols.pprl.greedy import GreedyHolder, first_maximum_program
-from ppml.protocols.pprl.reference import agent_generators, generators, learner
+from ppml.protocols.pprl.reference import agent_generator, learner
 from ppml.protocols.pprl.masking import signed
 from ppml.protocols.pprl.roles import EngineSeats, own_key
 from ppml.protocols.pprl.turn import ENGINE
@@ -167,10 +167,9 @@ class ObservationAgent(EngineSeats):
         fresh = key_seed is None
         self._entropy = secrets.randbits(128) if fresh else None
         self._coin_entropy = secrets.randbits(128) if fresh and index == 0 else None
-        children = None if fresh else agent_generators(generators(seed, trial)[1], agents + 1)
-        self._rng = np.random.default_rng(self._entropy) if fresh else children[index]
-        self._coin = None if index else (np.random.default_rng(self._coin_entropy) if fresh
-                                         else children[agents])
+        self._rng = agent_generator(seed, trial, index, self._entropy)
+        self._coin = None if index else agent_generator(seed, trial, agents,  # the last child
+                                                        self._coin_entropy)
         self.peers, self.dealer, self.world, self.seat = [], None, None, None
         self._key_share = self.public_key = self.table = None
         self.division_owner = self.holder = self.greedy = None

@@ -77,6 +77,14 @@ def agent_generators(rng: np.random.Generator, count: int,
     return rng.spawn(count)
 
 
+def agent_generator(seed: int, trial: int, index: int, entropy: int | None = None):
+    """One agent's own selection generator, as that agent makes it: from its own ``entropy``
+    (a fresh run), or the trial's child ``index`` of `agent_generators` (the seeded mode)."""
+    if entropy is not None:
+        return np.random.default_rng(entropy)
+    return agent_generators(generators(seed, trial)[1], index + 1)[index]
+
+
 def fresh_selection(count: int) -> list:
     """A fresh run's selection entropy: one integer per generator, from the OS CSPRNG."""
     return [secrets.randbits(128) for _ in range(count)]

@@ -31,7 +31,6 @@ from __future__ import annotations
 import secrets
 import time
 
-import numpy as np
 
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import ops
@@ -47,7 +46,7 @@ from ppml.protocols.pprl.division import (HOLDER, OWNER, DivisionOwner, Encrypto
                                           borrow_program)
 from ppml.protocols.pprl.greedy import first_maximum_program
 from ppml.protocols.pprl.masking import mask, signed
-from ppml.protocols.pprl.reference import (TurnPlayer, agent_generators, generators, learner,
+from ppml.protocols.pprl.reference import (TurnPlayer, agent_generator, generators, learner,
                                            turn_seed)
 from ppml.protocols.pprl.turn import (COMPARED, ENGINE, HANDED_OVER, OPENED, EncryptedTurn,
                                       Holding)
@@ -268,10 +267,8 @@ class TimeAgent(EngineSeats):
         """Its bulk decryptions (a key switch's table, the final table): with ``workers`` > 1
         split over pinned actors of its own node, its key loaded into each once."""
         self._entropy = None if key_seed is not None else secrets.randbits(128)
-        env_seed, rng, _ = generators(seed, trial)
-        self._env_seed = env_seed
-        self._rng = np.random.default_rng(self._entropy) if self._entropy is not None \
-            else agent_generators(rng, index + 1)[index]
+        self._env_seed = generators(seed, trial)[0]
+        self._rng = agent_generator(seed, trial, index, self._entropy)
         env = tasks.make(options.task)
         self.states, self.actions = int(env.observation_space.n), int(env.action_space.n)
         env.close()
