@@ -141,6 +141,9 @@ class ObservationAgent(EngineSeats):
     epsilon-greedy's public coin from a generator of its own; its perceptions; its part of
     every chain."""
 
+    RESULT_TO = OWNER
+    """Fig. 4: agent 0 learns a greedy selection's position."""
+
     def __init__(self, index: int, agents: int, options: PPRLOptions, seed: int, trial: int,
                  key_bits: int, insecure_key_bits_ok: bool = False,
                  key_seed: int | None = None, runtime: str = "local",
@@ -148,7 +151,6 @@ class ObservationAgent(EngineSeats):
                  timeout_s: float = DEFAULT_TIMEOUT_S):
         self.index, self.agents, self.options, self.runtime = index, agents, options, runtime
         self.name = f"agent-{index}"
-        self.RESULT_TO = OWNER                # Fig. 4: agent 0 learns the position
         self.key_seed, self.timeout_s = key_seed, timeout_s
         self.key_bits, self.insecure_key_bits_ok = key_bits, insecure_key_bits_ok
         self.workers = workers
