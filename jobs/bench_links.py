@@ -59,7 +59,7 @@ def party(directory: str, name: str, rounds: int, plain: bool, results) -> None:
             frame = wire.encode_arrays(r, "open", [payload])
             for peer in others:
                 links.send(peer, frame)
-            links.mailbox.collect(r, [ranks[p] for p in others], TIMEOUT_S)
+            links.mailbox.collect({ranks[p]: r for p in others}, TIMEOUT_S)
         results.put((name, (time.perf_counter() - start) / rounds,
                      (links.bytes_sent - sent) / rounds))
     finally:

@@ -17,8 +17,8 @@ from ppml.mpc.context import Context, EngineConfig, PerParty
 from ppml.mpc.local import local_context
 from ppml.mpc.products import products
 from ppml.mpc.tensor import (ArithmeticShared, BinaryShared, argmax, bernoulli, concatenate,
-                              reveal_argmax, stack, uniform)
+                              receive_argmax, reveal_argmax, stack, uniform)
 
-__all__ = ["argmax", "reveal_argmax", "bernoulli", "uniform", "concatenate", "products",
+__all__ = ["argmax", "reveal_argmax", "receive_argmax", "bernoulli", "uniform", "concatenate", "products",
            "stack", "local_context", "Context", "EngineConfig", "PerParty", "ArithmeticShared",
            "BinaryShared"]

@@ -266,8 +266,8 @@ class ArithmeticShared:
         Reals come back as float64; bits and integers (scale 1) as int64.
         """
         frac = self.frac_bits
-        return _reveal(self.ctx, self.data, ARITHMETIC, to,
-                       lambda v: decode(v, frac) if frac else to_signed(v).copy())
+        return _reveal(self.ctx, self.data, ARITHMETIC,
+                       lambda v: decode(v, frac) if frac else to_signed(v).copy(), to)
 
     def __repr__(self) -> str:
         return f"ArithmeticShared(shape={self.shape}, frac_bits={self.frac_bits})"
@@ -321,7 +321,7 @@ class BinaryShared:
 
     def reveal(self, to: int | None = None):
         """The plain words (uint64) for every party, or only for party ``to``."""
-        return _reveal(self.ctx, self.data, BINARY, to, lambda v: v)
+        return _reveal(self.ctx, self.data, BINARY, lambda v: v, to)
 
     def __repr__(self) -> str:
         return f"BinaryShared(shape={self.shape})"
@@ -358,7 +358,7 @@ def uniform(ctx, shape=()) -> ArithmeticShared:
     return ArithmeticShared(ctx, ctx.store.take(material)["u"], ctx.precision_bits)
 
 
-def _reveal(ctx, data: np.ndarray, ring, to, decode_value):
+def _reveal(ctx, data: np.ndarray, ring, decode_value, to):
     """Open ``data`` to all parties or to party ``to`` alone, in one round."""
     if to is not None:
         ctx.comm.check_party(to, "to")
@@ -392,11 +392,33 @@ def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "aut
     argmax_protocol.check(x.data, method, ties)
     arms = x.shape[-1]
     if arms == 1:
-        return argmax(x, method, ties).reveal(to)
-    if argmax_protocol.chosen(method, arms) == "tournament":
+        data = argmax(x, method, ties).data
+    else:
         with x.ctx.comm.operation("argmax"):
-            index = argmax_protocol.tournament_index(x.ctx, x.data, ties)
-        return _reveal(x.ctx, index, ARITHMETIC, to, lambda v: np.eye(arms, dtype=np.int64)[v])
-    with x.ctx.comm.operation("argmax"):
-        bits = argmax_protocol.pairwise_bits(x.ctx, x.data, ties)
-    return _reveal(x.ctx, bits, BINARY, to, lambda v: v.astype(np.int64))
+            data = (argmax_protocol.tournament_index(x.ctx, x.data, ties)
+                    if argmax_protocol.chosen(method, arms) == "tournament"
+                    else argmax_protocol.pairwise_bits(x.ctx, x.data, ties))
+    return _reveal(x.ctx, data, *_one_hot_opening(arms, method), to)
+
+
+def receive_argmax(ctx, shape: tuple, to: int, method: str = "auto"):
+    """Client ``to``'s side of :func:`reveal_argmax` over a shared array of ``shape``: the one
+    round that opens the one-hot to it, for a client that holds no shares and follows only the
+    rounds it takes part in (`ppml.runtime.link_comm`); returns the one-hot."""
+    if ctx.comm.held:
+        raise ValueError(f"receive_argmax is for a client that holds no shares; this process "
+                         f"holds parties {ctx.comm.held}")
+    arms = shape[-1]
+    tournament = arms > 1 and argmax_protocol.chosen(method, arms) == "tournament"
+    piece = np.zeros((0,) + tuple(shape[:-1] if tournament else shape), dtype=np.uint64)
+    return ctx.value_at(_reveal(ctx, piece, *_one_hot_opening(arms, method), to), to)
+
+
+def _one_hot_opening(arms: int, method: str) -> tuple:
+    """(ring, decode) of the value :func:`reveal_argmax` opens: an arithmetic one-hot for one
+    arm, the winner's index for ``tournament``, XOR-shared one-hot bits for ``pairwise``."""
+    if arms == 1:
+        return ARITHMETIC, lambda v: to_signed(v).copy()
+    if argmax_protocol.chosen(method, arms) == "tournament":
+        return ARITHMETIC, lambda v: np.eye(arms, dtype=np.int64)[v]
+    return BINARY, lambda v: v.astype(np.int64)

@@ -5,7 +5,12 @@ of size 1.  An exchange sends this party's piece of every payload to each receiv
 message (one frame per peer per round), then, if this party receives, waits in its mailbox for
 the P-1 pieces of the same round and stacks them over all P parties, exactly as
 :class:`ppml.mpc.comm.LocalComm` returns them.  Counting and view recording are the base class's,
-so stats and views are identical in both runtimes.
+so a compute party's stats and views are identical in both runtimes.
+
+Each pair of parties numbers its own messages (the k-th frame from one party to another carries
+k), not the program's rounds: a client of the engine (p', p'') that holds no shares can then
+follow only the rounds it takes part in (its inputs and the values opened to it) and skip every
+other operation of the program, and its rounds and views count only those.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ class LinkComm(Comm):
         super().__init__(parties, () if is_client else (rank,), record_views, clients,
                          (rank,) if is_client else ())
         self.rank = rank
+        self._sent = [0] * self.ranks     # frames sent to each peer
+        self._taken = [0] * self.ranks    # frames taken from each peer
         self._send = send
         self._mailbox = mailbox
         self.timeout_s = timeout_s
@@ -43,10 +50,10 @@ class LinkComm(Comm):
         shapes = [(p.dtype, p.shape[1:]) for p in payloads]
         pieces = [p[0] for p in payloads] if self.held else []
         if pieces:
-            frame = wire.encode_arrays(round_, tag, pieces)
+            frame = wire.encode_arrays(0, tag, pieces)
             for peer in receivers:
                 if peer != self.rank:
-                    self._send(peer, frame)
+                    self._post(peer, frame)
         stacks = None
         if self.rank in receivers:
             received = self._receive(round_, tag,
@@ -64,10 +71,10 @@ class LinkComm(Comm):
     def broadcast(self, value, owner, tag="public"):
         round_ = self._count_round()
         if owner == self.rank:
-            frame = wire.encode_value(round_, tag, value)
+            frame = wire.encode_value(0, tag, value)
             for peer in range(self.ranks):
                 if peer != self.rank:
-                    self._send(peer, frame)
+                    self._post(peer, frame)
         else:
             value = self._receive(round_, tag, senders=(owner,))[owner]
         self._account_broadcast(value, owner, tag)
@@ -76,7 +83,7 @@ class LinkComm(Comm):
     def deliver(self, payload, sender, receiver, tag="input"):
         round_ = self._count_round()
         if self.rank == sender:
-            self._send(receiver, wire.encode_arrays(round_, tag, [payload]))
+            self._post(receiver, wire.encode_arrays(0, tag, [payload]))
         elif self.rank == receiver:
             (payload,) = self._receive(round_, tag, senders=(sender,))[sender]
         else:
@@ -85,10 +92,19 @@ class LinkComm(Comm):
             self._account_delivery(payload, sender, receiver, tag)
         return payload if self.rank == receiver else None
 
+    def _post(self, peer: int, frame: bytes) -> None:
+        """Send ``frame`` to ``peer`` as the next message of this pair."""
+        self._sent[peer] += 1
+        self._send(peer, wire.numbered(frame, self._sent[peer]))
+
     def _receive(self, round_: int, tag: str, senders) -> dict:
-        """sender -> body of this round's messages, checked to be the step this party is at."""
+        """sender -> body of this round's messages (the next one of each sender), checked to be
+        the step this party is at."""
         start = time.perf_counter()
-        messages = self._mailbox.collect(round_, senders, self.timeout_s)
+        wanted = {s: self._taken[s] + 1 for s in senders}
+        messages = self._mailbox.collect(wanted, self.timeout_s, f"round {round_}")
+        for s in senders:
+            self._taken[s] += 1
         self.wait_seconds += time.perf_counter() - start
         for sender, (got, _) in messages.items():
             if got != tag:

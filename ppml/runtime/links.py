@@ -631,8 +631,8 @@ class Links:
                                  f"{self.name} does not serve")
 
     def _deliver(self, rank: int, payload: bytes) -> None:
-        round_, tag, body = wire.read_message(_reader(payload))
-        self.mailbox.deliver(round_, rank, tag, body)
+        number, tag, body = wire.read_message(_reader(payload))
+        self.mailbox.deliver(number, rank, tag, body)
 
     def _forget(self, link) -> None:
         try:

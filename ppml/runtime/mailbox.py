@@ -1,11 +1,14 @@
-"""A party's mailbox: messages from its peers, keyed by (round, sender), waited for by round.
+"""A party's mailbox: the messages its peers sent it, each numbered by its sender.
 
-The thread reading the links delivers into the mailbox; the party's program takes a round's
-messages out with :meth:`Mailbox.collect`, which blocks until every expected sender's message
-for that round is there, reading the links itself meanwhile when the links give it a
-``waiter`` (`ppml.runtime.links.Links.wait`).  Delivery is idempotent: a second message
-for a (round, sender) already delivered or already collected is ignored, so a transport that
-delivers at least once (a retried call) never corrupts a round.
+Every sender numbers the messages it sends to this party 1, 2, 3, ... (its own count, one per
+pair of parties: `ppml.runtime.link_comm`), so a party that takes part in only some of a
+program's rounds (a client of the engine) needs to know nothing of the others.  The thread
+reading the links delivers into the mailbox; the party's program takes the next messages out
+with :meth:`Mailbox.collect`, which blocks until every expected sender's message is there,
+reading the links itself meanwhile when the links give it a ``waiter``
+(`ppml.runtime.links.Links.wait`).  Delivery is idempotent: a second message with a number
+already delivered or already collected is ignored, so a transport that delivers at least once
+(a retried call) never corrupts a round.
 """
 
 from __future__ import annotations
@@ -17,18 +20,19 @@ import time
 class Mailbox:
     def __init__(self):
         self._ready = threading.Condition()
-        self._messages = {}     # (round, sender) -> (tag, body)
-        self._collected = 0     # every round up to this one has been collected
+        self._messages = {}     # (sender, number) -> (tag, body)
+        self._collected = {}    # sender -> the number of the last message collected from it
         self._closed = {}       # sender -> why its link closed
         self.waiter = None
         """``waiter(done, deadline)``: waits until done() or the deadline, reading the links."""
 
-    def deliver(self, round_: int, sender: int, tag: str, body) -> bool:
-        """Put one message in the box; False (and nothing changes) when it is a duplicate."""
+    def deliver(self, number: int, sender: int, tag: str, body) -> bool:
+        """Put message ``number`` of ``sender`` in the box; False (and nothing changes) when it
+        is a duplicate."""
         with self._ready:
-            if round_ <= self._collected or (round_, sender) in self._messages:
+            if number <= self._collected.get(sender, 0) or (sender, number) in self._messages:
                 return False
-            self._messages[round_, sender] = (tag, body)
+            self._messages[sender, number] = (tag, body)
             self._ready.notify_all()
             return True
 
@@ -38,16 +42,18 @@ class Mailbox:
             self._closed.setdefault(sender, reason)
             self._ready.notify_all()
 
-    def collect(self, round_: int, senders, timeout_s: float) -> dict:
-        """Wait for the messages of ``round_`` from every sender; returns sender -> (tag, body).
+    def collect(self, wanted: dict, timeout_s: float, where: str = "") -> dict:
+        """Wait for message ``wanted[s]`` of every sender s; returns sender -> (tag, body).
 
-        Raises TimeoutError when a sender's message does not come within ``timeout_s`` seconds,
-        and ConnectionError when a sender's link closed before its message came.
+        ``where`` (for example "round 12") names the wait in errors.  Raises TimeoutError when
+        a sender's message does not come within ``timeout_s`` seconds, and ConnectionError when
+        a sender's link closed before its message came.
         """
-        senders = tuple(senders)
+        keys = [(s, n) for s, n in wanted.items()]
+        at = f" for {where}" if where else ""
 
         def missing():
-            return [s for s in senders if (round_, s) not in self._messages]
+            return [s for s, n in keys if (s, n) not in self._messages]
 
         def settled():
             return not any(s not in self._closed for s in missing())
@@ -59,11 +65,12 @@ class Mailbox:
             absent = missing()
             if not arrived:
                 raise TimeoutError(f"no message from part{'ies' if len(absent) > 1 else 'y'} "
-                                   f"{', '.join(map(str, absent))} for round {round_} within "
-                                   f"{timeout_s:g} s (timeout_s)")
+                                   f"{', '.join(map(str, absent))}{at} within {timeout_s:g} s "
+                                   f"(timeout_s)")
             if absent:
                 raise ConnectionError(
-                    "; ".join(f"the link to party {s} closed before its message for round "
-                              f"{round_} came: {self._closed[s]}" for s in absent))
-            self._collected = max(self._collected, round_)
-            return {s: self._messages.pop((round_, s)) for s in senders}
+                    "; ".join(f"the link to party {s} closed before its message{at} came: "
+                              f"{self._closed[s]}" for s in absent))
+            for s, n in keys:
+                self._collected[s] = max(self._collected.get(s, 0), n)
+            return {s: self._messages.pop((s, n)) for s, n in keys}

@@ -1,9 +1,10 @@
 """The bytes of one message between parties: a binary head, a text spec, raw arrays; no pickle.
 
-A message is (round, tag, body) where the body is either a list of numeric numpy arrays (the
+A message is (number, tag, body) where the number counts the messages of one pair of parties
+(`ppml.runtime.link_comm`), and the body is either a list of numeric numpy arrays (the
 pieces of one exchange round) or a public Python literal (a broadcast, e.g. a shape).  A frame is
 
-    HEAD (round, kind, tag length, spec length, data length) | tag | spec | data
+    HEAD (number, kind, tag length, spec length, data length) | tag | spec | data
 
 where, for arrays, the spec lists each array's dtype and shape (``"<u8 3 4;<u8 5"``) and the
 data is their bytes; for a broadcast the spec is ``repr(value)``, read back with
@@ -18,8 +19,9 @@ import struct
 
 import numpy as np
 
-#: round, kind, tag bytes, spec bytes, data bytes
+#: number, kind, tag bytes, spec bytes, data bytes
 HEAD = struct.Struct("<QBHIQ")
+NUMBER = struct.Struct("<Q")
 ARRAYS, VALUE = 0, 1
 ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats: never objects
 
@@ -35,14 +37,19 @@ def check_literal(value, name: str = "value") -> None:
                          f"dicts), got {type(value).__name__} {value!r}")
 
 
-def encode_value(round_: int, tag: str, value) -> bytes:
+def numbered(frame: bytes, number: int) -> bytes:
+    """``frame`` with its number set to ``number`` (one frame, sent to several peers)."""
+    return NUMBER.pack(number) + frame[NUMBER.size:]
+
+
+def encode_value(number: int, tag: str, value) -> bytes:
     """The frame of a broadcast of a public literal ``value``."""
     check_literal(value, "a broadcast value")
     tag_bytes, spec = tag.encode(), repr(value).encode()
-    return HEAD.pack(round_, VALUE, len(tag_bytes), len(spec), 0) + tag_bytes + spec
+    return HEAD.pack(number, VALUE, len(tag_bytes), len(spec), 0) + tag_bytes + spec
 
 
-def encode_arrays(round_: int, tag: str, arrays: list) -> bytes:
+def encode_arrays(number: int, tag: str, arrays: list) -> bytes:
     """The frame of one exchange round carrying ``arrays`` (numeric numpy arrays)."""
     arrays = [np.asarray(a, order="C") for a in arrays]
     for a in arrays:
@@ -50,16 +57,16 @@ def encode_arrays(round_: int, tag: str, arrays: list) -> bytes:
             raise ValueError(f"payload arrays must be numeric, got dtype {a.dtype}")
     tag_bytes = tag.encode()
     spec = ";".join(" ".join([a.dtype.str, *map(str, a.shape)]) for a in arrays).encode()
-    head = HEAD.pack(round_, ARRAYS, len(tag_bytes), len(spec), sum(a.nbytes for a in arrays))
+    head = HEAD.pack(number, ARRAYS, len(tag_bytes), len(spec), sum(a.nbytes for a in arrays))
     return b"".join([head, tag_bytes, spec, *(memoryview(a).cast("B") for a in arrays if a.size)])
 
 
 def read_message(read) -> tuple:
-    """(round, tag, body) of the next frame; ``read(n)`` returns exactly n bytes.
+    """(number, tag, body) of the next frame; ``read(n)`` returns exactly n bytes.
 
     ValueError when the frame is malformed.
     """
-    round_, kind, tag_len, spec_len, data_len = HEAD.unpack(read(HEAD.size))
+    number, kind, tag_len, spec_len, data_len = HEAD.unpack(read(HEAD.size))
     text = read(tag_len + spec_len)
     data = read(data_len)
     try:
@@ -68,12 +75,12 @@ def read_message(read) -> tuple:
         raise ValueError("malformed message: tag or spec is not UTF-8") from None
     if kind == VALUE and not data:
         try:
-            return round_, tag, ast.literal_eval(spec)
+            return number, tag, ast.literal_eval(spec)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             raise ValueError("malformed broadcast value") from None
     if kind != ARRAYS:
         raise ValueError(f"malformed message of kind {kind}")
-    return round_, tag, _arrays(spec, data)
+    return number, tag, _arrays(spec, data)
 
 
 def _arrays(spec: str, data: bytes) -> list:

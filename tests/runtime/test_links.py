@@ -62,8 +62,8 @@ def test_linked_parties_exchange_frames_and_agree_a_key():
     assert err0 is None and err1 is None
     high.send("party-0", wire.encode_value(1, "shape", (4, 5)))
     low.send("party-1", wire.encode_value(1, "shape", (6,)))
-    assert low.mailbox.collect(1, [1], timeout_s=5.0) == {1: ("shape", (4, 5))}
-    assert high.mailbox.collect(1, [0], timeout_s=5.0) == {0: ("shape", (6,))}
+    assert low.mailbox.collect({1: 1}, timeout_s=5.0) == {1: ("shape", (4, 5))}
+    assert high.mailbox.collect({0: 1}, timeout_s=5.0) == {0: ("shape", (6,))}
     assert low.agreed["party-1"] == high.agreed["party-0"] and len(low.agreed["party-1"]) == 32
     (again, _), _ = link_up(ids, [trust, trust])
     assert again.agreed["party-1"] != low.agreed["party-1"]          # fresh for every link
@@ -78,7 +78,7 @@ def test_parties_sending_each_other_frames_larger_than_the_buffers_do_not_block(
 
     def play(links, peer, rank):
         links.send(peer, wire.encode_arrays(1, "open", [big + rank]))
-        return links.mailbox.collect(1, [1 - rank], timeout_s=60.0)
+        return links.mailbox.collect({1 - rank: 1}, timeout_s=60.0)
 
     with ThreadPoolExecutor(2) as pool:
         got = list(pool.map(play, [low, high], NAMES[::-1], [0, 1]))
@@ -91,7 +91,7 @@ def test_two_waiting_threads_are_both_served_by_whichever_reads():
     ids, trust = federation()
     (low, _), (high, _) = link_up(ids, [trust, trust])
     with ThreadPoolExecutor(2) as pool:
-        waiting = [pool.submit(low.mailbox.collect, r, [1], 10.0) for r in (1, 2)]
+        waiting = [pool.submit(low.mailbox.collect, {1: r}, 10.0) for r in (1, 2)]
         for r in (1, 2):
             high.send("party-0", wire.encode_value(r, "public", r * 10))
         assert [w.result(10.0) for w in waiting] == [{1: ("public", 10)}, {1: ("public", 20)}]
@@ -127,7 +127,7 @@ def test_a_frame_that_came_with_the_key_agreement_is_delivered(monkeypatch):
         done = pool.submit(first)
         parties[1].connect(NAMES, {NAMES[0]: parties[0].address}, trust, 5.0)
         done.result(10.0)
-    assert parties[1].mailbox.collect(1, [0], timeout_s=5.0) == {0: ("x", 7)}
+    assert parties[1].mailbox.collect({0: 1}, timeout_s=5.0) == {0: ("x", 7)}
     for links in parties:
         links.close()
 
@@ -137,9 +137,9 @@ def test_closing_the_links_fails_the_waits_on_them_at_once():
     (low, _), (high, _) = link_up(ids, [trust, trust])
     low.close()
     with pytest.raises(ConnectionError, match="party-0 closed its links"):
-        low.mailbox.collect(1, [1], timeout_s=30.0)
+        low.mailbox.collect({1: 1}, timeout_s=30.0)
     with pytest.raises(ConnectionError, match="party-0 closed the connection"):
-        high.mailbox.collect(1, [0], timeout_s=30.0)
+        high.mailbox.collect({0: 1}, timeout_s=30.0)
     high.close()
 
 
@@ -250,8 +250,8 @@ def test_an_eavesdropper_on_the_wire_reads_no_frame():
     assert err0 is None and err1 is None
     high.send("party-0", wire.encode_value(1, "secret", SECRET))
     low.send("party-1", wire.encode_value(1, "secret", SECRET + "!"))
-    assert low.mailbox.collect(1, [1], timeout_s=5.0) == {1: ("secret", SECRET)}
-    assert high.mailbox.collect(1, [0], timeout_s=5.0) == {0: ("secret", SECRET + "!")}
+    assert low.mailbox.collect({1: 1}, timeout_s=5.0) == {1: ("secret", SECRET)}
+    assert high.mailbox.collect({0: 1}, timeout_s=5.0) == {0: ("secret", SECRET + "!")}
     assert SECRET.encode() not in wire_.seen and b"secret" not in wire_.seen
 
 
@@ -264,9 +264,9 @@ def test_a_frame_altered_or_replayed_on_the_wire_closes_the_link(attack):
     wire_.attack = attack
     high.send("party-0", wire.encode_value(1, "shape", (4, 5)))
     with pytest.raises(ConnectionError, match="TLS failed on the link from party-1"):
-        got = low.mailbox.collect(1, [1], timeout_s=5.0)
+        got = low.mailbox.collect({1: 1}, timeout_s=5.0)
         assert attack == "replay" and got == {1: ("shape", (4, 5))}   # the original, then
-        low.mailbox.collect(2, [1], timeout_s=5.0)                     # the replay fails
+        low.mailbox.collect({1: 2}, timeout_s=5.0)                     # the replay fails
 
 
 def test_strangers_who_connect_and_say_nothing_delay_nobody():

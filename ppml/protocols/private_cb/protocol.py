@@ -28,6 +28,7 @@ scores at scale 2L".
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -83,19 +84,27 @@ class PrivateLinearBandit:
         dots = dots.reshape(c.arms, 2)
         return dots[:, 0] + explored, u, dots[:, 1]                           # line 13; x^T u_a
 
-    def update(self, x, u, quad, onehot, reward) -> None:
-        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1:
+    def quotients(self, u, quad):
+        """Eq. 1's u_a / (1 + x^T u_a) for every arm, from the reciprocal's own rounds.
 
-            W_a^-1 <- W_a^-1 - (u_a / (1 + x^T u_a)) (o_a u_a)^T,    b_a <- b_a + (o_a r_t) x_t.
-
-        u_a / (1 + x^T u_a) comes out of the reciprocal's own rounds (a quotient), o_a u_a and
-        o_a r_t take one round (bits times reals: no truncation), and both updates one more,
-        with the only [A, D, D] product of the step, truncated to L only when the state is
-        kept at L (`PrivateCBConfig.wide`).
+        It needs nothing from p' or p'', so it runs while they take their part of the step
+        (lines 16-19): their inputs wait in the mailbox instead of on the step's critical path.
         """
         c = self.config
-        scaled = (quad.reshape(c.arms, 1) + 1).reciprocal(
+        return (quad.reshape(c.arms, 1) + 1).reciprocal(
             c.nr_iterations, c.reciprocal_start, c.denominator_domain(), numerator=u)
+
+    def update(self, x, u, scaled, onehot, reward) -> None:
+        """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1:
+
+            W_a^-1 <- W_a^-1 - (u_a / (1 + x^T u_a)) (o_a u_a)^T,    b_a <- b_a + (o_a r_t) x_t,
+
+        where ``scaled`` is u_a / (1 + x^T u_a) (:meth:`quotients`).  o_a u_a and o_a r_t take
+        one round (bits times reals: no truncation), and both updates one more, with the only
+        [A, D, D] product of the step, truncated to L only when the state is kept at L
+        (`PrivateCBConfig.wide`).
+        """
+        c = self.config
         paid, picked = mpc.products([(onehot, reward), (onehot.reshape(c.arms, 1), u)])
         step_w, step_b = mpc.products([(scaled.reshape(c.arms, c.dims, 1),
                                         picked.reshape(c.arms, 1, c.dims)),
@@ -129,37 +138,79 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     party's own shares of (W^-1, b) and their scale after each step in ``checkpoint_steps`` (for
     an audit that holds every party's checkpoint, such as the membership-inference experiment;
     no party sees another's).
+
+    A process that holds only p' or p'' (Ray and federated) follows only the rounds it takes
+    part in (:func:`client_steps`), not the feature parties' arithmetic.
     """
     start = time.perf_counter()
+    if not ctx.comm.held:
+        arms, rewards = client_steps(ctx, config, world)
+        return _outputs(ctx, config, start, arms, rewards, [])
     bandit = PrivateLinearBandit(ctx, config)
     mine = {p: features[f"features_{p}"] for p in range(config.parties)
             if f"features_{p}" in features}
     arms, rewards, saved = [], [], []
     for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
                   desc="private_cb", unit="step"):
-        try:
+        with _naming_the_step(t, config.horizon):
             x = bandit.share_context({p: block[t] for p, block in mine.items()})
             private, u, quad = bandit.private_scores(x)
             pulled = ctx.value_at(mpc.reveal_argmax(private, to=config.puller,    # lines 15-16
                                                     method=config.argmax_method), config.puller)
-            if pulled is not None:
-                arms.append(int(np.argmax(pulled)))                                # line 17
-                world.call("pull", t, arms[-1])
-            o = ctx.share(pulled, owner=config.puller, shape=(config.arms,), frac_bits=0)  # line 18
-            reward = world.call("reward", t) if ctx.holds(config.rewarder) else None
-            if reward is not None:
-                if not abs(reward) <= config.reward_bound:
-                    raise ValueError(f"reward at step {t} is {reward}, outside the public "
-                                     f"reward_bound={config.reward_bound}")
-                rewards.append(reward)
-            r = ctx.share(reward, owner=config.rewarder, shape=())                 # line 19
-            bandit.update(x, u, quad, o, r)                                        # lines 20-23
+            scaled = bandit.quotients(u, quad)                                     # eq. 1
+            o, r = _pull_and_pay(ctx, config, world, t, pulled, arms, rewards)     # lines 17-19
+            bandit.update(x, u, scaled, o, r)                                      # lines 20-23
             if t + 1 in checkpoint_steps:
                 saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy(),
                               bandit.state_bits))
-        except (ConnectionError, TimeoutError) as err:           # a peer failed or went silent
-            err.add_note(f"at step {t} of {config.horizon}")
-            raise
+    return _outputs(ctx, config, start, arms, rewards, saved)
+
+
+def client_steps(ctx, config: PrivateCBConfig, world) -> tuple:
+    """The part of Algorithm 1 that p' and p'' take, alone, in a process that holds no shares:
+    per step, p' takes the one round that opens the arm to it (lines 15-16), and each shares its
+    input (lines 18-19).  Returns (arms pulled, rewards received), each empty where not held."""
+    arms, rewards = [], []
+    for t in range(config.horizon):
+        with _naming_the_step(t, config.horizon):
+            pulled = (mpc.receive_argmax(ctx, (config.arms,), config.puller,
+                                         config.argmax_method)
+                      if ctx.holds(config.puller) else None)
+            _pull_and_pay(ctx, config, world, t, pulled, arms, rewards)
+    return arms, rewards
+
+
+def _pull_and_pay(ctx, config: PrivateCBConfig, world, t: int, pulled, arms: list,
+                  rewards: list) -> tuple:
+    """Lines 17-19: p' shares the one-hot opened to it (``pulled``, None elsewhere) and pulls
+    its arm; p'' receives the reward and shares it.  Returns the shares (o, r).  p' shares
+    before it pulls, so the feature parties need not wait for the world."""
+    o = ctx.share(pulled, owner=config.puller, shape=(config.arms,), frac_bits=0)  # line 18
+    if pulled is not None:
+        arms.append(int(np.argmax(pulled)))                                        # line 17
+        world.call("pull", t, arms[-1])
+    reward = world.call("reward", t) if ctx.holds(config.rewarder) else None
+    if reward is not None:
+        if not abs(reward) <= config.reward_bound:
+            raise ValueError(f"reward at step {t} is {reward}, outside the public "
+                             f"reward_bound={config.reward_bound}")
+        rewards.append(reward)
+    return o, ctx.share(reward, owner=config.rewarder, shape=())                   # line 19
+
+
+@contextlib.contextmanager
+def _naming_the_step(t: int, horizon: int):
+    """A peer's failure or silence (ConnectionError, TimeoutError) names the step."""
+    try:
+        yield
+    except (ConnectionError, TimeoutError) as err:
+        err.add_note(f"at step {t} of {horizon}")
+        raise
+
+
+def _outputs(ctx, config: PrivateCBConfig, start: float, arms: list, rewards: list,
+             saved: list):
+    """What each held rank returns (see :func:`program`)."""
     stats = ctx.stats()
     seconds = time.perf_counter() - start
     per_rank = []
