@@ -102,7 +102,8 @@ class RunConfig:
     progress: bool = True
     """Show progress bars."""
     workers: int = 1
-    """Ray tasks per party for large party-local work (per-arm updates, bulk Paillier work)."""
+    """Ray tasks per party for large party-local work (per-arm updates, bulk Paillier work);
+    PPRL's plaintext methods and shares backend run their trials in that many processes."""
     key_bits: int = 2048
     """Paillier modulus bits; below 2048 refused unless insecure_key_bits_ok."""
     insecure_key_bits_ok: bool = False

@@ -26,12 +26,14 @@ from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
+from ppml.parallel import run_batches, split
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.observation import observation_result, run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol, time_result
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
-from ppml.protocols.pprl.shares_observation import run_shares_observation
+from ppml.protocols.pprl.shares_observation import run_shares_trials
 from ppml.protocols.pprl.shares_time import run_shares_protocol
+from ppml.runtime.cluster import ensure_ray
 
 
 @register("pprl")
@@ -45,22 +47,11 @@ def pprl(config: RunConfig) -> RunOutput:
     rows, shown, views = [], [], {}
     for method in options.method_list():
         seconds, mine = 0.0, []
-        federated = run_federated(config) if method == "pprl" and \
-            config.runtime == "federated" else None
-        for trial in tqdm(range(options.trials), disable=not config.progress, unit="trial",
-                          desc=f"pprl {method}"):
-            if method == "pprl":
-                result = _encrypted(config, trial) if federated is None else federated[trial]
-                views = views or result.views
-            elif by_time:
-                result = run_time_partitioned(options, method, config.parties,
-                                              config.data_seed, trial)
-            else:
-                result = run_observation_partitioned(options, method, config.data_seed, trial,
-                                                     config.parties)
+        for result in _results(config, method):
+            views = views or result.views
             seconds += result.seconds
             trial_rows = [{"method": method, **row} for row in result.rows]
-            trial_rows[-1]["learning_s"] = result.seconds         # the trial's (Table 3)
+            trial_rows[-1]["learning_s"] = result.seconds             # the trial's (Table 3)
             mine += trial_rows
         rows += mine
         shown.append({"method": method, **_accuracy(mine, by_time, options.episodes),
@@ -70,24 +61,71 @@ def pprl(config: RunConfig) -> RunOutput:
                      views=views)
 
 
-def _encrypted(config: RunConfig, trial: int):
-    """One trial of the PPRL protocol the config names (partition and backend)."""
-    options, record = config.pprl, config.record_views and trial == 0
-    if options.backend == "shares":
-        run = run_shares_protocol if options.partition == "time" else run_shares_observation
-        return run(options, config.parties, config.data_seed, trial, key_seed=config.seed,
-                   record_views=record)
+def _results(config: RunConfig, method: str) -> list:
+    """Every trial's result of ``method``, in trial order.  Trials run in groups: together on
+    one engine (the shares backend by observation, `PPRLOptions.trials_together`), else one by
+    one; with ``workers`` > 1 the groups of a plaintext method or of the shares backend are
+    split among that many processes (this one and Ray tasks on this node), each trial as it
+    would run alone.  Paillier's PPRL spends its ``workers`` on its own bulk work instead."""
+    options = config.pprl
+    if method == "pprl" and config.runtime == "federated":
+        return run_federated(config)
+    together = options.trials_together if method == "pprl" else 1
+    groups = [list(range(first, min(first + together, options.trials)))
+              for first in range(0, options.trials, together)]
+    spread = method != "pprl" or options.backend == "shares"
+    if config.workers == 1 or not spread or len(groups) == 1:
+        return _groups(config, method, groups, config.progress)
+    ensure_ray()
+    parts = split(groups, config.workers)
+    done = run_batches(_groups, [(config, method, part, config.progress and k == 0)
+                                 for k, part in enumerate(parts)], config.workers)
+    return [result for part in done for result in part]
+
+
+def _groups(config: RunConfig, method: str, groups: list, progress: bool) -> list:
+    """The results of ``groups`` of trials of ``method``, one group after the other (a Ray
+    task's share of `_results`, or all of it)."""
+    results = []
+    with tqdm(total=sum(map(len, groups)), disable=not progress, unit="trial",
+              desc=f"pprl {method}") as bar:
+        for group in groups:
+            results += [_plaintext(config, method, trial) for trial in group] \
+                if method != "pprl" else _encrypted(config, group)
+            bar.update(len(group))
+    return results
+
+
+def _plaintext(config: RunConfig, method: str, trial: int):
+    """One trial of a plaintext method (CRL, CRL in fixed point, IDRL, RDRL)."""
+    options = config.pprl
     if options.partition == "time":
-        return run_time_protocol(options, config.parties, config.data_seed, trial,
-                                 config.key_bits, config.insecure_key_bits_ok,
-                                 key_seed=config.seed, record_views=record,
-                                 workers=config.workers, runtime=config.runtime,
-                                 progress=config.progress)
-    return run_observation_protocol(options, config.parties, config.data_seed, trial,
-                                    config.key_bits, config.insecure_key_bits_ok,
-                                    key_seed=config.seed, record_views=record,
-                                    workers=config.workers, runtime=config.runtime,
-                                    progress=config.progress)
+        return run_time_partitioned(options, method, config.parties, config.data_seed, trial)
+    return run_observation_partitioned(options, method, config.data_seed, trial, config.parties)
+
+
+def _encrypted(config: RunConfig, trials: list) -> list:
+    """The PPRL protocol the config names (partition and backend) on ``trials``: together on
+    the shares backend by observation, else one (`PPRLOptions.trials_together`)."""
+    options, record = config.pprl, config.record_views and 0 in trials
+    if options.backend == "shares" and options.partition == "observation":
+        return run_shares_trials(options, config.parties, config.data_seed, trials,
+                                 key_seed=config.seed, record_views=record)
+    trial, = trials
+    if options.backend == "shares":
+        return [run_shares_protocol(options, config.parties, config.data_seed, trial,
+                                    key_seed=config.seed, record_views=record)]
+    if options.partition == "time":
+        return [run_time_protocol(options, config.parties, config.data_seed, trial,
+                                  config.key_bits, config.insecure_key_bits_ok,
+                                  key_seed=config.seed, record_views=record,
+                                  workers=config.workers, runtime=config.runtime,
+                                  progress=config.progress)]
+    return [run_observation_protocol(options, config.parties, config.data_seed, trial,
+                                     config.key_bits, config.insecure_key_bits_ok,
+                                     key_seed=config.seed, record_views=record,
+                                     workers=config.workers, runtime=config.runtime,
+                                     progress=config.progress)]
 
 
 def run_federated(config: RunConfig) -> list:

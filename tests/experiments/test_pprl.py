@@ -68,3 +68,21 @@ def test_pprl_by_observation_reports_the_comparison_on_each_trials_last_episode(
     rows = [r for r in out.rows if r["method"] == "pprl"]
     assert [r.get("q_equal_reference") for r in rows] == [None, True, None, True]
     assert "2/2" in out.table
+
+
+@pytest.mark.ray
+def test_trials_spread_over_workers_and_together_give_the_rows_of_one_by_one(ray_cluster):
+    """workers=2 runs half the trial groups in a Ray task; trials_together=2 runs two trials
+    on one engine: every row but the timings and the shared engine costs is the same."""
+    def rows(workers, together):
+        options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                              episode_steps=10, trials=4, selection="epsilon_greedy",
+                              methods=["crl", "pprl"], backend="shares", scale_bits=30,
+                              trials_together=together)
+        out = pprl(RunConfig(experiment="pprl", progress=False, seed=3, workers=workers,
+                             pprl=options))
+        kept = ("method", "trial", "episode", "episode_reward", "q_equal_reference",
+                "action_agreement", "comparisons")
+        return [{k: r.get(k) for k in kept} for r in out.rows]
+
+    assert rows(2, 2) == rows(1, 1)

@@ -73,6 +73,10 @@ class PPRLOptions:
     backend: str = "paillier"
     """One of `BACKENDS`: ``shares`` keeps the table as Z/2^64 shares (two agents, L small
     enough that |K dQ| < 2^62)."""
+    trials_together: int = 1
+    """backend=shares, partition=observation: how many trials one engine runs at once, each
+    round carrying all of them (each trial's result is its own, the rounds shared); the
+    others: 1."""
     division_bits: int = 16
     """The protocol's K = 2^division_bits: alpha K and alpha gamma K are rounded to integers and
     each update divided by K (a floor)."""
@@ -114,6 +118,12 @@ class PPRLOptions:
         check_int("pprl.episode_steps", self.episode_steps, 1)
         check_int("pprl.scale_bits", self.scale_bits, 1, MAX_SCALE_BITS)
         check_int("pprl.division_bits", self.division_bits, 1, MAX_SCALE_BITS)
+        check_int("pprl.trials_together", self.trials_together, 1)
+        if self.trials_together > 1 and (self.backend, self.partition) != ("shares",
+                                                                           "observation"):
+            raise ValueError(f"pprl.trials_together={self.trials_together} runs trials together "
+                             f"on the shares backend partitioned by observation only (pprl."
+                             f"backend=shares pprl.partition=observation); here it must be 1")
 
     def task_reward_bound(self, agents: int = 1) -> float:
         """`reward_bound`, or the task's own bound on the reward its learner sees (partitioned

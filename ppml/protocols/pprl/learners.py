@@ -42,23 +42,48 @@ def select(kind: str, row: np.ndarray, rng: np.random.Generator, epsilon: float)
     return int(order[first_maximum(row, order)])
 
 
-def select_joint(kind: str, row, moves: list, rngs: list, epsilon: float, coin) -> list:
+def select_joint(kind: str, row: np.ndarray, moves: list, rngs: list, epsilon: float,
+                 coin) -> list:
     """Each agent's action for one joint state's ``row`` over the joint actions (C order over
-    the agents' ``moves``), partitioned by observation, each agent drawing from its own
-    generator in ``rngs``: epsilon-greedy's coin comes from ``coin``, a generator of its own
-    (public: agent 0 draws it and every agent follows it, so no agent ever sees an output of
-    another's own generator), then each agent draws its own random action, or its own
-    permutation of its actions; the greedy joint action is the first maximum in the
-    lexicographic order of the agents' permuted actions (Fig. 4's permutation, which hides B's
-    action from A, drawn by every agent)."""
+    the agents' ``moves``), partitioned by observation, by the draws of :func:`draw_joint`; the
+    greedy joint action is the first maximum in the lexicographic order of the agents' permuted
+    actions (Fig. 4's permutation, which hides B's action from A, drawn by every agent)."""
+    actions, orders = draw_joint(kind, moves, rngs, epsilon, coin)
+    if orders is None:
+        return actions
+    joint = orders[0]                              # the joint actions in lexicographic order
+    for order, m in zip(orders[1:], moves[1:]):
+        joint = (joint[:, None] * m + order).ravel()
+    return unravel(int(joint[first_maximum(row, joint)]), moves)
+
+
+def ravel(indices, sizes: list) -> int:
+    """The C-order index of ``indices`` in a grid of ``sizes`` (`np.ravel_multi_index` for
+    one point, without its overhead: it runs every step)."""
+    index = 0
+    for i, n in zip(indices, sizes, strict=True):
+        index = index * n + int(i)
+    return index
+
+
+def unravel(index: int, sizes: list) -> list:
+    """The indices of the C-order ``index`` in a grid of ``sizes`` (inverse of `ravel`)."""
+    out = []
+    for n in reversed(sizes):
+        index, i = divmod(index, n)
+        out.append(i)
+    return out[::-1]
+
+
+def draw_joint(kind: str, moves: list, rngs: list, epsilon: float, coin) -> tuple:
+    """What a joint selection draws, each agent from its own generator in ``rngs``:
+    epsilon-greedy's coin from ``coin``, a generator of its own (public: agent 0 draws it and
+    every agent follows it, so no agent ever sees an output of another's own generator), then
+    each agent its own random action, or its own permutation of its actions.  Returns (the
+    actions, None) for a random choice, (None, the permutations) for a greedy one."""
     if kind == "random" or (kind == "epsilon_greedy" and coin.random() < epsilon):
-        return [int(rng.integers(m)) for rng, m in zip(rngs, moves, strict=True)]
-    orders = [rng.permutation(m) for rng, m in zip(rngs, moves, strict=True)]
-    if not isinstance(row, np.ndarray):
-        return row.first_maximum_joint(orders)   # Fig. 4, on a private table (`JointRow`)
-    joint = np.ravel_multi_index(np.ix_(*orders), moves).ravel()
-    best = int(joint[first_maximum(row, joint)])
-    return [int(a) for a in np.unravel_index(best, moves)]
+        return [int(rng.integers(m)) for rng, m in zip(rngs, moves, strict=True)], None
+    return None, [rng.permutation(m) for rng, m in zip(rngs, moves, strict=True)]
 
 
 def first_maximum(row, order: np.ndarray) -> int:
@@ -146,15 +171,3 @@ class PrivateRows:
 
     def __getitem__(self, state: int) -> PrivateRow:
         return PrivateRow(self.table, state)
-
-
-class JointRow:
-    """What `select_joint` reads of a joint state's row in a private joint table: the agents'
-    greedy actions by the table's private selection (``table.first_maximum_joint(states,
-    orders)``: Fig. 4, or on shares); no Q-value."""
-
-    def __init__(self, table, states: list):
-        self.table, self.states = table, states
-
-    def first_maximum_joint(self, orders: list) -> list:
-        return self.table.first_maximum_joint(self.states, orders)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.learners import FixedPointQ, QTable, select, select_joint
+from ppml.protocols.pprl.learners import FixedPointQ, QTable, ravel, select, select_joint
 
 
 @dataclass
@@ -208,14 +208,13 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int, tr
     own_reward = method == "idrl"
 
     def perceive(observation):
-        return [int(np.ravel_multi_index(tuple(observation), sizes))] if joint \
-            else [int(s) for s in observation]
+        return [ravel(observation, sizes)] if joint else [int(s) for s in observation]
 
     def act(perceived):
         if joint:
             actions = select_joint(options.selection, tables[0].q[perceived[0]], moves, rngs,
                                    options.epsilon, coin)
-            return [int(np.ravel_multi_index(tuple(actions), moves))], actions
+            return [ravel(actions, moves)], actions
         chosen = [select(options.selection, t.q[s], rng, options.epsilon)
                   for t, s, rng in zip(tables, perceived, rngs)]
         return chosen, chosen

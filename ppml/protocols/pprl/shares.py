@@ -54,32 +54,42 @@ class SharedTable:
         self.comparisons = self.step = 0
 
     def shared_max(self, row):
-        """Shares of max(row): its first maximum's one-hot kept shared, times the row."""
-        return (tensor.argmax(row, method="pairwise", ties="first") * row).sum()
+        """Shares of the maximum of ``row`` over its last axis: each first maximum's one-hot
+        kept shared, times the row."""
+        return (tensor.argmax(row, method="pairwise", ties="first") * row).sum(axis=-1)
 
     def learn(self, here, q, q_next, rewards: list) -> None:
         """Eqs. 3-4 (by observation 5 and 9) on shares: ``here`` the one-hot of the updated
         cell, ``q`` and ``q_next`` its value and the target's, ``rewards`` (owner, alpha K L r)
         the reward terms each agent inputs (None where this process does not hold the owner:
-        each party's part runs in its own process, or both in one)."""
-        f = self.rules
-        reward = sum((self.ctx.share(None if term is None else np.array([term], np.int64),
-                                     owner=owner, shape=(1,), frac_bits=0)[0]
-                      for owner, term in rewards), start=self.ctx.constant(0, 0))
+        each party's part runs in its own process, or both in one).  With trials together
+        (`shares_observation`), each of these has a leading trials axis: ``q`` of shape [T],
+        ``here`` [T, cells], each reward term T integers."""
+        f, shape = self.rules, q.shape
+        reward = sum((self.ctx.share(None if term is None else
+                                     np.asarray(term, np.int64).reshape(shape),
+                                     owner=owner, shape=shape, frac_bits=0)
+                      for owner, term in rewards),
+                     start=self.ctx.constant(np.zeros(shape, np.int64), 0))
         k_delta = reward + q_next * f.alpha_gamma_k - q * f.alpha_k
-        delta = floor_divide(self.ctx, k_delta.data[:, None], f.division_bits)
+        held = k_delta.data.shape[0]
+        delta = floor_divide(self.ctx, k_delta.data.reshape(held, -1), f.division_bits)
         cells = self.states * self.actions
         self.table = self.table + here * tensor.ArithmeticShared(
-            self.ctx, np.repeat(delta, cells, axis=1), 0)
+            self.ctx, np.repeat(delta.reshape((held,) + shape + (1,)), cells, axis=-1), 0)
         self.step += 1
         record_engine(self.ctx, self.step, self.views)
 
-    def opened(self, options: PPRLOptions) -> FixedPointQ:
-        """EVALUATION ONLY: the final table, opened, as the reference's `FixedPointQ`."""
-        table = learner(options, self.states, self.actions, fixed=True)
-        table.q = np.array([int(v) for v in self.table.reveal()], dtype=object) \
-            .reshape(table.q.shape)
-        return table
+    def opened(self, options: PPRLOptions) -> list:
+        """EVALUATION ONLY: the final table, opened, as the reference's `FixedPointQ`: one for
+        each trial run together (one by time)."""
+        values = np.atleast_2d(self.table.reveal())
+        tables = []
+        for row in values:
+            table = learner(options, self.states, self.actions, fixed=True)
+            table.q = np.array([int(v) for v in row], dtype=object).reshape(table.q.shape)
+            tables.append(table)
+        return tables
 
     def costs(self) -> dict:
         """The row's engine columns: greedy selections, and agent 0's rounds and bytes."""

@@ -8,9 +8,16 @@ is the sum of the agents' own; then the reads, the exact floor division and the 
 time (`shares.SharedTable.learn`).  Greedy choices (Fig. 4 on shares): the joint state's row
 (the product of the agents' state indicators, then one product with the table), put in the
 lexicographic order of the agents' permutations by products with each agent's permutation
-matrix (its private input: no agent sees another's generator), its first maximum kept shared, and each agent's marginal of it opened to that agent alone, so each learns
-its own greedy action only.  Epsilon-greedy's coin is public here, as with Paillier
-(`learners.select_joint`), so the number of selections says nothing.
+matrix (its private input: no agent sees another's generator), its first maximum kept shared,
+and each agent's marginal of it opened to that agent alone, so each learns its own greedy
+action only.  Epsilon-greedy's coin is public here, as with Paillier
+(`learners.draw_joint`), so the number of selections says nothing.
+
+Trials together (``pprl.trials_together``): the engine holds the tables of several trials,
+each with its own world, generators and coin, and every operation carries all of them along
+a leading trials axis, so a step's rounds serve them all; the greedy selections of a step are
+made together for the trials whose coin asks for one (the coins are public).  Each trial's
+table and actions are the ones it has alone.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
-from ppml.protocols.pprl.learners import FixedPointQ, JointRow, select_joint
+from ppml.protocols.pprl.learners import FixedPointQ, draw_joint
 from ppml.protocols.pprl.observation import against_reference
 from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
                                            observation_generators)
@@ -33,132 +40,191 @@ from ppml.protocols.pprl.shared_division import check_ring
 from ppml.protocols.pprl.shares import SharedTable, check_agents
 
 
-class SharedJointTable(SharedTable):
-    """The joint table on shares and one step of it (`play_episodes` calls
-    ``first_maximum_joint`` and ``update``)."""
+class SharedJointTables(SharedTable):
+    """The joint tables of ``trials`` trials run together, on shares, and one step of them
+    (`play_trials` calls ``first_maximum_joint`` and ``update``)."""
 
-    def __init__(self, ctx, sizes: list, moves: list, rules: FixedPointQ, views: list):
+    def __init__(self, ctx, trials: int, sizes: list, moves: list, rules: FixedPointQ,
+                 views: list):
         states, actions = int(np.prod(sizes)), int(np.prod(moves))
-        super().__init__(ctx, ctx.share(np.zeros(states * actions, np.int64), owner=0,
+        cells = (trials, states * actions)
+        super().__init__(ctx, ctx.share(np.zeros(cells, np.int64), owner=0, shape=cells,
                                         frac_bits=0), states, actions, rules, views)
-        self.moves = moves
-        per_state = np.unravel_index(np.arange(states), sizes)
-        per_action = np.unravel_index(np.arange(actions), moves)
-        self._state_of = [np.repeat(s, actions) for s in per_state]
-        self._action_of = [np.tile(a, states) for a in per_action]
-        self._joint_state_of = per_state
+        self.trials, self.sizes, self.moves = trials, sizes, moves
+
+    def _input(self, values: np.ndarray, agent: int):
+        """``agent``'s private integers (their shape is public: no round to send it)."""
+        return self.ctx.share(values, owner=agent, shape=values.shape, frac_bits=0)
 
     def _one_hots(self, pairs: list):
-        """The one-hot rows over the cells of joint pairs: agent i's indicators of its own
-        (state, action) of each row, ``pairs[i]``, multiplied (one Beaver round)."""
+        """The one-hot rows over the cells of joint pairs, [trials, rows, cells]: the outer
+        product (one Beaver round) of each agent's one-hot of its own (state, action) in each
+        trial's rows, ``pairs[i][trial]`` (its private input), put in the cells' order (joint
+        state, then joint action: the reference's layout)."""
         factors = []
         for agent, mine in enumerate(pairs):
-            rows = np.stack([(self._state_of[agent] == s) & (self._action_of[agent] == a)
-                             for s, a in mine]).astype(np.int64)
-            factors.append(self.ctx.share(rows, owner=agent, frac_bits=0))
-        return factors[0] * factors[1]
+            mine = np.array(mine, dtype=np.int64)                       # [trials, rows, 2]
+            own = mine[..., 0] * self.moves[agent] + mine[..., 1]
+            factors.append(self._input(np.eye(self.sizes[agent] * self.moves[agent],
+                                              dtype=np.int64)[own], agent))
+        t, r = factors[0].shape[:2]
+        (s0, s1), (a0, a1) = self.sizes, self.moves
+        outer = factors[0].reshape(t, r, s0 * a0, 1) @ factors[1].reshape(t, r, 1, s1 * a1)
+        return outer.reshape(t, r, s0, a0, s1, a1).transpose(0, 1, 2, 4, 3, 5) \
+            .reshape(t, r, self.states * self.actions)
 
-    def _row(self, states: list):
-        """Shares of Q(s, .) at the joint state ``states`` (two products)."""
-        factors = [self.ctx.share((self._joint_state_of[agent] == s).astype(np.int64)[None],
-                                  owner=agent, frac_bits=0) for agent, s in enumerate(states)]
-        return ((factors[0] * factors[1]) @ self.table.reshape(self.states, self.actions))[0]
+    def _rows(self, trials: list, states: list):
+        """Shares of Q(s, .) at each of ``trials``' joint state (``states``: per trial, each
+        agent's own), [len(trials), actions]: the outer product of the agents' one-hots of
+        their own states (their inputs), then one product with the tables."""
+        own = np.array(states, dtype=np.int64)                          # [n, agents]
+        n = len(trials)
+        factors = [self._input(np.eye(size, dtype=np.int64)[own[:, agent]], agent)
+                   for agent, size in enumerate(self.sizes)]
+        joint = (factors[0].reshape(n, -1, 1) @ factors[1].reshape(n, 1, -1)) \
+            .reshape(n, 1, self.states)
+        tables = self.table[trials].reshape(n, self.states, self.actions)
+        return (joint @ tables)[:, 0]
 
-    def first_maximum_joint(self, states: list, orders: list) -> list:
-        """Fig. 4 on shares: each agent's greedy action at the joint state ``states``, ties
-        broken by the agents' own permutations ``orders`` (`learners.select_joint`), each
-        agent's marginal of the shared one-hot opened to it alone."""
-        grid = self._row(states).reshape(self.moves)           # P_0^T Q P_1: grid[o_0, o_1]
-        for agent, own in enumerate(orders):
-            moves = np.zeros((len(own), len(own)), dtype=np.int64)
-            moves[own, np.arange(len(own))] = 1                    # moves[order[i], i] = 1
-            factor = self.ctx.share(moves.T if agent == 0 else moves, owner=agent, frac_bits=0)
+    def first_maximum_joint(self, trials: list, states: list, orders: list) -> list:
+        """Fig. 4 on shares for ``trials`` together: each agent's greedy action at each trial's
+        joint state (``states[k]``), ties broken by the agents' own permutations
+        (``orders[k]``, `learners.draw_joint`), each agent's marginals of the shared one-hots
+        opened to it alone."""
+        n = len(trials)
+        grid = self._rows(trials, states).reshape(n, *self.moves)       # P_0^T Q P_1 per trial
+        for agent in range(len(self.moves)):
+            size = self.moves[agent]
+            moves = np.zeros((n, size, size), dtype=np.int64)       # moves[k, order[i], i] = 1
+            for k, own in enumerate(orders):
+                moves[k, own[agent], np.arange(size)] = 1
+            factor = self._input(moves.transpose(0, 2, 1) if agent == 0 else moves, agent)
             grid = factor @ grid if agent == 0 else grid @ factor
-        grid = tensor.argmax(grid.reshape(self.actions), method="pairwise",
-                             ties="first").reshape(self.moves)
-        self.comparisons += 1
-        actions = []
-        for agent, own in enumerate(orders):
-            marginal = grid.sum(axis=tuple(i for i in range(len(self.moves)) if i != agent))
-            opened = marginal.reveal(to=agent)[agent]                 # to this agent alone
-            actions.append(int(own[int(np.flatnonzero(opened)[0])]))
+        grid = tensor.argmax(grid.reshape(n, self.actions), method="pairwise",
+                             ties="first").reshape(n, *self.moves)
+        self.comparisons += n
+        actions = [[] for _ in range(n)]
+        for agent in range(len(self.moves)):
+            others = tuple(1 + i for i in range(len(self.moves)) if i != agent)
+            opened = grid.sum(axis=others).reveal(to=agent)[agent]     # to this agent alone
+            for k, own in enumerate(orders):
+                actions[k].append(int(own[agent][int(np.flatnonzero(opened[k])[0])]))
         return actions
 
     def update(self, states: list, actions: list, rewards: list, after: list,
                following: list) -> None:
-        """Fig. 3 (eqs. 5-9) on shares for the agents' own (s_i, a_i, r_i, s_i', a_i')."""
-        f, column = self.rules, self.table.reshape(self.states * self.actions, 1)
+        """Fig. 3 (eqs. 5-9) on shares for every trial's agents' own (s_i, a_i, r_i, s_i',
+        a_i') (each argument: per trial, per agent)."""
+        f = self.rules
+        column = self.table.reshape(self.trials, self.states * self.actions, 1)
+        agents = range(len(self.moves))
         if f.learner == "sarsa":
-            picks = self._one_hots([[(s, a), (s2, a2)] for s, a, s2, a2
-                                    in zip(states, actions, after, following)])
+            picks = self._one_hots([[[(s[i], a[i]), (s2[i], a2[i])] for s, a, s2, a2
+                                     in zip(states, actions, after, following)] for i in agents])
             read = picks @ column
-            q, q_next = read[0, 0], read[1, 0]
+            q, q_next = read[:, 0, 0], read[:, 1, 0]
         else:
-            picks = self._one_hots([[(s, a)] for s, a in zip(states, actions)])
-            q, q_next = (picks @ column)[0, 0], self.shared_max(self._row(after))
-        self.learn(picks[0], q, q_next, [(agent, f.alpha_k * f.scaled_reward(r))
-                                         for agent, r in enumerate(rewards)])
+            picks = self._one_hots([[[(s[i], a[i])] for s, a in zip(states, actions)]
+                                    for i in agents])
+            q = (picks @ column)[:, 0, 0]
+            q_next = self.shared_max(self._rows(list(range(self.trials)), after))
+        self.learn(picks[:, 0], q, q_next,
+                   [(i, [f.alpha_k * f.scaled_reward(r[i]) for r in rewards]) for i in agents])
 
 
 def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: int,
                            key_seed: int | None = None, record_views: bool = False):
-    """One trial of PPRL partitioned by observation on the shares backend, two agents: the
-    reference's per-episode rows, the last with ``q_equal_reference``, ``action_agreement``
-    and the engine's costs.  ``key_seed``: the engine's INSECURE seeded mode."""
+    """One trial of PPRL partitioned by observation on the shares backend
+    (:func:`run_shares_trials` with one trial)."""
+    return run_shares_trials(options, agents, seed, [trial], key_seed, record_views)[0]
+
+
+def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list,
+                      key_seed: int | None = None, record_views: bool = False) -> list:
+    """``trials`` of PPRL partitioned by observation on the shares backend, two agents, run
+    together on one engine: each trial's result (the reference's per-episode rows, the last
+    with ``q_equal_reference``, ``action_agreement`` and the engine's costs: its own greedy
+    selections, the rounds (shared by the trials), and its share of the seconds and bytes).
+    ``key_seed``: the engine's INSECURE seeded mode; ``record_views``: each agent's view of
+    the engine (every trial's openings) in the first result."""
     check_agents(agents)
-    env = tasks.make(options.task, agents)
-    sizes = [int(n) for n in env.observation_space.nvec]
-    moves = [int(n) for n in env.action_space.nvec]
+    envs = [tasks.make(options.task, agents) for _ in trials]
+    sizes = [int(n) for n in envs[0].observation_space.nvec]
+    moves = [int(n) for n in envs[0].action_space.nvec]
     reward_bound = options.task_reward_bound(agents)
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
-    selection = None if key_seed is not None else fresh_selection(agents + 1)
-    env_seed, coin, rngs = observation_generators(seed, trial, agents, selection)
+    selections = [None if key_seed is not None else fresh_selection(agents + 1) for _ in trials]
+    drawn = [observation_generators(seed, trial, agents, selection)
+             for trial, selection in zip(trials, selections)]
     start = time.perf_counter()
     ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
     views = [ViewRecorder(record_views) for _ in range(2)]
-    table = SharedJointTable(ctx, sizes, moves, rules, views)
-    rows, taken = play_episodes(env, env_seed, options, moves, coin, rngs, table, reward_bound, trial)
-    final = table.opened(options)
+    table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views)
+    rows, taken, greedy = play_trials(envs, drawn, options, moves, table, reward_bound, trials)
+    finals = table.opened(options)
     seconds = time.perf_counter() - start
-    env.close()
-    rows[-1].update(**against_reference(options, seed, trial, agents, selection, final, taken),
-                    online_s=seconds, **table.costs())
-    result = TrialResult(rows, seconds, final, taken)
-    result.views = {f"agent-{i}": v.table() for i, v in enumerate(views)} if record_views \
-        else {}
-    return result
+    costs = table.costs()
+    results = []
+    for k, trial in enumerate(trials):
+        envs[k].close()
+        rows[k][-1].update(**against_reference(options, seed, trial, agents, selections[k],
+                                               finals[k], taken[k]),
+                           online_s=seconds / len(trials), rounds=costs["rounds"],
+                           bytes_sent=costs["bytes_sent"] // len(trials), comparisons=greedy[k],
+                           trials_together=len(trials))
+        results.append(TrialResult(rows[k], seconds / len(trials), finals[k], taken[k]))
+        results[-1].views = {}
+    if record_views:
+        results[0].views = {f"agent-{i}": v.table() for i, v in enumerate(views)}
+    return results
 
 
-def play_episodes(env, env_seed: int, options: PPRLOptions, moves: list, coin, rngs: list,
-                  table, reward_bound: float, trial: int, prepare=None) -> tuple:
-    """The agents' episodes on a private joint ``table`` (its ``update`` and its
-    ``first_maximum_joint``), each agent choosing from its own generator as the reference's
-    joint methods do (`learners.select_joint`, epsilon-greedy's public ``coin`` apart);
-    ``prepare`` runs before each episode.  Returns (the per-episode rows, the joint actions
-    taken)."""
-    rows, taken = [], []
-    env.reset(seed=env_seed)
+def play_trials(envs: list, drawn: list, options: PPRLOptions, moves: list, table,
+                reward_bound: float, trials: list) -> tuple:
+    """The agents' episodes in every trial at once on the private joint ``table`` (its
+    ``update`` and ``first_maximum_joint``), each trial with its own world (``envs``) and
+    generators (``drawn``: its (world seed, coin, agents' generators),
+    `reference.observation_generators`), each agent choosing as the reference's joint methods
+    do (`learners.draw_joint`).  Returns per trial: the per-episode rows, the joint actions
+    taken, and the number of greedy selections."""
+    rows, taken = [[] for _ in trials], [[] for _ in trials]
+    greedy = [0] * len(trials)
+    for env, (env_seed, _, _) in zip(envs, drawn):
+        env.reset(seed=env_seed)
+
+    def choose(states: list) -> list:
+        draws = [draw_joint(options.selection, moves, rngs, options.epsilon, coin)
+                 for (_, coin, rngs) in drawn]
+        asked = [k for k, (actions, _) in enumerate(draws) if actions is None]
+        chosen = [actions for actions, _ in draws]
+        if asked:
+            found = table.first_maximum_joint(asked, [states[k] for k in asked],
+                                              [draws[k][1] for k in asked])
+            for k, actions in zip(asked, found):
+                chosen[k], greedy[k] = actions, greedy[k] + 1
+        return chosen
+
     for episode in range(options.episodes):
-        if prepare is not None:
-            prepare()
-        observation, _ = env.reset()
-        states = [int(s) for s in observation]
-        actions = select_joint(options.selection, JointRow(table, states), moves, rngs,
-                               options.epsilon, coin)
-        total = 0.0
+        states = [[int(s) for s in env.reset()[0]] for env in envs]
+        actions = choose(states)
+        totals = [0.0] * len(trials)
         for _ in range(options.episode_steps):
-            observation, reward, _, _, info = env.step(np.array(actions, dtype=np.int64))
-            if not abs(reward) <= reward_bound:
-                raise ValueError(f"a global reward of {reward!r} is outside "
-                                 f"pprl.reward_bound={reward_bound}")
-            taken.append(tuple(actions))
-            total += reward
-            after = [int(s) for s in observation]
-            following = select_joint(options.selection, JointRow(table, after), moves, rngs,
-                                     options.epsilon, coin)
-            table.update(states, actions, list(info["rewards"]), after, following)
+            after, rewards = [], []
+            for k, env in enumerate(envs):
+                observation, reward, _, _, info = env.step(np.array(actions[k], dtype=np.int64))
+                if not abs(reward) <= reward_bound:
+                    raise ValueError(f"a global reward of {reward!r} is outside "
+                                     f"pprl.reward_bound={reward_bound}")
+                taken[k].append(tuple(actions[k]))
+                totals[k] += reward
+                after.append([int(s) for s in observation])
+                rewards.append(list(info["rewards"]))
+            following = choose(after)
+            table.update(states, actions, rewards, after, following)
             states, actions = after, following
-        rows.append({"trial": trial, "episode": episode, "steps_to_goal": None,
-                     "reached_goal": None, "episode_reward": total / options.episode_steps})
-    return rows, taken
+        for k, trial in enumerate(trials):
+            rows[k].append({"trial": trial, "episode": episode, "steps_to_goal": None,
+                            "reached_goal": None,
+                            "episode_reward": totals[k] / options.episode_steps})
+    return rows, taken, greedy

@@ -133,7 +133,7 @@ def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int
                             options, rngs[agent])
         player.play(options.steps_per_agent)
         taken += player.close()
-    final = table.opened(options)
+    final, = table.opened(options)
     seconds = time.perf_counter() - start
     reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial, selection)
     result = evaluate(env, final, turn_seed(env_seed, agents), evaluation, trial, seconds,

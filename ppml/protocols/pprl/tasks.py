@@ -86,21 +86,24 @@ class LoadBalancing(gym.Env):
         return self._backlog.copy(), {}
 
     def step(self, action):
-        action = np.asarray(action)
         m = self.factories
-        if action.shape != (m,) or not self.action_space.contains(action.astype(np.int64)):
+        passing = np.asarray(action).tolist()
+        if not (isinstance(passing, list) and len(passing) == m
+                and all(type(a) is int and a in (0, 1) for a in passing)):
             raise ValueError(f"action must be one of 0 (keep) or 1 (pass) for each of the {m} "
                              f"factories, got {action!r}")
-        arrived = self.np_random.random(m) < ARRIVAL
-        processed = self.np_random.random(m) < PROCESSING
-        passed = arrived & (action == 1)
-        incoming = (arrived & ~passed).astype(np.int64) + np.roll(passed, 1).astype(np.int64)
-        overflow = self._backlog + incoming > BACKLOG
-        self._backlog = np.minimum(self._backlog + incoming, BACKLOG)
-        self._backlog -= (processed & (self._backlog > 0)).astype(np.int64)
-        rewards = np.where(overflow, 0, 50 - self._backlog ** 2 - PASS_COST * passed)
-        own = tuple(int(r) for r in rewards)
-        return self._backlog.copy(), float(sum(own)), False, False, {"rewards": own}
+        arrived = (self.np_random.random(m) < ARRIVAL).tolist()
+        processed = (self.np_random.random(m) < PROCESSING).tolist()
+        passed = [a and p == 1 for a, p in zip(arrived, passing)]
+        backlog, own = self._backlog.tolist(), []
+        for i in range(m):                        # factory i - 1 passes to factory i (a ring)
+            incoming = (arrived[i] and not passed[i]) + passed[i - 1]
+            overflow = backlog[i] + incoming > BACKLOG
+            backlog[i] = min(backlog[i] + incoming, BACKLOG)
+            backlog[i] -= processed[i] and backlog[i] > 0
+            own.append(0 if overflow else 50 - backlog[i] ** 2 - PASS_COST * passed[i])
+        self._backlog = np.array(backlog, dtype=np.int64)
+        return self._backlog.copy(), float(sum(own)), False, False, {"rewards": tuple(own)}
 
 
 TASKS = {"random_walk": RandomWalk, "load_balancing": LoadBalancing}

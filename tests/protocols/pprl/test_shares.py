@@ -11,7 +11,7 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.shared_division import floor_divide
 from ppml.protocols.pprl.shares import SharedTable
-from ppml.protocols.pprl.shares_observation import run_shares_observation
+from ppml.protocols.pprl.shares_observation import run_shares_observation, run_shares_trials
 from ppml.protocols.pprl.shares_time import SharedTurn, run_shares_protocol
 from ppml.runtime import spmd
 
@@ -99,6 +99,30 @@ def test_by_observation_the_shared_joint_table_equals_the_reference(learner, sel
     assert len(result.views["agent-1"]) > 0
     with pytest.raises(ValueError, match="runs two agents so far, got parties=3"):
         run_shares_observation(options, 3, 0, 1, key_seed=4)
+
+
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+def test_trials_run_together_each_end_as_they_would_alone(learner):
+    """Three trials on one engine: each its own reference's table and actions, and the same
+    table as the trial run alone; the rounds of a step serve all three."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=25, methods=["pprl"], trials=3, learner=learner,
+                          selection="epsilon_greedy", epsilon=0.4, scale_bits=20,
+                          backend="shares", trials_together=3)
+    together = run_shares_trials(options, 2, 0, [0, 1, 2], key_seed=4)
+    alone = [run_shares_observation(options, 2, 0, trial, key_seed=4) for trial in range(3)]
+    for trial, (result, single) in enumerate(zip(together, alone)):
+        last = result.rows[-1]
+        assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+        assert last["trial"] == trial and last["trials_together"] == 3
+        assert np.array_equal(result.table.q, single.table.q) and result.taken == single.taken
+        assert last["comparisons"] == single.rows[-1]["comparisons"]
+    assert together[0].rows[-1]["rounds"] < sum(single.rows[-1]["rounds"] for single in alone)
+
+
+def test_trials_together_is_for_the_shares_backend_by_observation_only():
+    with pytest.raises(ValueError, match="pprl.trials_together=2 runs trials together"):
+        PPRLOptions(trials_together=2, methods=["pprl"])
 
 
 @pytest.mark.ray
