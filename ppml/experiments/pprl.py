@@ -91,7 +91,7 @@ def _groups(config: RunConfig, method: str, groups: list, progress: bool) -> lis
               desc=f"pprl {method}") as bar:
         for group in groups:
             results += [_plaintext(config, method, trial) for trial in group] \
-                if method != "pprl" else _encrypted(config, group)
+                if method != "pprl" else _encrypted(config, group, progress)
             bar.update(len(group))
     return results
 
@@ -104,13 +104,14 @@ def _plaintext(config: RunConfig, method: str, trial: int):
     return run_observation_partitioned(options, method, config.data_seed, trial, config.parties)
 
 
-def _encrypted(config: RunConfig, trials: list) -> list:
+def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
     """The PPRL protocol the config names (partition and backend) on ``trials``: together on
     the shares backend by observation, else one (`PPRLOptions.trials_together`)."""
     options, record = config.pprl, config.record_views and 0 in trials
     if options.backend == "shares" and options.partition == "observation":
         return run_shares_trials(options, config.parties, config.data_seed, trials,
-                                 key_seed=config.seed, record_views=record)
+                                 key_seed=config.seed, record_views=record,
+                                 progress=progress and len(trials) > 1)
     trial, = trials
     if options.backend == "shares":
         return [run_shares_protocol(options, config.parties, config.data_seed, trial,

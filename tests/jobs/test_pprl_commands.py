@@ -12,8 +12,8 @@ SMALL = ["pprl.trials=2", "pprl.steps_per_agent=100", "pprl.episodes=3", "pprl.e
 COMMANDS = [c for c in readme_commands("python -m jobs.run experiment=pprl")]
 
 
-def test_the_readme_shows_both_tasks_and_the_encrypted_protocol():
-    assert len(COMMANDS) == 3
+def test_the_readme_shows_both_tasks_the_encrypted_protocol_and_fig_5():
+    assert len(COMMANDS) == 4
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[4:5]) or "default")

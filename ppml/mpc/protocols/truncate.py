@@ -104,11 +104,10 @@ def _z_less_than_r(ctx, z: np.ndarray, r_bits: np.ndarray) -> np.ndarray:
     return bits_to_arithmetic(ctx, carry_out)
 
 
-def _wrap_count_truncate(ctx, x: np.ndarray, bits: int, exact: bool) -> np.ndarray:
-    """Algorithm 3: exact (with line 9) or probabilistic (eta = 0, signed)."""
-    signed = not exact
-    offset = ctx.parties << (bits - 1)  # rounding and share-floor bias, see module doc
-    x = ctx.add_public(x, np.uint64(offset + (0 if signed else 1 << 63)))
+def wrap_count(ctx, x: np.ndarray, signed: bool = False, exact: bool = True) -> np.ndarray:
+    """Arithmetic shares of theta_x, the number of times the shares of ``x`` wrap: sum_p x_p =
+    x + theta_x 2^64, with every share and x read unsigned (or signed), lines 1-10 of
+    Algorithm 3; ``exact`` with line 9's comparison (every x), else with eta = 0."""
     pair = ctx.store.take(dealer.wrap_pair(x.shape[1:], signed, with_bits=exact))
     z_shares = x + pair["r"]
     beta = add_wraps(x, pair["r"], signed).view(np.uint64)           # line 4
@@ -118,7 +117,15 @@ def _wrap_count_truncate(ctx, x: np.ndarray, bits: int, exact: bool) -> np.ndarr
     theta = beta - pair["theta"]
     if exact:
         theta = theta - _z_less_than_r(ctx, z, pair["bits"])          # line 9
-    theta = ctx.add_public(theta, theta_z)                            # line 10
+    return ctx.add_public(theta, theta_z)                             # line 10
+
+
+def _wrap_count_truncate(ctx, x: np.ndarray, bits: int, exact: bool) -> np.ndarray:
+    """Algorithm 3: exact (with line 9) or probabilistic (eta = 0, signed)."""
+    signed = not exact
+    offset = ctx.parties << (bits - 1)  # rounding and share-floor bias, see module doc
+    x = ctx.add_public(x, np.uint64(offset + (0 if signed else 1 << 63)))
+    theta = wrap_count(ctx, x, signed, exact)
     if signed:
         shifted = (x.view(np.int64) >> np.int64(bits)).view(np.uint64)
     else:

@@ -71,7 +71,7 @@ class PPRLOptions:
     """The largest |reward| the learner sees (the protocol's plaintext bounds); None: the task's
     own (random walk 1, load balancing 50 per factory); a Gymnasium task needs it."""
     backend: str = "paillier"
-    """One of `BACKENDS`: ``shares`` keeps the table as Z/2^64 shares (two agents, L small
+    """One of `BACKENDS`: ``shares`` keeps the table as Z/2^64 shares (L small
     enough that |K dQ| < 2^62)."""
     trials_together: int = 1
     """backend=shares, partition=observation: how many trials one engine runs at once, each

@@ -1,5 +1,5 @@
 """PPRL's secret-sharing backend (``pprl.backend=shares``), beyond the paper: the Q-table kept
-as Z/2^64 shares between two agents instead of under Paillier, partitioned by time
+as Z/2^64 shares among the agents instead of under Paillier, partitioned by time
 (`shares_time`) or by observation (`shares_observation`).  This module holds what both do.
 
 Every step, on the engine (`ppml.mpc`), with each agent's perceptions entering as its own
@@ -12,7 +12,7 @@ entry for entry; and Q += one-hot dQ' (one Beaver round).  What each agent sees:
 masked openings, and its own greedy actions (Statement 2).
 
 The ring bounds the fixed point: |K dQ| < 2^62 (`shared_division.check_ring`); the Paillier
-backend carries any L.  Two agents (the floor division compares two parties' shares).
+backend carries any L.  Any number of agents (the floor division counts the shares' wraps).
 """
 
 from __future__ import annotations
@@ -26,11 +26,6 @@ from ppml.protocols.pprl.reference import learner
 from ppml.protocols.pprl.turn import ENGINE
 from ppml.runtime.seat import drain_view
 from ppml.protocols.pprl.shared_division import floor_divide
-
-
-def check_agents(agents: int) -> None:
-    if agents != 2:
-        raise ValueError(f"pprl.backend=shares runs two agents so far, got parties={agents}")
 
 
 def record_engine(ctx, step: int, views: list) -> None:

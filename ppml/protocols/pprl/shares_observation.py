@@ -1,12 +1,12 @@
-"""PPRL's shares backend partitioned by observation (`shares`, Figs. 3-4 on shares), two
+"""PPRL's shares backend partitioned by observation (`shares`, Figs. 3-4 on shares), m >= 2
 agents: the joint table (joint state x joint action, the reference's layout) as Z/2^64 shares
 between them from the start, each agent's perceptions entering as its own private inputs.
 
-A step's one-hot of the joint (s, a) is the product of the agents' indicators (agent i's: 1
-wherever a cell's state and action of agent i are its own), one Beaver round; the reward term
+A step's one-hot of the joint (s, a) is the outer product of the agents' one-hots of their own
+(state, action), one Beaver round an agent after the first; the reward term
 is the sum of the agents' own; then the reads, the exact floor division and the update as by
 time (`shares.SharedTable.learn`).  Greedy choices (Fig. 4 on shares): the joint state's row
-(the product of the agents' state indicators, then one product with the table), put in the
+(the outer product of the agents' state one-hots, then one product with the table), put in the
 lexicographic order of the agents' permutations by products with each agent's permutation
 matrix (its private input: no agent sees another's generator), its first maximum kept shared,
 and each agent's marginal of it opened to that agent alone, so each learns its own greedy
@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from tqdm import tqdm
 
 import ppml.mpc as mpc
 from ppml.mpc import tensor
@@ -37,7 +38,7 @@ from ppml.protocols.pprl.observation import against_reference
 from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
                                            observation_generators)
 from ppml.protocols.pprl.shared_division import check_ring
-from ppml.protocols.pprl.shares import SharedTable, check_agents
+from ppml.protocols.pprl.shares import SharedTable
 
 
 class SharedJointTables(SharedTable):
@@ -58,9 +59,9 @@ class SharedJointTables(SharedTable):
 
     def _one_hots(self, pairs: list):
         """The one-hot rows over the cells of joint pairs, [trials, rows, cells]: the outer
-        product (one Beaver round) of each agent's one-hot of its own (state, action) in each
-        trial's rows, ``pairs[i][trial]`` (its private input), put in the cells' order (joint
-        state, then joint action: the reference's layout)."""
+        product (one Beaver round an agent after the first) of each agent's one-hot of its own
+        (state, action) in each trial's rows, ``pairs[i][trial]`` (its private input), put in
+        the cells' order (joint state, then joint action: the reference's layout)."""
         factors = []
         for agent, mine in enumerate(pairs):
             mine = np.array(mine, dtype=np.int64)                       # [trials, rows, 2]
@@ -68,10 +69,12 @@ class SharedJointTables(SharedTable):
             factors.append(self._input(np.eye(self.sizes[agent] * self.moves[agent],
                                               dtype=np.int64)[own], agent))
         t, r = factors[0].shape[:2]
-        (s0, s1), (a0, a1) = self.sizes, self.moves
-        outer = factors[0].reshape(t, r, s0 * a0, 1) @ factors[1].reshape(t, r, 1, s1 * a1)
-        return outer.reshape(t, r, s0, a0, s1, a1).transpose(0, 1, 2, 4, 3, 5) \
-            .reshape(t, r, self.states * self.actions)
+        grid = _outer(factors).reshape(t, r, *[n for pair in zip(self.sizes, self.moves)
+                                              for n in pair])     # [t, r, S_0, A_0, S_1, ...]
+        agents = len(self.moves)
+        order = (0, 1) + tuple(2 + 2 * i for i in range(agents)) \
+            + tuple(3 + 2 * i for i in range(agents))
+        return grid.transpose(order).reshape(t, r, self.states * self.actions)
 
     def _rows(self, trials: list, states: list):
         """Shares of Q(s, .) at each of ``trials``' joint state (``states``: per trial, each
@@ -81,31 +84,33 @@ class SharedJointTables(SharedTable):
         n = len(trials)
         factors = [self._input(np.eye(size, dtype=np.int64)[own[:, agent]], agent)
                    for agent, size in enumerate(self.sizes)]
-        joint = (factors[0].reshape(n, -1, 1) @ factors[1].reshape(n, 1, -1)) \
-            .reshape(n, 1, self.states)
         tables = self.table[trials].reshape(n, self.states, self.actions)
-        return (joint @ tables)[:, 0]
+        return (_outer(factors).reshape(n, 1, self.states) @ tables)[:, 0]
 
     def first_maximum_joint(self, trials: list, states: list, orders: list) -> list:
         """Fig. 4 on shares for ``trials`` together: each agent's greedy action at each trial's
         joint state (``states[k]``), ties broken by the agents' own permutations
-        (``orders[k]``, `learners.draw_joint`), each agent's marginals of the shared one-hots
-        opened to it alone."""
-        n = len(trials)
-        grid = self._rows(trials, states).reshape(n, *self.moves)       # P_0^T Q P_1 per trial
-        for agent in range(len(self.moves)):
-            size = self.moves[agent]
+        (``orders[k]``, `learners.draw_joint`): each agent permutes its own axis of the row by
+        a product with its permutation matrix (its input), the first maximum stays shared, and
+        each agent's marginals of it are opened to it alone."""
+        n, agents = len(trials), len(self.moves)
+        grid = self._rows(trials, states).reshape(n, *self.moves)
+        for agent in range(agents):
+            size, axis = self.moves[agent], 1 + agent
             moves = np.zeros((n, size, size), dtype=np.int64)       # moves[k, order[i], i] = 1
             for k, own in enumerate(orders):
                 moves[k, own[agent], np.arange(size)] = 1
-            factor = self._input(moves.transpose(0, 2, 1) if agent == 0 else moves, agent)
-            grid = factor @ grid if agent == 0 else grid @ factor
+            last = tuple(a for a in range(agents + 1) if a != axis) + (axis,)
+            moved = grid.transpose(last)                     # this agent's axis last
+            shape = moved.shape
+            moved = (moved.reshape(n, -1, size) @ self._input(moves, agent)).reshape(shape)
+            grid = moved.transpose(tuple(int(a) for a in np.argsort(last)))
         grid = tensor.argmax(grid.reshape(n, self.actions), method="pairwise",
                              ties="first").reshape(n, *self.moves)
         self.comparisons += n
         actions = [[] for _ in range(n)]
-        for agent in range(len(self.moves)):
-            others = tuple(1 + i for i in range(len(self.moves)) if i != agent)
+        for agent in range(agents):
+            others = tuple(1 + i for i in range(agents) if i != agent)
             opened = grid.sum(axis=others).reveal(to=agent)[agent]     # to this agent alone
             for k, own in enumerate(orders):
                 actions[k].append(int(own[agent][int(np.flatnonzero(opened[k])[0])]))
@@ -132,6 +137,17 @@ class SharedJointTables(SharedTable):
                    [(i, [f.alpha_k * f.scaled_reward(r[i]) for r in rewards]) for i in agents])
 
 
+def _outer(factors: list):
+    """The outer product of shared vectors along their last axis, [..., d_0 d_1 ...] (C order),
+    one Beaver round for each factor after the first."""
+    out = factors[0]
+    for factor in factors[1:]:
+        lead = factor.shape[:-1]
+        out = (out.reshape(*lead, -1, 1) @ factor.reshape(*lead, 1, factor.shape[-1])) \
+            .reshape(*lead, -1)
+    return out
+
+
 def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: int,
                            key_seed: int | None = None, record_views: bool = False):
     """One trial of PPRL partitioned by observation on the shares backend
@@ -140,14 +156,15 @@ def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: 
 
 
 def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list,
-                      key_seed: int | None = None, record_views: bool = False) -> list:
-    """``trials`` of PPRL partitioned by observation on the shares backend, two agents, run
-    together on one engine: each trial's result (the reference's per-episode rows, the last
+                      key_seed: int | None = None, record_views: bool = False,
+                      progress: bool = False) -> list:
+    """``trials`` of PPRL partitioned by observation on the shares backend, ``agents`` of
+    them, run together on one engine: each trial's result (the reference's per-episode rows, the last
     with ``q_equal_reference``, ``action_agreement`` and the engine's costs: its own greedy
     selections, the rounds (shared by the trials), and its share of the seconds and bytes).
     ``key_seed``: the engine's INSECURE seeded mode; ``record_views``: each agent's view of
-    the engine (every trial's openings) in the first result."""
-    check_agents(agents)
+    the engine (every trial's openings) in the first result; ``progress``: a bar over the
+    episodes."""
     envs = [tasks.make(options.task, agents) for _ in trials]
     sizes = [int(n) for n in envs[0].observation_space.nvec]
     moves = [int(n) for n in envs[0].action_space.nvec]
@@ -158,10 +175,11 @@ def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list
     drawn = [observation_generators(seed, trial, agents, selection)
              for trial, selection in zip(trials, selections)]
     start = time.perf_counter()
-    ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
-    views = [ViewRecorder(record_views) for _ in range(2)]
+    ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views)
+    views = [ViewRecorder(record_views) for _ in range(agents)]
     table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views)
-    rows, taken, greedy = play_trials(envs, drawn, options, moves, table, reward_bound, trials)
+    rows, taken, greedy = play_trials(envs, drawn, options, moves, table, reward_bound, trials,
+                                      progress)
     finals = table.opened(options)
     seconds = time.perf_counter() - start
     costs = table.costs()
@@ -181,7 +199,7 @@ def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list
 
 
 def play_trials(envs: list, drawn: list, options: PPRLOptions, moves: list, table,
-                reward_bound: float, trials: list) -> tuple:
+                reward_bound: float, trials: list, progress: bool = False) -> tuple:
     """The agents' episodes in every trial at once on the private joint ``table`` (its
     ``update`` and ``first_maximum_joint``), each trial with its own world (``envs``) and
     generators (``drawn``: its (world seed, coin, agents' generators),
@@ -205,7 +223,8 @@ def play_trials(envs: list, drawn: list, options: PPRLOptions, moves: list, tabl
                 chosen[k], greedy[k] = actions, greedy[k] + 1
         return chosen
 
-    for episode in range(options.episodes):
+    for episode in tqdm(range(options.episodes), disable=not progress, unit="episode",
+                        desc=f"pprl trials {trials[0]}-{trials[-1]}", leave=False):
         states = [[int(s) for s in env.reset()[0]] for env in envs]
         actions = choose(states)
         totals = [0.0] * len(trials)

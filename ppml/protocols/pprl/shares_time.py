@@ -1,15 +1,17 @@
-"""PPRL's shares backend partitioned by time (`shares`): agent 0 learns its turn in the clear,
-as with Paillier (its Q-values are a function of its own perceptions), and shares its table as
-its private input; agent 1's turn runs on the shares, its perceptions its private inputs.
+"""PPRL's shares backend partitioned by time (`shares`), m >= 2 agents: agent 0 learns its
+turn in the clear, as with Paillier (its Q-values are a function of its own perceptions), and
+shares its table among all the agents as its private input; each next agent's turn runs on the
+shares, the holder's perceptions its private inputs.
 
 Greedy choices: the row of the holder's state (one product with its one-hot), put in the
 holder's random order by a second product with the order's permutation matrix (the holder's
-private input: agent 0 never sees an output of the holder's generator), its first maximum
-opened to the holder alone (the engine's pairwise argmax, ties to the first).  Every step runs the same number of them (`SELECTIONS_PER_STEP` when selection is
-greedy), blind ones filling in first, before the step's reads: a blind one is the product of a
-zero row (the holder's private input, so only the holder knows it is blind) with the table, in
-a fresh order from the OS CSPRNG, so agent 0 sees the same messages in the same order whatever agent 1 explores
-or wherever its episodes end.
+private input: no other agent sees an output of the holder's generator), its first maximum
+opened to the holder alone (the engine's pairwise argmax, ties to the first).  Every step runs
+the same number of them (`SELECTIONS_PER_STEP` when selection is greedy), blind ones filling in
+first, before the step's reads: a blind one is the product of a zero row (the holder's private
+input, so only the holder knows it is blind) with the table, in a fresh order from the OS
+CSPRNG, so every other agent sees the same messages in the same order whatever the holder
+explores or wherever its episodes end.
 """
 
 from __future__ import annotations
@@ -30,22 +32,24 @@ from ppml.protocols.pprl.reference import (TrialResult, TurnPlayer, agent_genera
                                            fresh_selection, generators, learner,
                                            run_time_partitioned, turn_seed)
 from ppml.protocols.pprl.shared_division import check_ring
-from ppml.protocols.pprl.shares import SharedTable, check_agents
+from ppml.protocols.pprl.shares import SharedTable
 
 SELECTIONS_PER_STEP = 2
 """The next action's selection and, when an episode ends, the new episode's first."""
 
 
 class SharedTurn(SharedTable):
-    """Agent 1's turn on the shared table (`reference.TurnPlayer` reads ``q`` and calls
+    """The turns after agent 0's on the shared table, the holder's (``holder``, set as each
+    turn begins) perceptions its private inputs (`reference.TurnPlayer` reads ``q`` and calls
     ``update``)."""
 
     def __init__(self, ctx, first: FixedPointQ, rules: FixedPointQ, reward_bound: float,
                  selections: int, views: list):
         values = np.array([int(v) for v in first.q.ravel()], dtype=np.int64)
-        super().__init__(ctx, ctx.share(values, owner=0, frac_bits=0),         # agent 0's input
-                         *first.q.shape, rules, views)
+        super().__init__(ctx, ctx.share(values, owner=0, shape=values.shape,   # agent 0's input
+                                        frac_bits=0), *first.q.shape, rules, views)
         self.reward_bound, self.selections = reward_bound, selections
+        self.holder = 1
         self.q = PrivateRows(self)
         self._since = 0
         """Greedy selections since the last update."""
@@ -56,7 +60,7 @@ class SharedTurn(SharedTable):
         for row, index in enumerate(indices):
             if index is not None:
                 rows[row, index] = 1
-        return self.ctx.share(rows, owner=1, frac_bits=0)
+        return self.ctx.share(rows, owner=self.holder, shape=rows.shape, frac_bits=0)
 
     def _row(self, state: int | None):
         """Shares of Q(state, .) (zeros for None) without opening which (one product)."""
@@ -72,11 +76,13 @@ class SharedTurn(SharedTable):
         moves = np.zeros((self.actions, self.actions), dtype=np.int64)  # moves[order[i], i] = 1
         moves[order, np.arange(self.actions)] = 1
         permuted = (self._row(state).reshape(1, self.actions)
-                    @ self.ctx.share(moves, owner=1, frac_bits=0))[0]
-        one_hot = tensor.reveal_argmax(permuted, to=1, method="pairwise", ties="first")
+                    @ self.ctx.share(moves, owner=self.holder, shape=moves.shape,
+                                     frac_bits=0))[0]
+        one_hot = tensor.reveal_argmax(permuted, to=self.holder, method="pairwise",
+                                       ties="first")
         self.comparisons += 1
         self._since += 1
-        return int(np.flatnonzero(one_hot[1])[0])
+        return int(np.flatnonzero(one_hot[self.holder])[0])
 
     def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
         """Eqs. 3-4 on shares for the holder's (s, a, r, s', a'), after the blind selections
@@ -86,7 +92,7 @@ class SharedTurn(SharedTable):
                              f"{self.reward_bound}")
         if self._since > self.selections:
             raise RuntimeError(f"a step ran {self._since} greedy selections, more than the "
-                               f"{self.selections} that every step shows agent 0")
+                               f"{self.selections} that every step shows the other agents")
         while self._since < self.selections:
             self.first_maximum(None, Stream(fresh_key()).permutation(self.actions))
         self._since = 0
@@ -100,16 +106,15 @@ class SharedTurn(SharedTable):
         else:
             picks = self._one_hot([here], size)
             q, q_next = (picks @ column)[0, 0], self.shared_max(self._row(s2))
-        self.learn(picks[0], q, q_next, [(1, f.alpha_k * f.scaled_reward(r))])
+        self.learn(picks[0], q, q_next, [(self.holder, f.alpha_k * f.scaled_reward(r))])
 
 
 def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                         key_seed: int | None = None, record_views: bool = False) -> TrialResult:
-    """One trial of PPRL partitioned by time on the shares backend, between two agents; the
-    row carries the comparison with the fixed-point reference (``q_equal_reference``) and the
+    """One trial of PPRL partitioned by time on the shares backend among ``agents``; the row
+    carries the comparison with the fixed-point reference (``q_equal_reference``) and the
     engine's costs.  ``key_seed``: the engine's INSECURE seeded mode; with ``record_views``
     the result's ``views`` has each agent's openings."""
-    check_agents(agents)
     if options.rounds != 1:
         raise ValueError(f"pprl.rounds must be 1 with pprl.backend=shares (agent 0's turn in "
                          f"the clear, then agent 1's on the shares), got {options.rounds}")
@@ -120,15 +125,17 @@ def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int
     env_seed, rng, evaluation = generators(seed, trial)
     rngs = agent_generators(rng, agents, selection)
     start = time.perf_counter()
-    ctx = mpc.local_context(2, seed=key_seed, record_views=record_views)
-    views = [ViewRecorder(record_views) for _ in range(2)]
+    ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views)
+    views = [ViewRecorder(record_views) for _ in range(agents)]
     env = tasks.make(options.task)
     first = learner(options, env.observation_space.n, env.action_space.n, fixed=True)
     selections = SELECTIONS_PER_STEP * (options.selection != "random")
     taken, table = [], first
     for agent in range(agents):                   # agent 0 in the clear, then on the shares
-        if agent:
+        if agent == 1:
             table = SharedTurn(ctx, first, rules, reward_bound, selections, views)
+        if agent:
+            table.holder = agent
         player = TurnPlayer(tasks.make(options.task), turn_seed(env_seed, agent), table,
                             options, rngs[agent])
         player.play(options.steps_per_agent)

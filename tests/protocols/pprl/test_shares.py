@@ -34,14 +34,15 @@ def test_fresh_randomness_agrees_with_the_reference_too():
     assert run_shares_protocol(options, 2, 0, 2).rows[0]["q_equal_reference"]
 
 
+@pytest.mark.parametrize("parties", [2, 3, 5])
 @pytest.mark.parametrize("bits", [1, 7, 16, 40, 62])
-def test_the_floor_division_is_exact_for_every_sign_and_boundary(bits):
+def test_the_floor_division_is_exact_for_every_sign_and_boundary(bits, parties):
     rng = np.random.default_rng(bits)
     values = [0, 1, -1, 2**bits, -2**bits, 2**bits - 1, -(2**bits) - 1, 2**62 - 1, -(2**62),
               *[int(v) for v in rng.integers(-2**62, 2**62, 60)]]
     values = [v for v in values if -2**62 <= v < 2**62]          # the division's domain
-    ctx = mpc.local_context(2, seed=bits)
-    x = ctx.share(np.array(values, dtype=np.int64), owner=0, frac_bits=0)
+    ctx = mpc.local_context(parties, seed=bits)
+    x = ctx.share(np.array(values, dtype=np.int64), owner=parties - 1, frac_bits=0)
     out = floor_divide(ctx, x.data, bits)
     opened = mpc.tensor.ArithmeticShared(ctx, out, 0).reveal()
     assert [int(v) for v in opened] == [v >> bits for v in values]
@@ -51,8 +52,15 @@ def test_a_fixed_point_the_ring_cannot_carry_is_refused_by_name():
     options = PPRLOptions(steps_per_agent=10, **{**CLIFF, "scale_bits": 128})
     with pytest.raises(ValueError, match="pprl.backend=shares .* lower pprl.scale_bits"):
         run_shares_protocol(options, 2, 0, 0, key_seed=1)
-    with pytest.raises(ValueError, match="runs two agents so far, got parties=3"):
-        run_shares_protocol(PPRLOptions(steps_per_agent=10, **CLIFF), 3, 0, 0, key_seed=1)
+
+
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+def test_three_agents_by_time_take_turns_on_the_shares_as_the_reference(learner):
+    """Agent 0 in the clear, then agents 1 and 2 on a table shared among all three."""
+    options = PPRLOptions(steps_per_agent=40, learner=learner, selection="epsilon_greedy",
+                          epsilon=0.3, **CLIFF)
+    row = run_shares_protocol(options, 3, 0, 1, key_seed=4).rows[0]
+    assert row["q_equal_reference"] and row["action_agreement"] == 1.0
 
 
 @pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
@@ -97,8 +105,20 @@ def test_by_observation_the_shared_joint_table_equals_the_reference(learner, sel
     assert last["q_equal_reference"] and last["action_agreement"] == 1.0
     assert (last["comparisons"] > 0) == (selection == "epsilon_greedy")
     assert len(result.views["agent-1"]) > 0
-    with pytest.raises(ValueError, match="runs two agents so far, got parties=3"):
-        run_shares_observation(options, 3, 0, 1, key_seed=4)
+
+
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+def test_three_factories_by_observation_on_shares_equal_the_reference(learner):
+    """Three agents: the joint one-hots an outer product of three, each agent permuting its
+    own axis of the row, each opened its own marginal; two trials together."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=15, methods=["pprl"], trials=2, learner=learner,
+                          selection="epsilon_greedy", epsilon=0.3, scale_bits=20,
+                          backend="shares", trials_together=2)
+    for result in run_shares_trials(options, 3, 0, [0, 1], key_seed=4):
+        last = result.rows[-1]
+        assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+        assert last["comparisons"] > 0
 
 
 @pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
