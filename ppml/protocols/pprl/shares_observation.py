@@ -43,46 +43,54 @@ from ppml.protocols.pprl.shares import SharedTable
 
 class SharedJointTables(SharedTable):
     """The joint tables of ``trials`` trials run together, on shares, and one step of them
-    (`play_trials` calls ``first_maximum_joint`` and ``update``)."""
+    (`play_trials` calls ``first_maximum_joint`` and ``update``).
+
+    Each agent's perceptions and choices are its private inputs.  The methods take, per trial,
+    every agent's own values; where ``ctx`` does not hold an agent (each agent its own process)
+    its entries may be None: only their shapes, which are public, are used.
+    """
 
     def __init__(self, ctx, trials: int, sizes: list, moves: list, rules: FixedPointQ,
                  views: list):
         states, actions = int(np.prod(sizes)), int(np.prod(moves))
         cells = (trials, states * actions)
-        super().__init__(ctx, ctx.share(np.zeros(cells, np.int64), owner=0, shape=cells,
-                                        frac_bits=0), states, actions, rules, views)
+        super().__init__(ctx, ctx.share(np.zeros(cells, np.int64) if ctx.holds(0) else None,
+                                        owner=0, shape=cells, frac_bits=0),
+                         states, actions, rules, views)
         self.trials, self.sizes, self.moves = trials, sizes, moves
 
-    def _input(self, values: np.ndarray, agent: int):
-        """``agent``'s private integers (their shape is public: no round to send it)."""
-        return self.ctx.share(values, owner=agent, shape=values.shape, frac_bits=0)
+    def _input(self, agent: int, shape: tuple, make):
+        """``agent``'s private integers of the public ``shape``: ``make()`` where this process
+        holds the agent, nothing elsewhere (no round: the shape is known)."""
+        values = make() if self.ctx.holds(agent) else None
+        return self.ctx.share(values, owner=agent, shape=shape, frac_bits=0)
 
-    def _one_hots(self, pairs: list):
+    def _one_hots(self, pairs: list, rows: int):
         """The one-hot rows over the cells of joint pairs, [trials, rows, cells]: the outer
         product (one Beaver round an agent after the first) of each agent's one-hot of its own
-        (state, action) in each trial's rows, ``pairs[i][trial]`` (its private input), put in
-        the cells' order (joint state, then joint action: the reference's layout)."""
+        (state, action) in each trial's ``rows`` rows, ``pairs[trial][i]`` (its private
+        input), put in the cells' order (joint state, then joint action: the reference's
+        layout)."""
         factors = []
-        for agent, mine in enumerate(pairs):
-            mine = np.array(mine, dtype=np.int64)                       # [trials, rows, 2]
-            own = mine[..., 0] * self.moves[agent] + mine[..., 1]
-            factors.append(self._input(np.eye(self.sizes[agent] * self.moves[agent],
-                                              dtype=np.int64)[own], agent))
-        t, r = factors[0].shape[:2]
-        grid = _outer(factors).reshape(t, r, *[n for pair in zip(self.sizes, self.moves)
-                                              for n in pair])     # [t, r, S_0, A_0, S_1, ...]
-        agents = len(self.moves)
+        for agent, (size, moves) in enumerate(zip(self.sizes, self.moves)):
+            def own(agent=agent, size=size, moves=moves):
+                mine = np.array([pair[agent] for pair in pairs], dtype=np.int64)  # [t, r, 2]
+                return np.eye(size * moves, dtype=np.int64)[mine[..., 0] * moves + mine[..., 1]]
+            factors.append(self._input(agent, (self.trials, rows, size * moves), own))
+        grid = _outer(factors).reshape(self.trials, rows,
+                                       *[n for pair in zip(self.sizes, self.moves) for n in pair])
+        agents = len(self.moves)                                   # [t, r, S_0, A_0, S_1, ...]
         order = (0, 1) + tuple(2 + 2 * i for i in range(agents)) \
             + tuple(3 + 2 * i for i in range(agents))
-        return grid.transpose(order).reshape(t, r, self.states * self.actions)
+        return grid.transpose(order).reshape(self.trials, rows, self.states * self.actions)
 
     def _rows(self, trials: list, states: list):
         """Shares of Q(s, .) at each of ``trials``' joint state (``states``: per trial, each
         agent's own), [len(trials), actions]: the outer product of the agents' one-hots of
         their own states (their inputs), then one product with the tables."""
-        own = np.array(states, dtype=np.int64)                          # [n, agents]
         n = len(trials)
-        factors = [self._input(np.eye(size, dtype=np.int64)[own[:, agent]], agent)
+        factors = [self._input(agent, (n, size), lambda agent=agent, size=size: np.eye(
+                       size, dtype=np.int64)[[joint[agent] for joint in states]])
                    for agent, size in enumerate(self.sizes)]
         tables = self.table[trials].reshape(n, self.states, self.actions)
         return (_outer(factors).reshape(n, 1, self.states) @ tables)[:, 0]
@@ -90,30 +98,36 @@ class SharedJointTables(SharedTable):
     def first_maximum_joint(self, trials: list, states: list, orders: list) -> list:
         """Fig. 4 on shares for ``trials`` together: each agent's greedy action at each trial's
         joint state (``states[k]``), ties broken by the agents' own permutations
-        (``orders[k]``, `learners.draw_joint`): each agent permutes its own axis of the row by
-        a product with its permutation matrix (its input), the first maximum stays shared, and
-        each agent's marginals of it are opened to it alone."""
+        (``orders[k][i]``, `learners.draw_joint`): each agent permutes its own axis of the row
+        by a product with its permutation matrix (its input), the first maximum stays shared,
+        and each agent's marginals of it are opened to it alone.  Returns per trial each
+        agent's action (None for an agent this process does not hold)."""
         n, agents = len(trials), len(self.moves)
         grid = self._rows(trials, states).reshape(n, *self.moves)
         for agent in range(agents):
             size, axis = self.moves[agent], 1 + agent
-            moves = np.zeros((n, size, size), dtype=np.int64)       # moves[k, order[i], i] = 1
-            for k, own in enumerate(orders):
-                moves[k, own[agent], np.arange(size)] = 1
+
+            def permutations(agent=agent, size=size):      # moves[k, order[i], i] = 1
+                moves = np.zeros((n, size, size), dtype=np.int64)
+                for k, own in enumerate(orders):
+                    moves[k, own[agent], np.arange(size)] = 1
+                return moves
             last = tuple(a for a in range(agents + 1) if a != axis) + (axis,)
             moved = grid.transpose(last)                     # this agent's axis last
             shape = moved.shape
-            moved = (moved.reshape(n, -1, size) @ self._input(moves, agent)).reshape(shape)
+            moved = (moved.reshape(n, -1, size) @ self._input(agent, (n, size, size),
+                                                              permutations)).reshape(shape)
             grid = moved.transpose(tuple(int(a) for a in np.argsort(last)))
         grid = tensor.argmax(grid.reshape(n, self.actions), method="pairwise",
                              ties="first").reshape(n, *self.moves)
         self.comparisons += n
-        actions = [[] for _ in range(n)]
+        actions = [[None] * agents for _ in range(n)]
         for agent in range(agents):
             others = tuple(1 + i for i in range(agents) if i != agent)
-            opened = grid.sum(axis=others).reveal(to=agent)[agent]     # to this agent alone
-            for k, own in enumerate(orders):
-                actions[k].append(int(own[agent][int(np.flatnonzero(opened[k])[0])]))
+            opened = self.ctx.value_at(grid.sum(axis=others).reveal(to=agent), agent)
+            if opened is not None:                                   # to this agent alone
+                for k, own in enumerate(orders):
+                    actions[k][agent] = int(own[agent][int(np.flatnonzero(opened[k])[0])])
         return actions
 
     def update(self, states: list, actions: list, rewards: list, after: list,
@@ -124,17 +138,19 @@ class SharedJointTables(SharedTable):
         column = self.table.reshape(self.trials, self.states * self.actions, 1)
         agents = range(len(self.moves))
         if f.learner == "sarsa":
-            picks = self._one_hots([[[(s[i], a[i]), (s2[i], a2[i])] for s, a, s2, a2
-                                     in zip(states, actions, after, following)] for i in agents])
+            picks = self._one_hots([[[(s[i], a[i]), (s2[i], a2[i])] for i in agents]
+                                    for s, a, s2, a2 in zip(states, actions, after, following)],
+                                   2)
             read = picks @ column
             q, q_next = read[:, 0, 0], read[:, 1, 0]
         else:
-            picks = self._one_hots([[[(s[i], a[i])] for s, a in zip(states, actions)]
-                                    for i in agents])
+            picks = self._one_hots([[[(s[i], a[i])] for i in agents]
+                                    for s, a in zip(states, actions)], 1)
             q = (picks @ column)[:, 0, 0]
             q_next = self.shared_max(self._rows(list(range(self.trials)), after))
         self.learn(picks[:, 0], q, q_next,
-                   [(i, [f.alpha_k * f.scaled_reward(r[i]) for r in rewards]) for i in agents])
+                   [(i, [f.alpha_k * f.scaled_reward(r[i]) for r in rewards]
+                     if self.ctx.holds(i) else None) for i in agents])
 
 
 def _outer(factors: list):

@@ -11,7 +11,8 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ
 from ppml.protocols.pprl.shared_division import floor_divide
 from ppml.protocols.pprl.shares import SharedTable
-from ppml.protocols.pprl.shares_observation import run_shares_observation, run_shares_trials
+from ppml.protocols.pprl.shares_observation import (SharedJointTables, run_shares_observation,
+                                                      run_shares_trials)
 from ppml.protocols.pprl.shares_time import SharedTurn, run_shares_protocol
 from ppml.runtime import spmd
 
@@ -186,3 +187,54 @@ def test_an_update_on_shares_runs_with_each_agent_in_its_own_process(ray_cluster
                             1: {"picks": [[0, 1, 0, 0], [0, 0, 0, 1]], "reward": term}})
     for out in outs:
         assert [int(v) for v in out] == [int(v) for v in reference.q.ravel()]
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
+def test_the_joint_tables_run_with_each_agent_in_its_own_process(ray_cluster, learner):
+    """Each agent passes only its own perceptions, rewards and orders (None for the others'):
+    as Ray actors the agents reach the tables and the greedy actions of one process that holds
+    them all."""
+    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
+                          learner=learner, scale_bits=20, backend="shares")
+    rules = FixedPointQ(1, 1, options.alpha, options.gamma, learner, 20, options.division_bits)
+    sizes, moves, trials, steps = [3, 2], [2, 2], 2, 5
+    rng = np.random.default_rng(5)
+
+    def own(agent):
+        size, move = sizes[agent], moves[agent]
+        draw = {"s": rng.integers(size, size=(steps, trials)), "a": rng.integers(move, size=(
+                    steps, trials)), "r": rng.integers(-3, 4, size=(steps, trials)).astype(float),
+                "s2": rng.integers(size, size=(steps, trials)),
+                "a2": rng.integers(move, size=(steps, trials))}
+        draw["order"] = np.array([[rng.permutation(move) for _ in range(trials)]
+                                  for _ in range(steps)])
+        return draw
+
+    data = {agent: own(agent) for agent in range(2)}
+
+    def program(ctx, **agents):
+        mine = {int(name.split("_")[1]): value for name, value in agents.items()}
+        table = SharedJointTables(ctx, trials, sizes, moves, rules,
+                                  [ViewRecorder(False), ViewRecorder(False)])
+
+        def column(key, t):
+            return [[mine[a][key][t][k] if a in mine else None for a in range(2)]
+                    for k in range(trials)]
+
+        greedy = []
+        for t in range(steps):
+            greedy.append(table.first_maximum_joint(list(range(trials)), column("s", t),
+                                                    column("order", t)))
+            table.update(column("s", t), column("a", t), column("r", t), column("s2", t),
+                         column("a2", t))
+        return greedy, [t.q.tolist() for t in table.opened(options)]
+
+    inputs = {agent: {f"agent_{agent}": data[agent]} for agent in range(2)}
+    local = spmd.run(program, 2, runtime="local", seed=3, inputs=inputs)[0]
+    apart = spmd.run(program, 2, runtime="ray", seed=3, inputs=inputs)
+    for agent, (greedy, tables) in enumerate(apart):
+        assert tables == local[1]
+        assert [[trial[agent] for trial in step] for step in greedy] == \
+            [[trial[agent] for trial in step] for step in local[0]]
+        assert all(trial[1 - agent] is None for step in greedy for trial in step)
