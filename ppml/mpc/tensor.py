@@ -405,6 +405,7 @@ def receive_argmax(ctx, shape: tuple, to: int, method: str = "auto"):
     """Client ``to``'s side of :func:`reveal_argmax` over a shared array of ``shape``: the one
     round that opens the one-hot to it, for a client that holds no shares and follows only the
     rounds it takes part in (`ppml.runtime.link_comm`); returns the one-hot."""
+    argmax_protocol.check(np.zeros((0,) + tuple(shape), dtype=np.uint64), method)
     if ctx.comm.held:
         raise ValueError(f"receive_argmax is for a client that holds no shares; this process "
                          f"holds parties {ctx.comm.held}")

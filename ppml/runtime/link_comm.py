@@ -50,10 +50,13 @@ class LinkComm(Comm):
         shapes = [(p.dtype, p.shape[1:]) for p in payloads]
         pieces = [p[0] for p in payloads] if self.held else []
         if pieces:
-            frame = wire.encode_arrays(0, tag, pieces)
+            frames = {}
             for peer in receivers:
                 if peer != self.rank:
-                    self._post(peer, frame)
+                    label = self._label(tag, round_, peer)
+                    if label not in frames:
+                        frames[label] = wire.encode_arrays(0, label, pieces)
+                    self._post(peer, frames[label])
         stacks = None
         if self.rank in receivers:
             received = self._receive(round_, tag,
@@ -71,10 +74,13 @@ class LinkComm(Comm):
     def broadcast(self, value, owner, tag="public"):
         round_ = self._count_round()
         if owner == self.rank:
-            frame = wire.encode_value(0, tag, value)
+            frames = {}
             for peer in range(self.ranks):
                 if peer != self.rank:
-                    self._post(peer, frame)
+                    label = self._label(tag, round_, peer)
+                    if label not in frames:
+                        frames[label] = wire.encode_value(0, label, value)
+                    self._post(peer, frames[label])
         else:
             value = self._receive(round_, tag, senders=(owner,))[owner]
         self._account_broadcast(value, owner, tag)
@@ -83,7 +89,8 @@ class LinkComm(Comm):
     def deliver(self, payload, sender, receiver, tag="input"):
         round_ = self._count_round()
         if self.rank == sender:
-            self._post(receiver, wire.encode_arrays(0, tag, [payload]))
+            self._post(receiver, wire.encode_arrays(0, self._label(tag, round_, receiver),
+                                                    [payload]))
         elif self.rank == receiver:
             (payload,) = self._receive(round_, tag, senders=(sender,))[sender]
         else:
@@ -91,6 +98,12 @@ class LinkComm(Comm):
         if payload is not None:
             self._account_delivery(payload, sender, receiver, tag)
         return payload if self.rank == receiver else None
+
+    def _label(self, tag: str, round_: int, peer: int) -> str:
+        """The tag of a frame between this rank and ``peer``: with the round when both are
+        compute parties, which take every round, so that a frame of another round is caught
+        even where its tag and shapes are the same; a client counts only its own rounds."""
+        return f"{tag}@{round_}" if self.rank < self.parties and peer < self.parties else tag
 
     def _post(self, peer: int, frame: bytes) -> None:
         """Send ``frame`` to ``peer`` as the next message of this pair."""
@@ -107,9 +120,10 @@ class LinkComm(Comm):
             self._taken[s] += 1
         self.wait_seconds += time.perf_counter() - start
         for sender, (got, _) in messages.items():
-            if got != tag:
+            expected = self._label(tag, round_, sender)
+            if got != expected:
                 raise RuntimeError(f"out of step with party {sender} in round {round_}: it sent "
-                                   f"{got!r}, party {self.rank} expected {tag!r}")
+                                   f"{got!r}, party {self.rank} expected {expected!r}")
         return {sender: body for sender, (_, body) in messages.items()}
 
 

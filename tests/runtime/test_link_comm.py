@@ -99,8 +99,26 @@ def test_parties_out_of_step_fail_clearly():
             return str(exc)
 
     messages = spmd(parties, step)
-    assert "out of step with party 1 in round 1: it sent 'truncate'" in messages[0]
-    assert "out of step with party 0 in round 1: it sent 'beaver-mul'" in messages[1]
+    assert "out of step with party 1 in round 1: it sent 'truncate@1'" in messages[0]
+    assert "out of step with party 0 in round 1: it sent 'beaver-mul@1'" in messages[1]
+
+
+def test_a_frame_of_another_round_is_caught_even_with_the_same_tag_and_shapes():
+    """Party 1 skips a round: its next frame has the tag and shape party 0 expects, but the
+    round it carries is not party 0's."""
+    parties = comms(2)
+
+    def step(comm):
+        piece = [np.zeros((1, 2), dtype=np.uint64)]
+        try:
+            if comm.rank == 1:
+                comm._count_round()                    # a round party 0 has not taken
+            comm.exchange(piece, tag="beaver-mul")
+        except (RuntimeError, TimeoutError) as exc:
+            return str(exc)
+
+    message = spmd(parties, step)[0]
+    assert "out of step with party 1 in round 1: it sent 'beaver-mul@2'" in message
 
 
 def test_pieces_of_another_shape_fail_clearly():

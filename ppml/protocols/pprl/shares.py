@@ -57,7 +57,7 @@ class SharedTable:
         """Eqs. 3-4 (by observation 5 and 9) on shares: ``here`` the one-hot of the updated
         cell, ``q`` and ``q_next`` its value and the target's, ``rewards`` (owner, alpha K L r)
         the reward terms each agent inputs (None where this process does not hold the owner:
-        each party's part runs in its own process, or both in one).  With trials together
+        each party's part runs in its own process, or all in one).  With trials together
         (`shares_observation`), each of these has a leading trials axis: ``q`` of shape [T],
         ``here`` [T, cells], each reward term T integers."""
         f, shape = self.rules, q.shape

@@ -36,6 +36,9 @@ from ppml.protocols.pprl.shares import SharedTable
 
 SELECTIONS_PER_STEP = 2
 """The next action's selection and, when an episode ends, the new episode's first."""
+SELECTIONS_AFTER_TURN = 1
+"""After a turn's last update: the new episode's first selection when the last step ended an
+episode, else none; padded to one so the others cannot tell."""
 
 
 class SharedTurn(SharedTable):
@@ -84,18 +87,28 @@ class SharedTurn(SharedTable):
         self._since += 1
         return int(np.flatnonzero(one_hot[self.holder])[0])
 
+    def end_turn(self) -> None:
+        """The holder's turn is over: its selections after its last update padded to
+        `SELECTIONS_AFTER_TURN` (when selection is greedy), so the next holder's first step,
+        and the others' view of this turn's end, are those of every turn."""
+        self._pad_selections(SELECTIONS_AFTER_TURN * (self.selections > 0), "a turn's end")
+
+    def _pad_selections(self, count: int, where: str) -> None:
+        """Blind selections until ``count`` have run since the last padding."""
+        if self._since > count:
+            raise RuntimeError(f"{where} ran {self._since} greedy selections, more than the "
+                               f"{count} that it shows the other agents")
+        while self._since < count:
+            self.first_maximum(None, Stream(fresh_key()).permutation(self.actions))
+        self._since = 0
+
     def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
         """Eqs. 3-4 on shares for the holder's (s, a, r, s', a'), after the blind selections
         that make up the step's count."""
         if not abs(r) <= self.reward_bound:
             raise ValueError(f"a reward of {r!r} is outside pprl.reward_bound="
                              f"{self.reward_bound}")
-        if self._since > self.selections:
-            raise RuntimeError(f"a step ran {self._since} greedy selections, more than the "
-                               f"{self.selections} that every step shows the other agents")
-        while self._since < self.selections:
-            self.first_maximum(None, Stream(fresh_key()).permutation(self.actions))
-        self._since = 0
+        self._pad_selections(self.selections, "a step")
         f, size = self.rules, self.states * self.actions
         column = self.table.reshape(size, 1)
         here = s * self.actions + a
@@ -117,7 +130,8 @@ def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int
     the result's ``views`` has each agent's openings."""
     if options.rounds != 1:
         raise ValueError(f"pprl.rounds must be 1 with pprl.backend=shares (agent 0's turn in "
-                         f"the clear, then agent 1's on the shares), got {options.rounds}")
+                         f"the clear, then each other agent's on the shares), got "
+                         f"{options.rounds}")
     reward_bound = options.task_reward_bound()
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
@@ -139,6 +153,8 @@ def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int
         player = TurnPlayer(tasks.make(options.task), turn_seed(env_seed, agent), table,
                             options, rngs[agent])
         player.play(options.steps_per_agent)
+        if agent:
+            table.end_turn()
         taken += player.close()
     final, = table.opened(options)
     seconds = time.perf_counter() - start

@@ -89,7 +89,7 @@ class LoadBalancing(gym.Env):
         m = self.factories
         passing = np.asarray(action).tolist()
         if not (isinstance(passing, list) and len(passing) == m
-                and all(type(a) is int and a in (0, 1) for a in passing)):
+                and all(type(a) in (int, bool) and a in (0, 1) for a in passing)):
             raise ValueError(f"action must be one of 0 (keep) or 1 (pass) for each of the {m} "
                              f"factories, got {action!r}")
         arrived = (self.np_random.random(m) < ARRIVAL).tolist()

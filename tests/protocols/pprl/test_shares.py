@@ -55,6 +55,17 @@ def test_a_fixed_point_the_ring_cannot_carry_is_refused_by_name():
         run_shares_protocol(options, 2, 0, 0, key_seed=1)
 
 
+def test_a_turn_that_ends_with_an_episode_pads_its_last_selection_for_the_next_holder():
+    """On FrozenLake trial 2's first shared turn ends on an episode's end: the holder's
+    selection of the next episode's first action comes after its last update, and the turn's
+    end pads it (blind elsewhere) so the next holder's first step counts the usual two."""
+    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=6,
+                          methods=["pprl"], trials=1, selection="greedy", scale_bits=20,
+                          backend="shares")
+    for trial in range(4):
+        assert run_shares_protocol(options, 3, 0, trial, key_seed=3).rows[0]["q_equal_reference"]
+
+
 @pytest.mark.parametrize("learner", ["sarsa", "qlearning"])
 def test_three_agents_by_time_take_turns_on_the_shares_as_the_reference(learner):
     """Agent 0 in the clear, then agents 1 and 2 on a table shared among all three."""

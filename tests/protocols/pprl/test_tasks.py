@@ -52,8 +52,10 @@ def test_load_balancing_rewards_passing_and_overflow():
             seen_pass = True
             assert state[1] >= before[1] - 1                  # B received A's job
     assert seen_pass and seen_overflow
-    with pytest.raises(ValueError, match=r"0 \(keep\) or 1 \(pass\) for each of the 2 "):
-        env.step(np.array([2, 0]))
+    for bad in (np.array([2, 0]), np.array([0.5, 1.0]), np.array([[0, 1]]), [0, 1, 1]):
+        with pytest.raises(ValueError, match=r"0 \(keep\) or 1 \(pass\) for each of the 2 "):
+            env.step(bad)
+    env.step(np.array([True, False]))                 # bits are 0 and 1
 
 
 def test_m_factories_pass_to_the_next_in_a_ring():
