@@ -5,7 +5,7 @@ import pytest
 
 import ppml.mpc as mpc
 from ppml.crypto.fixed import encode_integers
-from ppml.mpc.protocols.truncate import truncate, truncate_each
+from ppml.mpc.protocols.truncate import truncate, truncate_each, wrap_count
 from ppml.mpc.ring import ARITHMETIC
 
 from ..conftest import PARTIES
@@ -75,3 +75,16 @@ def test_truncate_each_takes_its_own_bits_per_value(mode, rng):
     assert np.abs(opened[0] - a / 2**20).max() <= 2                 # within P / 2 + 1/2 ulps
     assert np.array_equal(opened[1], b)                             # 0 bits: unchanged
     assert np.abs(opened[2] - c / 2**12).max() <= 2
+
+
+@pytest.mark.parametrize("parties", [2, 3, 5])
+def test_wrap_count_counts_how_often_the_shares_wrap(parties):
+    """theta_x with sum_p x_p = x + theta_x 2^64 (shares and x unsigned), for any shares."""
+    ctx = mpc.local_context(parties, seed=parties)
+    rng = np.random.default_rng(parties)
+    values = np.concatenate([rng.integers(0, 2**63, 50, dtype=np.uint64) * np.uint64(2),
+                             np.array([0, 1, 2**64 - 1], dtype=np.uint64)])
+    x = ctx.share(values.view(np.int64), owner=0, frac_bits=0).data
+    theta = ARITHMETIC.reconstruct(wrap_count(ctx, x))
+    expected = [sum(int(share) for share in x[:, i]) >> 64 for i in range(len(values))]
+    assert theta.tolist() == expected
