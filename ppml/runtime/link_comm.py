@@ -10,7 +10,8 @@ so a compute party's stats and views are identical in both runtimes.
 Each pair of parties numbers its own messages (the k-th frame from one party to another carries
 k), not the program's rounds: a client of the engine (p', p'') that holds no shares can then
 follow only the rounds it takes part in (its inputs and the values opened to it) and skip every
-other operation of the program, and its rounds and views count only those.
+other operation of the program, and its rounds, views and error messages ("round N") count
+only those.
 """
 
 from __future__ import annotations

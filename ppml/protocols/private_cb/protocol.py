@@ -140,7 +140,9 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     no party sees another's).
 
     A process that holds only p' or p'' (Ray and federated) follows only the rounds it takes
-    part in (:func:`client_steps`), not the feature parties' arithmetic.
+    part in (:func:`client_steps`), not the feature parties' arithmetic.  So every input the
+    feature parties share here gives its shape: a shape sent by broadcast would go to p' and
+    p'' too, who do not take it (their next round would then fail, out of step).
     """
     start = time.perf_counter()
     if not ctx.comm.held:
