@@ -51,13 +51,10 @@ class LinkComm(Comm):
         shapes = [(p.dtype, p.shape[1:]) for p in payloads]
         pieces = [p[0] for p in payloads] if self.held else []
         if pieces:
-            frames = {}
             for peer in receivers:
                 if peer != self.rank:
-                    label = self._label(tag, round_, peer)
-                    if label not in frames:
-                        frames[label] = wire.encode_arrays(0, label, pieces)
-                    self._post(peer, frames[label])
+                    self._send(peer, wire.encode_arrays(self._next(peer),
+                                                        self._label(tag, round_, peer), pieces))
         stacks = None
         if self.rank in receivers:
             received = self._receive(round_, tag,
@@ -75,13 +72,10 @@ class LinkComm(Comm):
     def broadcast(self, value, owner, tag="public"):
         round_ = self._count_round()
         if owner == self.rank:
-            frames = {}
             for peer in range(self.ranks):
                 if peer != self.rank:
-                    label = self._label(tag, round_, peer)
-                    if label not in frames:
-                        frames[label] = wire.encode_value(0, label, value)
-                    self._post(peer, frames[label])
+                    self._send(peer, wire.encode_value(self._next(peer),
+                                                       self._label(tag, round_, peer), value))
         else:
             value = self._receive(round_, tag, senders=(owner,))[owner]
         self._account_broadcast(value, owner, tag)
@@ -90,7 +84,8 @@ class LinkComm(Comm):
     def deliver(self, payload, sender, receiver, tag="input"):
         round_ = self._count_round()
         if self.rank == sender:
-            self._post(receiver, wire.encode_arrays(0, self._label(tag, round_, receiver),
+            self._send(receiver, wire.encode_arrays(self._next(receiver),
+                                                    self._label(tag, round_, receiver),
                                                     [payload]))
         elif self.rank == receiver:
             (payload,) = self._receive(round_, tag, senders=(sender,))[sender]
@@ -106,10 +101,10 @@ class LinkComm(Comm):
         even where its tag and shapes are the same; a client counts only its own rounds."""
         return f"{tag}@{round_}" if self.rank < self.parties and peer < self.parties else tag
 
-    def _post(self, peer: int, frame: bytes) -> None:
-        """Send ``frame`` to ``peer`` as the next message of this pair."""
+    def _next(self, peer: int) -> int:
+        """The number of the next frame this rank sends ``peer`` (the pair's own count)."""
         self._sent[peer] += 1
-        self._send(peer, wire.numbered(frame, self._sent[peer]))
+        return self._sent[peer]
 
     def _receive(self, round_: int, tag: str, senders) -> dict:
         """sender -> body of this round's messages (the next one of each sender), checked to be

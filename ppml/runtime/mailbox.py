@@ -49,7 +49,7 @@ class Mailbox:
         a sender's message does not come within ``timeout_s`` seconds, and ConnectionError when
         a sender's link closed before its message came.
         """
-        keys = [(s, n) for s, n in wanted.items()]
+        keys = list(wanted.items())
         at = f" for {where}" if where else ""
 
         def missing():

@@ -21,7 +21,6 @@ import numpy as np
 
 #: number, kind, tag bytes, spec bytes, data bytes
 HEAD = struct.Struct("<QBHIQ")
-NUMBER = struct.Struct("<Q")
 ARRAYS, VALUE = 0, 1
 ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats: never objects
 
@@ -35,11 +34,6 @@ def check_literal(value, name: str = "value") -> None:
     if not same:
         raise ValueError(f"{name} must be a Python literal (numbers, str, None, tuples, lists, "
                          f"dicts), got {type(value).__name__} {value!r}")
-
-
-def numbered(frame: bytes, number: int) -> bytes:
-    """``frame`` with its number set to ``number`` (one frame, sent to several peers)."""
-    return NUMBER.pack(number) + frame[NUMBER.size:]
 
 
 def encode_value(number: int, tag: str, value) -> bytes:

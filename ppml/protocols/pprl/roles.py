@@ -31,7 +31,6 @@ from __future__ import annotations
 import secrets
 import time
 
-
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import ops
 from ppml.crypto.paillier import Decryptor, generate_keypair
@@ -404,7 +403,6 @@ class TimeAgent(EngineSeats):
         """EVALUATION ONLY: the final table, taken from its last holder ``holder`` and
         decrypted, as signed integers (the run's output: the learned policy's Q-values)."""
         table = self.peers[holder].call("final_table")
-        n = int(self.public_key.n)
         return signed(self._decryptor.decrypt_raw(table), self.public_key)
 
     # -- after the run ---------------------------------------------------------------------

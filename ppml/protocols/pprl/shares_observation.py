@@ -208,7 +208,6 @@ def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list
                            bytes_sent=costs["bytes_sent"] // len(trials), comparisons=greedy[k],
                            trials_together=len(trials))
         results.append(TrialResult(rows[k], seconds / len(trials), finals[k], taken[k]))
-        results[-1].views = {}
     if record_views:
         results[0].views = {f"agent-{i}": v.table() for i, v in enumerate(views)}
     return results
