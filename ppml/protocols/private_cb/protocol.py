@@ -35,6 +35,7 @@ import numpy as np
 from tqdm import tqdm
 
 import ppml.mpc as mpc
+from ppml.mpc.together import together
 from ppml.protocols.private_cb.config import PrivateCBConfig
 
 
@@ -157,9 +158,11 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
         with _naming_the_step(t, config.horizon):
             x = bandit.share_context({p: block[t] for p, block in mine.items()})
             private, u, quad = bandit.private_scores(x)
-            pulled = ctx.value_at(mpc.reveal_argmax(private, to=config.puller,    # lines 15-16
-                                                    method=config.argmax_method), config.puller)
-            scaled = bandit.quotients(u, quad)                                     # eq. 1
+            opened, scaled = together(                                             # lines 15-16
+                ctx, lambda: mpc.reveal_argmax(private, to=config.puller,         # and eq. 1
+                                               method=config.argmax_method),
+                lambda: bandit.quotients(u, quad))
+            pulled = ctx.value_at(opened, config.puller)
             o, r = _pull_and_pay(ctx, config, world, t, pulled, arms, rewards)     # lines 17-19
             bandit.update(x, u, scaled, o, r)                                      # lines 20-23
             if t + 1 in checkpoint_steps:
