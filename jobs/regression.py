@@ -117,6 +117,14 @@ CASES = (
                                     f"pprl.backend={backend}", "pprl.scale_bits=20",
                                     "progress=false", "seed=51", *SMALL_KEYS))
       for backend in ("paillier", "shares")),
+    *(Case(f"pprl_time_shares_{runtime}", ("experiment=pprl", f"runtime={runtime}",
+                                           "pprl.task=CliffWalking-v1", "pprl.reward_bound=100",
+                                           "pprl.methods=[pprl]", "pprl.learner=qlearning",
+                                           "pprl.selection=epsilon_greedy",
+                                           "pprl.steps_per_agent=40", "pprl.trials=1",
+                                           "pprl.backend=shares", "pprl.scale_bits=20",
+                                           "progress=false", "seed=51"))
+      for runtime in ("ray", "federated")),
     *(Case(f"pprl_time_{runtime}", ("experiment=pprl", f"runtime={runtime}",
                                     "pprl.task=FrozenLake-v1", "pprl.reward_bound=1",
                                     "pprl.methods=[crl_fixed,pprl]", "pprl.learner=qlearning",

@@ -32,17 +32,18 @@ from ppml.protocols.pprl.observation import observation_result, run_observation_
 from ppml.protocols.pprl.protocol import run_time_protocol, time_result
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
 from ppml.protocols.pprl.shares_observation import run_shares_trials
-from ppml.protocols.pprl.shares_time import run_shares_protocol
+from ppml.protocols.pprl.shares_time import run_shares_time_trials, trial_result
 from ppml.runtime.cluster import ensure_ray
 
 
 @register("pprl")
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
-    if config.runtime != "local" and options.backend != "paillier":
-        raise ValueError(f"runtime={config.runtime} runs PPRL on Paillier (pprl.backend="
-                         f"paillier); the shares backend runs runtime=local so far, got "
-                         f"pprl.backend={options.backend}")
+    if config.runtime != "local" and options.backend == "shares" \
+            and options.partition != "time":
+        raise ValueError(f"runtime={config.runtime} runs pprl.backend=shares partitioned by "
+                         f"time (pprl.partition=time); by observation the shares backend runs "
+                         f"runtime=local so far")
     by_time = options.partition == "time"
     rows, shown, views = [], [], {}
     for method in options.method_list():
@@ -70,7 +71,10 @@ def _results(config: RunConfig, method: str) -> list:
     options = config.pprl
     if method == "pprl" and config.runtime == "federated":
         return run_federated(config)
-    together = options.trials_together if method == "pprl" else 1
+    together = 1
+    if method == "pprl":                   # the shares backend by time on Ray: one engine
+        together = options.trials if options.backend == "shares" and config.runtime == "ray" \
+            and options.partition == "time" else options.trials_together
     groups = [list(range(first, min(first + together, options.trials)))
               for first in range(0, options.trials, together)]
     spread = method != "pprl" or options.backend == "shares"
@@ -112,10 +116,11 @@ def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
         return run_shares_trials(options, config.parties, config.data_seed, trials,
                                  key_seed=config.seed, record_views=record,
                                  progress=progress and len(trials) > 1)
-    trial, = trials
     if options.backend == "shares":
-        return [run_shares_protocol(options, config.parties, config.data_seed, trial,
-                                    key_seed=config.seed, record_views=record)]
+        return run_shares_time_trials(options, config.parties, config.data_seed, trials,
+                                      key_seed=config.seed, record_views=record,
+                                      runtime=config.runtime)
+    trial, = trials
     if options.partition == "time":
         return [run_time_protocol(options, config.parties, config.data_seed, trial,
                                   config.key_bits, config.insecure_key_bits_ok,
@@ -136,6 +141,11 @@ def run_federated(config: RunConfig) -> list:
     view (``record_views``: sent in the agent's outputs after the run, EVALUATION ONLY)."""
     outs = run_parties(config)
     driver, options = outs["agent-0"], config.pprl
+    if options.backend == "shares":                # by time: each agent's outputs, per trial
+        return [trial_result(options, config.parties, config.data_seed, trial,
+                             [outs[f"agent-{i}"]["trials"][trial]
+                              for i in range(config.parties)])
+                for trial in range(options.trials)]
     results = []
     for trial in range(options.trials):
         reports = [outs[f"agent-{i}"]["reports"][trial] for i in range(config.parties)]

@@ -1,7 +1,8 @@
 """PPRL federated: each agent, the dealer and (partitioned by observation) the world a party
 of its own (Sakuma et al., Figs. 2-4), meeting over TLS links (docs/federated.md).
 
-Roster order: ``dealer``, (``world``,) then ``agent-0`` ... ``agent-<m-1>``.  Every agent
+Roster order: ``dealer``, (``world``,) then ``agent-0`` ... ``agent-<m-1>``.  This module runs
+the Paillier backend; the shares backend's parties are `pprl_shares_parties`.  Every agent
 links with every other party.  ``agent-0`` drives the run's trials: for each it has every
 party start a fresh trial (`Trials`: fresh agents with fresh keys, a fresh dealer and world),
 then plays it with the same driver as the other runtimes (`protocol.play_schedule` by time,
@@ -28,6 +29,7 @@ from __future__ import annotations
 import time
 
 from ppml.experiments.config import RunConfig
+from ppml.experiments import pprl_shares_parties as shares_parties
 from ppml.experiments.federation import register_parties
 from ppml.protocols.pprl.observation import KeyDealer, play_observation
 from ppml.protocols.pprl.observation_agent import ObservationAgent
@@ -168,6 +170,8 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
     if name not in roster:
         raise ValueError(f"party={name} is not a party of {config.experiment} (parties: "
                          f"{roster})")
+    if config.pprl.backend == "shares":
+        return shares_parties.party(config, name, identity, peers, roster)
     c, calls = config, CALLS[config.pprl.partition]
     by_time = c.pprl.partition == "time"
     agents = [n for n in roster if n.startswith("agent-")]

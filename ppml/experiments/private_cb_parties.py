@@ -77,9 +77,7 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
         rank = ranks[name]
         engine = EngineConfig(config.parties, config.precision_bits, config.mpc.truncation,
                               config.seed, clients=2, workers=config.workers)
-        dealer = node.remote(DEALER) if rank < config.parties else None
-        dealer_key = None if dealer is None else dealer.call("dealer_key")
-        ctx = node.context(engine, dealer_key, dealer if rank == 0 else None)
+        ctx = node.context(engine, DEALER)
         if rank < config.parties:
             inputs = {f"features_{rank}": data.contexts[:bandit.horizon,
                                                         bandit.feature_blocks[rank]]}

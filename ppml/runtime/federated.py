@@ -154,11 +154,19 @@ class Node:
         `connect`, so that no call comes before the role is there."""
         self._pool = serve(self.links, role, allowed, pass_caller)
 
-    def context(self, config: EngineConfig, dealer_key: bytes | None,
-                dealer: RemoteRole | None) -> Context:
-        """This party's engine context over its links (`ppml.runtime.seat.link_context`): pair
-        keys agreed over each link (the seeded INSECURE mode: derived from the seed), its
-        dealer key, and for party 0 its source of corrections, ``dealer``."""
+    def context(self, config: EngineConfig, dealer: str) -> Context:
+        """This party's engine context over its (connected) links
+        (`ppml.runtime.seat.link_context`): pair keys agreed over each link (the seeded
+        INSECURE mode: derived from the seed) and, for a compute party, its dealer key from
+        the party ``dealer`` (`serve_dealer`), which is party 0's source of corrections too;
+        a client of the engine has neither."""
+        rank = self.ranks[self.name]
+        service = self.remote(dealer) if rank < config.parties else None
+        dealer_key = None if service is None else service.call("dealer_key")
+        return self._context(config, dealer_key, service if rank == 0 else None)
+
+    def _context(self, config: EngineConfig, dealer_key: bytes | None,
+                 dealer: RemoteRole | None) -> Context:
         rank = self.ranks[self.name]
         names = sorted(self.ranks, key=self.ranks.get)
         pair_keys = None if config.seed is None else {

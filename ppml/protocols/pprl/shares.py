@@ -78,16 +78,26 @@ class SharedTable:
     def opened(self, options: PPRLOptions) -> list:
         """EVALUATION ONLY: the final table, opened, as the reference's `FixedPointQ`: one for
         each trial run together (one by time)."""
-        values = np.atleast_2d(self.table.reveal())
-        tables = []
-        for row in values:
-            table = learner(options, self.states, self.actions, fixed=True)
-            table.q = np.array([int(v) for v in row], dtype=object).reshape(table.q.shape)
-            tables.append(table)
-        return tables
+        return [as_table(options, self.states, self.actions, row)
+                for row in np.atleast_2d(self.table.reveal())]
 
-    def costs(self) -> dict:
-        """The row's engine columns: greedy selections, and agent 0's rounds and bytes."""
-        stats = self.ctx.stats()[0]
-        return {"comparisons": self.comparisons, "rounds": int(stats["rounds"]),
-                "bytes_sent": int(stats["bytes_sent"])}
+    def costs(self, since: tuple = (0, 0)) -> dict:
+        """The row's engine columns: greedy selections, and the rounds and bytes of the first
+        agent this process holds (agent 0 in one process) since ``since`` (`engine_totals`
+        when the trial began, on an engine that ran trials before)."""
+        rounds, sent = engine_totals(self.ctx)
+        return {"comparisons": self.comparisons, "rounds": rounds - since[0],
+                "bytes_sent": sent - since[1]}
+
+
+def as_table(options: PPRLOptions, states: int, actions: int, values) -> FixedPointQ:
+    """The reference's `FixedPointQ` holding ``values`` (the table's integers, in its order)."""
+    table = learner(options, states, actions, fixed=True)
+    table.q = np.array([int(v) for v in values], dtype=object).reshape(table.q.shape)
+    return table
+
+
+def engine_totals(ctx) -> tuple:
+    """(rounds, bytes sent) so far of the first rank ``ctx`` holds."""
+    stats = ctx.comm.stats[ctx.comm.held_ranks[0]]
+    return int(stats.rounds), int(stats.bytes_sent)

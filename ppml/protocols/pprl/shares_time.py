@@ -12,10 +12,19 @@ first, before the step's reads: a blind one is the product of a zero row (the ho
 input, so only the holder knows it is blind) with the table, in a fresh order from the OS
 CSPRNG, so every other agent sees the same messages in the same order whatever the holder
 explores or wherever its episodes end.
+
+The trial is one SPMD program (`play_trial`): in one process (``runtime=local``) it plays every
+agent's turn; with each agent its own process (a Ray actor, or a federated party over TLS
+links), the holder of a turn plays it while the others follow it (`SharedTurn.follow_turn`):
+the same rounds, with no inputs of theirs, since the count of selections and updates in a turn
+is public.  Each agent draws its choices from its own generator (its own OS entropy in a fresh
+run, returned after the run for the reference only, EVALUATION ONLY).
 """
 
 from __future__ import annotations
 
+import functools
+import secrets
 import time
 
 import numpy as np
@@ -28,11 +37,11 @@ from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, PrivateRows
-from ppml.protocols.pprl.reference import (TrialResult, TurnPlayer, agent_generators, evaluate,
-                                           fresh_selection, generators, learner,
-                                           run_time_partitioned, turn_seed)
+from ppml.protocols.pprl.reference import (TrialResult, TurnPlayer, agent_generator, evaluate,
+                                           generators, learner, run_time_partitioned,
+                                           turn_seed)
 from ppml.protocols.pprl.shared_division import check_ring
-from ppml.protocols.pprl.shares import SharedTable
+from ppml.protocols.pprl.shares import SharedTable, as_table, engine_totals
 
 SELECTIONS_PER_STEP = 2
 """The next action's selection and, when an episode ends, the new episode's first."""
@@ -44,48 +53,61 @@ episode, else none; padded to one so the others cannot tell."""
 class SharedTurn(SharedTable):
     """The turns after agent 0's on the shared table, the holder's (``holder``, set as each
     turn begins) perceptions its private inputs (`reference.TurnPlayer` reads ``q`` and calls
-    ``update``)."""
+    ``update`` where this process holds the holder; `follow_turn` elsewhere).  ``first`` is
+    agent 0's table (None where this process does not hold agent 0)."""
 
-    def __init__(self, ctx, first: FixedPointQ, rules: FixedPointQ, reward_bound: float,
-                 selections: int, views: list):
-        values = np.array([int(v) for v in first.q.ravel()], dtype=np.int64)
-        super().__init__(ctx, ctx.share(values, owner=0, shape=values.shape,   # agent 0's input
-                                        frac_bits=0), *first.q.shape, rules, views)
+    def __init__(self, ctx, first: FixedPointQ | None, states: int, actions: int,
+                 rules: FixedPointQ, reward_bound: float, selections: int, views: list):
+        cells = (states * actions,)
+        values = None if first is None else \
+            np.array([int(v) for v in first.q.ravel()], dtype=np.int64)
+        super().__init__(ctx, ctx.share(values, owner=0, shape=cells, frac_bits=0),  # agent 0's
+                         states, actions, rules, views)                              # input
         self.reward_bound, self.selections = reward_bound, selections
         self.holder = 1
         self.q = PrivateRows(self)
         self._since = 0
         """Greedy selections since the last update."""
 
+    @property
+    def held(self) -> bool:
+        """Whether this process holds the turn's holder (and so its perceptions)."""
+        return self.ctx.holds(self.holder)
+
     def _one_hot(self, indices: list, size: int):
-        """The holder's private one-hot rows (its input); None: a row of zeros."""
-        rows = np.zeros((len(indices), size), dtype=np.int64)
-        for row, index in enumerate(indices):
-            if index is not None:
-                rows[row, index] = 1
-        return self.ctx.share(rows, owner=self.holder, shape=rows.shape, frac_bits=0)
+        """The holder's private one-hot rows (its input); None: a row of zeros.  Where this
+        process does not hold the holder, only their number (public) is used."""
+        rows = None
+        if self.held:
+            rows = np.zeros((len(indices), size), dtype=np.int64)
+            for row, index in enumerate(indices):
+                if index is not None:
+                    rows[row, index] = 1
+        return self.ctx.share(rows, owner=self.holder, shape=(len(indices), size), frac_bits=0)
 
     def _row(self, state: int | None):
         """Shares of Q(state, .) (zeros for None) without opening which (one product)."""
         return (self._one_hot([state], self.states)
                 @ self.table.reshape(self.states, self.actions))[0]
 
-    def first_maximum(self, state: int | None, order) -> int:
+    def first_maximum(self, state: int | None, order) -> int | None:
         """The position in ``order`` of the first maximum of Q(state, .), opened to the
-        holder."""
+        holder (None elsewhere: ``state`` and ``order`` are the holder's)."""
         if self.actions == 1:
             return 0
-        order = np.asarray(order)
-        moves = np.zeros((self.actions, self.actions), dtype=np.int64)  # moves[order[i], i] = 1
-        moves[order, np.arange(self.actions)] = 1
+        moves = None
+        if self.held:                                       # moves[order[i], i] = 1
+            moves = np.zeros((self.actions, self.actions), dtype=np.int64)
+            moves[np.asarray(order), np.arange(self.actions)] = 1
         permuted = (self._row(state).reshape(1, self.actions)
-                    @ self.ctx.share(moves, owner=self.holder, shape=moves.shape,
-                                     frac_bits=0))[0]
+                    @ self.ctx.share(moves, owner=self.holder,
+                                     shape=(self.actions, self.actions), frac_bits=0))[0]
         one_hot = tensor.reveal_argmax(permuted, to=self.holder, method="pairwise",
                                        ties="first")
         self.comparisons += 1
         self._since += 1
-        return int(np.flatnonzero(one_hot[self.holder])[0])
+        opened = self.ctx.value_at(one_hot, self.holder)
+        return None if opened is None else int(np.flatnonzero(opened)[0])
 
     def end_turn(self) -> None:
         """The holder's turn is over: its selections after its last update padded to
@@ -93,77 +115,164 @@ class SharedTurn(SharedTable):
         and the others' view of this turn's end, are those of every turn."""
         self._pad_selections(SELECTIONS_AFTER_TURN * (self.selections > 0), "a turn's end")
 
+    def follow_turn(self, steps: int) -> None:
+        """The holder's turn of ``steps`` learning steps, from a process that does not hold
+        it: each step's selections and update, then the turn's end, with no inputs."""
+        for _ in range(steps):
+            self.update(None, None, None, None, None)
+        self.end_turn()
+
     def _pad_selections(self, count: int, where: str) -> None:
         """Blind selections until ``count`` have run since the last padding."""
         if self._since > count:
             raise RuntimeError(f"{where} ran {self._since} greedy selections, more than the "
                                f"{count} that it shows the other agents")
         while self._since < count:
-            self.first_maximum(None, Stream(fresh_key()).permutation(self.actions))
+            self.first_maximum(None, Stream(fresh_key()).permutation(self.actions)
+                               if self.held else None)
         self._since = 0
 
-    def update(self, s: int, a: int, r: float, s2: int, a2: int) -> None:
+    def update(self, s: int | None, a: int | None, r: float | None, s2: int | None,
+               a2: int | None) -> None:
         """Eqs. 3-4 on shares for the holder's (s, a, r, s', a'), after the blind selections
-        that make up the step's count."""
-        if not abs(r) <= self.reward_bound:
+        that make up the step's count (all None where this process does not hold the
+        holder)."""
+        if self.held and not abs(r) <= self.reward_bound:
             raise ValueError(f"a reward of {r!r} is outside pprl.reward_bound="
                              f"{self.reward_bound}")
         self._pad_selections(self.selections, "a step")
         f, size = self.rules, self.states * self.actions
         column = self.table.reshape(size, 1)
-        here = s * self.actions + a
+        here = None if s is None else s * self.actions + a
         if f.learner == "sarsa":
-            picks = self._one_hot([here, s2 * self.actions + a2], size)
+            picks = self._one_hot([here, None if s2 is None else s2 * self.actions + a2], size)
             read = picks @ column
             q, q_next = read[0, 0], read[1, 0]
         else:
             picks = self._one_hot([here], size)
             q, q_next = (picks @ column)[0, 0], self.shared_max(self._row(s2))
-        self.learn(picks[0], q, q_next, [(self.holder, f.alpha_k * f.scaled_reward(r))])
+        self.learn(picks[0], q, q_next, [(self.holder, f.alpha_k * f.scaled_reward(r)
+                                          if self.held else None)])
 
 
-def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
-                        key_seed: int | None = None, record_views: bool = False) -> TrialResult:
-    """One trial of PPRL partitioned by time on the shares backend among ``agents``; the row
-    carries the comparison with the fixed-point reference (``q_equal_reference``) and the
-    engine's costs.  ``key_seed``: the engine's INSECURE seeded mode; with ``record_views``
-    the result's ``views`` has each agent's openings."""
+def check_options(options: PPRLOptions) -> None:
+    """The shares backend by time plays one round of turns (agent 0's in the clear)."""
     if options.rounds != 1:
         raise ValueError(f"pprl.rounds must be 1 with pprl.backend=shares (agent 0's turn in "
                          f"the clear, then each other agent's on the shares), got "
                          f"{options.rounds}")
+
+
+def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, seeded: bool,
+               record_views: bool = False) -> dict:
+    """One trial by time on the shares backend, SPMD: each agent this process holds plays its
+    turn (agent 0 in the clear, then on the shares), and follows the others'.  Returns what
+    this process holds: ``final`` (the table, opened to every agent: EVALUATION ONLY),
+    ``taken`` and ``entropy`` (agent -> its actions and its generator's entropy, None when
+    ``seeded``: EVALUATION ONLY), ``views`` (agent -> its view), the engine's ``costs`` and
+    the ``seconds`` it took."""
+    start, since = time.perf_counter(), engine_totals(ctx)
     reward_bound = options.task_reward_bound()
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
-    selection = None if key_seed is not None else fresh_selection(agents)
-    env_seed, rng, evaluation = generators(seed, trial)
-    rngs = agent_generators(rng, agents, selection)
-    start = time.perf_counter()
-    ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views)
-    views = [ViewRecorder(record_views) for _ in range(agents)]
+    env_seed = generators(seed, trial)[0]
     env = tasks.make(options.task)
-    first = learner(options, env.observation_space.n, env.action_space.n, fixed=True)
+    states, actions = env.observation_space.n, env.action_space.n
+    env.close()
+    views = [ViewRecorder(record_views) for _ in range(agents)]
     selections = SELECTIONS_PER_STEP * (options.selection != "random")
-    taken, table = [], first
+    mine = [agent for agent in range(agents) if ctx.holds(agent)]
+    entropy = [None if seeded or agent not in mine else secrets.randbits(128)
+               for agent in range(agents)]
+    taken, table = [None] * agents, None
     for agent in range(agents):                   # agent 0 in the clear, then on the shares
         if agent == 1:
-            table = SharedTurn(ctx, first, rules, reward_bound, selections, views)
+            first = table
+            table = SharedTurn(ctx, first, states, actions, rules, reward_bound, selections,
+                               views)
         if agent:
             table.holder = agent
+        if not ctx.holds(agent):
+            if agent:
+                table.follow_turn(options.steps_per_agent)
+            continue
+        if not agent:
+            table = learner(options, states, actions, fixed=True)
         player = TurnPlayer(tasks.make(options.task), turn_seed(env_seed, agent), table,
-                            options, rngs[agent])
+                            options, agent_generator(seed, trial, agent, entropy[agent]))
         player.play(options.steps_per_agent)
         if agent:
             table.end_turn()
-        taken += player.close()
-    final, = table.opened(options)
-    seconds = time.perf_counter() - start
+        taken[agent] = [int(a) for a in player.close()]
+    final = [int(v) for v in table.table.reveal()]
+    return {"final": final, "taken": taken, "entropy": entropy, "costs": table.costs(since),
+            "views": [views[agent].rows if record_views and agent in mine else None
+                      for agent in range(agents)],
+            "seconds": time.perf_counter() - start}
+
+
+def time_trials(ctx, options: PPRLOptions, agents: int, seed: int, trials: list,
+                seeded: bool, record_views: bool = False) -> list:
+    """`play_trial` for each of ``trials`` on one engine (the views of the first only): the
+    SPMD program of a run with each agent its own process."""
+    return [play_trial(ctx, options, agents, seed, trial, seeded, record_views and not k)
+            for k, trial in enumerate(trials)]
+
+
+def trial_result(options: PPRLOptions, agents: int, seed: int, trial: int,
+                 outs: list) -> TrialResult:
+    """A trial's row from every agent's `play_trial` output (``outs``, by agent; in one process
+    each is the same dict): its greedy evaluation, the comparison with the fixed-point
+    reference, and agent 0's costs and seconds."""
+    taken = [action for agent in range(agents) for action in outs[agent]["taken"][agent]]
+    entropy = [outs[agent]["entropy"][agent] for agent in range(agents)]
+    selection = None if entropy[0] is None else entropy
+    env_seed, _, evaluation = generators(seed, trial)
+    env = tasks.make(options.task)
+    final = as_table(options, env.observation_space.n, env.action_space.n, outs[0]["final"])
+    seconds = outs[0]["seconds"]
     reference = run_time_partitioned(options, "crl_fixed", agents, seed, trial, selection)
     result = evaluate(env, final, turn_seed(env_seed, agents), evaluation, trial, seconds,
                       q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
                       action_agreement=float(np.mean(np.array(taken) ==
                                                      np.array(reference.taken))),
-                      online_s=seconds, **table.costs())
-    result.views = {f"agent-{i}": v.table() for i, v in enumerate(views)} if record_views \
-        else {}
+                      online_s=seconds, **outs[0]["costs"])
+    result.views = {f"agent-{agent}": ViewRecorder.of(outs[agent]["views"][agent]).table()
+                    for agent in range(agents) if outs[agent]["views"][agent] is not None}
     return result
+
+
+def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
+                        key_seed: int | None = None, record_views: bool = False,
+                        runtime: str = "local", **runtime_options) -> TrialResult:
+    """One trial of PPRL partitioned by time on the shares backend among ``agents``; the row
+    carries the comparison with the fixed-point reference (``q_equal_reference``) and the
+    engine's costs.  ``key_seed``: the engine's INSECURE seeded mode; with ``record_views``
+    the result's ``views`` has each agent's openings.  ``runtime``: "local" (every agent in
+    this process) or "ray" (each agent a Ray actor: :func:`run_shares_time_trials`)."""
+    return run_shares_time_trials(options, agents, seed, [trial], key_seed, record_views,
+                                  runtime, **runtime_options)[0]
+
+
+def run_shares_time_trials(options: PPRLOptions, agents: int, seed: int, trials: list,
+                           key_seed: int | None = None, record_views: bool = False,
+                           runtime: str = "local", **runtime_options) -> list:
+    """``trials`` by time on the shares backend, one after the other on one engine (a fresh
+    engine per trial in one process, as before); each trial's result (`trial_result`)."""
+    check_options(options)
+    if runtime == "local":
+        outs = []
+        for k, trial in enumerate(trials):
+            ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views and not k)
+            out = play_trial(ctx, options, agents, seed, trial, key_seed is not None,
+                             record_views and not k)
+            outs.append([out] * agents)
+    else:
+        from ppml.runtime import spmd
+        program = functools.partial(time_trials, options=options, agents=agents, seed=seed,
+                                    trials=list(trials), seeded=key_seed is not None,
+                                    record_views=record_views)
+        per_agent = spmd.run(program, parties=agents, runtime=runtime, seed=key_seed,
+                             record_views=record_views, **runtime_options)
+        outs = [[per_agent[agent][k] for agent in range(agents)] for k in range(len(trials))]
+    return [trial_result(options, agents, seed, trial, out) for trial, out in zip(trials, outs)]

@@ -63,3 +63,27 @@ def test_federated_agents_give_the_local_run_by_observation(tmp_path):
     assert [{c: r.get(c) for c in columns} for r in local.rows] == \
         [{c: r.get(c) for c in columns} for r in federated.rows]
     assert federated.rows[-1]["q_equal_reference"]
+
+
+def test_federated_agents_on_the_shares_backend_give_the_local_run(tmp_path):
+    """Three agents and the engine's dealer each their own process: the holder plays its turn,
+    the others follow it over the links; the local rows."""
+    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=25,
+                          methods=["pprl"], trials=2, selection="epsilon_greedy",
+                          learner="sarsa", epsilon=0.3, backend="shares", scale_bits=20)
+    local, federated = (pprl(RunConfig(runtime=runtime, seed=6, parties=3,
+                                       results_dir=str(tmp_path), pprl=options, **BASE))
+                        for runtime in ("local", "federated"))
+    columns = ("q_equal_reference", "action_agreement", "steps_to_goal", "rounds",
+               "bytes_sent", "comparisons")
+    assert [{c: r[c] for c in columns} for r in local.rows] == \
+        [{c: r[c] for c in columns} for r in federated.rows]
+    assert all(r["q_equal_reference"] and r["action_agreement"] == 1.0 for r in federated.rows)
+
+
+def test_the_shares_backend_by_observation_is_refused_outside_one_process(tmp_path):
+    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
+                          backend="shares", scale_bits=20)
+    with pytest.raises(ValueError, match="pprl.partition=time"):
+        pprl(RunConfig(runtime="federated", seed=1, results_dir=str(tmp_path), pprl=options,
+                       **BASE))

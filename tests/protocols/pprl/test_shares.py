@@ -1,6 +1,7 @@
 """PPRL's shares backend: the table as Z/2^64 shares ends equal to the fixed-point reference's
 entry for entry, with the same actions, for every learner and selection; the exact floor
-division; the ring's bound on L refused by name; a constant count of openings per step."""
+division; the ring's bound on L refused by name; a constant count of openings per step; by time
+with each agent a Ray actor, the local run."""
 
 import numpy as np
 import pytest
@@ -13,7 +14,8 @@ from ppml.protocols.pprl.shared_division import floor_divide
 from ppml.protocols.pprl.shares import SharedTable
 from ppml.protocols.pprl.shares_observation import (SharedJointTables, run_shares_observation,
                                                       run_shares_trials)
-from ppml.protocols.pprl.shares_time import SharedTurn, run_shares_protocol
+from ppml.protocols.pprl.shares_time import (SharedTurn, run_shares_protocol,
+                                             run_shares_time_trials)
 from ppml.runtime import spmd
 
 CLIFF = dict(task="CliffWalking-v1", reward_bound=100, methods=["pprl"], trials=1,
@@ -249,3 +251,38 @@ def test_the_joint_tables_run_with_each_agent_in_its_own_process(ray_cluster, le
         assert [[trial[agent] for trial in step] for step in greedy] == \
             [[trial[agent] for trial in step] for step in local[0]]
         assert all(trial[1 - agent] is None for step in greedy for trial in step)
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("agents,learner,selection", [(2, "sarsa", "epsilon_greedy"),
+                                                      (3, "qlearning", "greedy")])
+def test_by_time_each_agent_a_ray_actor_gives_the_local_run(ray_cluster, agents, learner,
+                                                              selection):
+    """The holder of a turn plays it, the others follow it with no inputs of theirs: the
+    local run's table, actions, rounds and bytes, and each agent's view of the same openings
+    (their values differ only where the holder's blind orders come from the OS)."""
+    options = PPRLOptions(steps_per_agent=40, learner=learner, selection=selection,
+                          epsilon=0.3, **CLIFF)
+    local, ray = (run_shares_time_trials(options, agents, 0, [0, 1], key_seed=3,
+                                         record_views=True, runtime=runtime)
+                  for runtime in ("local", "ray"))
+    for here, there in zip(local, ray):
+        assert np.array_equal(here.table.q, there.table.q)
+        assert [_untimed(r) for r in here.rows] == [_untimed(r) for r in there.rows]
+        assert there.rows[0]["q_equal_reference"] and there.rows[0]["action_agreement"] == 1.0
+    assert set(ray[0].views) == {f"agent-{i}" for i in range(agents)} and not ray[1].views
+    for agent, view in ray[0].views.items():
+        columns = ("t", "l", "position")
+        assert view.select(columns).equals(local[0].views[agent].select(columns))
+
+
+def _untimed(row: dict) -> dict:
+    return {k: v for k, v in row.items() if not k.endswith("_s")}
+
+
+@pytest.mark.ray
+def test_by_time_unseeded_ray_agents_draw_their_own_choices_and_match_the_reference(
+        ray_cluster):
+    options = PPRLOptions(steps_per_agent=40, selection="epsilon_greedy", epsilon=0.3, **CLIFF)
+    row = run_shares_time_trials(options, 2, 0, [4], runtime="ray")[0].rows[0]
+    assert row["q_equal_reference"] and row["action_agreement"] == 1.0
