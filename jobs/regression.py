@@ -151,6 +151,12 @@ CASES = (
                                            f"pprl.backend={backend}", "pprl.scale_bits=20",
                                            "progress=false", "seed=52", *SMALL_KEYS))
       for backend in ("paillier", "shares")),
+    *(Case(f"pprl_observation_shares_{runtime}", (
+        "experiment=pprl", f"runtime={runtime}", "pprl.task=load_balancing",
+        "pprl.partition=observation", "pprl.methods=[pprl]", "pprl.selection=epsilon_greedy",
+        "pprl.episodes=2", "pprl.episode_steps=15", "pprl.trials=1", "pprl.backend=shares",
+        "pprl.scale_bits=20", "progress=false", "seed=52"))
+      for runtime in ("ray", "federated")),
 )
 
 

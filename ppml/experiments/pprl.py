@@ -31,7 +31,7 @@ from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl.observation import observation_result, run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol, time_result
 from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
-from ppml.protocols.pprl.shares_observation import run_shares_trials
+from ppml.protocols.pprl.shares_observation import observation_results, run_shares_trials
 from ppml.protocols.pprl.shares_time import run_shares_time_trials, trial_result
 from ppml.runtime.cluster import ensure_ray
 
@@ -39,11 +39,6 @@ from ppml.runtime.cluster import ensure_ray
 @register("pprl")
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
-    if config.runtime != "local" and options.backend == "shares" \
-            and options.partition != "time":
-        raise ValueError(f"runtime={config.runtime} runs pprl.backend=shares partitioned by "
-                         f"time (pprl.partition=time); by observation the shares backend runs "
-                         f"runtime=local so far")
     by_time = options.partition == "time"
     rows, shown, views = [], [], {}
     for method in options.method_list():
@@ -72,9 +67,9 @@ def _results(config: RunConfig, method: str) -> list:
     if method == "pprl" and config.runtime == "federated":
         return run_federated(config)
     together = 1
-    if method == "pprl":                   # the shares backend by time on Ray: one engine
+    if method == "pprl":        # the shares backend on Ray: one set of actors for every trial
         together = options.trials if options.backend == "shares" and config.runtime == "ray" \
-            and options.partition == "time" else options.trials_together
+            else options.trials_together
     groups = [list(range(first, min(first + together, options.trials)))
               for first in range(0, options.trials, together)]
     spread = method != "pprl" or options.backend == "shares"
@@ -115,7 +110,8 @@ def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
     if options.backend == "shares" and options.partition == "observation":
         return run_shares_trials(options, config.parties, config.data_seed, trials,
                                  key_seed=config.seed, record_views=record,
-                                 progress=progress and len(trials) > 1)
+                                 progress=progress and len(trials) > 1,
+                                 runtime=config.runtime, timeout_s=config.party_timeout_s)
     if options.backend == "shares":
         return run_shares_time_trials(options, config.parties, config.data_seed, trials,
                                       key_seed=config.seed, record_views=record,
@@ -141,11 +137,15 @@ def run_federated(config: RunConfig) -> list:
     view (``record_views``: sent in the agent's outputs after the run, EVALUATION ONLY)."""
     outs = run_parties(config)
     driver, options = outs["agent-0"], config.pprl
-    if options.backend == "shares":                # by time: each agent's outputs, per trial
+    agents = [f"agent-{i}" for i in range(config.parties)]
+    if options.backend == "shares" and options.partition == "time":
         return [trial_result(options, config.parties, config.data_seed, trial,
-                             [outs[f"agent-{i}"]["trials"][trial]
-                              for i in range(config.parties)])
+                             [outs[agent]["trials"][trial] for agent in agents])
                 for trial in range(options.trials)]
+    if options.backend == "shares":
+        return observation_results(options, config.parties, config.data_seed,
+                                   [outs[agent]["groups"] for agent in agents],
+                                   outs["world"]["report"])
     results = []
     for trial in range(options.trials):
         reports = [outs[f"agent-{i}"]["reports"][trial] for i in range(config.parties)]

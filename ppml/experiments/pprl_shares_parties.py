@@ -1,51 +1,93 @@
 """PPRL's shares backend federated: each agent a party of its own and an engine rank, the
-engine's dealer a party of its own (docs/pprl.md, docs/federated.md).
+engine's dealer a party of its own and, by observation, the world (docs/pprl.md,
+docs/federated.md).
 
-Roster (`pprl_parties.names`): ``dealer``, then ``agent-0`` ... ``agent-<m-1>``.  The agents
-link with each other (the engine's rounds) and with the dealer, which hands each its own dealer
-key over its link and answers agent-0's requests for corrections (`federated.serve_dealer`).
-Each agent runs the same SPMD program (`shares_time.time_trials`): it plays its own turn of
-every trial and follows the others' turns with no inputs of its own; its perceptions and its
-generator never leave it.
+Roster (`pprl_parties.names`): ``dealer``, (``world``,) then ``agent-0`` ... ``agent-<m-1>``.
+The agents link with each other (the engine's rounds), with the dealer, which hands each its
+own dealer key over its link and answers agent-0's requests for corrections
+(`federated.serve_dealer`), and with the world, which steps the joint task once every agent has
+sent its own part (`shared_world.SharedWorlds`) and answers each with its own state and reward;
+an agent may send its own part only.  Each agent runs the same SPMD program as in one process
+(`shares_time.time_trials`, `shares_observation.observation_program`): by time it plays its own
+turn and follows the others' with no inputs of its own; by observation it chooses from its own
+generator and perceives through the world.  Its perceptions and its generator never leave it.
 
-Outputs, each party's own: each agent, per trial, what `shares_time.play_trial` returns for it
-(the final table, opened to every agent, its own actions and, EVALUATION ONLY, the entropy of
-its choices and its view); the dealer its secret (EVALUATION ONLY).
+Outputs, each party's own: each agent what its program returns for it (per trial or group: the
+final tables, opened to every agent, its costs and, EVALUATION ONLY, the entropy of its
+choices and its view); the world, EVALUATION ONLY, each trial's rows and joint actions; the
+dealer its secret (EVALUATION ONLY).
 """
 
 from __future__ import annotations
 
 from ppml.experiments.config import RunConfig
 from ppml.mpc.context import EngineConfig
+from ppml.protocols.pprl.shared_world import SharedWorlds
+from ppml.protocols.pprl.shares_observation import observation_program
 from ppml.protocols.pprl.shares_time import check_options, time_trials
 from ppml.runtime.federated import Node, serve_dealer
 
-DEALER = "dealer"
+DEALER, WORLD = "dealer", "world"
+WORLD_CALLS = {"start", "reset", "step", "end_episode"}
+
+
+class WorldService:
+    """The world as the agents call it: each call's parts must be the caller's own only."""
+
+    def __init__(self, world: SharedWorlds, agents: list):
+        self.world, self.agents = world, agents
+
+    def __getattr__(self, method: str):
+        if method not in WORLD_CALLS:
+            raise AttributeError(method)
+
+        def call(caller: str, parts: list):
+            index = self.agents.index(caller)
+            if not isinstance(parts, list) or \
+                    [i for i, part in enumerate(parts) if part is not None] != [index]:
+                raise PermissionError(f"{caller} may send its own part of {method} only")
+            return getattr(self.world, method)(parts)
+        return call
 
 
 def party(config: RunConfig, name: str, identity, peers, roster: list) -> dict:
     """What party ``name`` of ``roster`` (`pprl_parties.names`, which holds it) does in a
     federated run of the shares backend."""
     options = config.pprl
-    if options.partition != "time":
-        raise ValueError("runtime=federated runs pprl.backend=shares partitioned by time "
-                         "(pprl.partition=time); by observation it runs runtime=local")
-    check_options(options)
+    by_time = options.partition == "time"
+    if by_time:
+        check_options(options)
     agents = [n for n in roster if n.startswith("agent-")]
     ranks = {agent: rank for rank, agent in enumerate(agents)}
-    talks = {agent: [a for a in agents if a != agent] + [DEALER] for agent in agents}
-    talks[DEALER] = agents                     # the roster by time: the caller checked name
+    services = [DEALER] if by_time else [DEALER, WORLD]
+    talks = {agent: [a for a in agents if a != agent] + services for agent in agents}
+    talks.update({service: agents for service in services})
     node = Node(identity, peers, talks[name], ranks if name in ranks else {},
                 config.party_timeout_s)
     try:
         if name == DEALER:
             return {"audit_dealer_secret": serve_dealer(node, ranks, config.seed)}
+        if name == WORLD:
+            world = SharedWorlds(options, config.parties, config.data_seed,
+                                 config.party_timeout_s)
+            node.serve(WorldService(world, agents), {a: WORLD_CALLS for a in agents},
+                       pass_caller=True, workers=len(agents) + 1)
+            node.connect()
+            node.wait_closed(agents)
+            return {"report": world.report()}
         node.connect()
         engine = EngineConfig(config.parties, config.precision_bits, config.mpc.truncation,
                               config.seed, record_views=config.record_views)
         ctx = node.context(engine, DEALER)
-        return {"trials": time_trials(ctx, options, config.parties, config.data_seed,
-                                      list(range(options.trials)), config.seed is not None,
-                                      config.record_views)}
+        trials, seeded = list(range(options.trials)), config.seed is not None
+        if by_time:
+            return {"trials": time_trials(ctx, options, config.parties, config.data_seed,
+                                          trials, seeded, config.record_views)}
+        groups = [trials[k:k + options.trials_together]
+                  for k in range(0, len(trials), options.trials_together)]
+        return {"groups": observation_program(
+            ctx, options, config.parties, config.data_seed, groups, seeded,
+            node.remote(WORLD), config.record_views,
+            config.progress and ranks[name] == 0)}
     finally:
         node.close()

@@ -149,10 +149,10 @@ class Node:
         """The role ``peer`` serves, reached over this party's link to it."""
         return RemoteRole(self._caller, peer, self.timeout_s)
 
-    def serve(self, role, allowed: dict, pass_caller: bool = False) -> None:
-        """Answer the peers' calls on ``role`` (`ppml.runtime.remote.serve`); before
-        `connect`, so that no call comes before the role is there."""
-        self._pool = serve(self.links, role, allowed, pass_caller)
+    def serve(self, role, allowed: dict, pass_caller: bool = False, workers: int = 4) -> None:
+        """Answer the peers' calls on ``role`` (`ppml.runtime.remote.serve`), ``workers`` at
+        a time; before `connect`, so that no call comes before the role is there."""
+        self._pool = serve(self.links, role, allowed, pass_caller, workers)
 
     def context(self, config: EngineConfig, dealer: str) -> Context:
         """This party's engine context over its (connected) links

@@ -33,9 +33,6 @@ def test_load_balancing_rows_per_episode_with_a_factory_per_party():
     assert "final_reward_per_step" in out.table
     three = pprl(RunConfig(experiment="pprl", parties=3, progress=False, pprl=options))
     assert len(three.rows) == 10 and three.rows != out.rows
-    shares = PPRLOptions(**{**options.__dict__, "backend": "shares"})
-    with pytest.raises(ValueError, match="runtime=ray runs pprl.backend=shares partitioned by time"):
-        pprl(RunConfig(experiment="pprl", runtime="ray", progress=False, pprl=shares))
 
 
 def test_pprl_rows_carry_the_comparison_with_the_reference():

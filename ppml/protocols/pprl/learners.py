@@ -80,10 +80,13 @@ def draw_joint(kind: str, moves: list, rngs: list, epsilon: float, coin) -> tupl
     epsilon-greedy's coin from ``coin``, a generator of its own (public: agent 0 draws it and
     every agent follows it, so no agent ever sees an output of another's own generator), then
     each agent its own random action, or its own permutation of its actions.  Returns (the
-    actions, None) for a random choice, (None, the permutations) for a greedy one."""
+    actions, None) for a random choice, (None, the permutations) for a greedy one; an agent
+    whose generator is None (held by another process) draws nothing and gets None."""
     if kind == "random" or (kind == "epsilon_greedy" and coin.random() < epsilon):
-        return [int(rng.integers(m)) for rng, m in zip(rngs, moves, strict=True)], None
-    return None, [rng.permutation(m) for rng, m in zip(rngs, moves, strict=True)]
+        return [None if rng is None else int(rng.integers(m))
+                for rng, m in zip(rngs, moves, strict=True)], None
+    return None, [None if rng is None else rng.permutation(m)
+                  for rng, m in zip(rngs, moves, strict=True)]
 
 
 def first_maximum(row, order: np.ndarray) -> int:

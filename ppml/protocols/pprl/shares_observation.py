@@ -22,6 +22,8 @@ table and actions are the ones it has alone.
 
 from __future__ import annotations
 
+import functools
+import secrets
 import time
 
 import numpy as np
@@ -35,10 +37,11 @@ from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, draw_joint
 from ppml.protocols.pprl.observation import against_reference
-from ppml.protocols.pprl.reference import (TrialResult, fresh_selection, learner,
-                                           observation_generators)
+from ppml.protocols.pprl.reference import TrialResult, agent_generator, learner
 from ppml.protocols.pprl.shared_division import check_ring
-from ppml.protocols.pprl.shares import SharedTable
+from ppml.protocols.pprl.shared_world import SharedWorlds
+from ppml.protocols.pprl.shares import SharedTable, as_table, engine_totals
+from ppml.runtime import roles
 
 
 class SharedJointTables(SharedTable):
@@ -173,62 +176,130 @@ def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: 
 
 def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list,
                       key_seed: int | None = None, record_views: bool = False,
-                      progress: bool = False) -> list:
+                      progress: bool = False, runtime: str = "local",
+                      timeout_s: float = roles.DEFAULT_TIMEOUT_S) -> list:
     """``trials`` of PPRL partitioned by observation on the shares backend, ``agents`` of
-    them, run together on one engine: each trial's result (the reference's per-episode rows, the last
-    with ``q_equal_reference``, ``action_agreement`` and the engine's costs: its own greedy
-    selections, the rounds (shared by the trials), and its share of the seconds and bytes).
-    ``key_seed``: the engine's INSECURE seeded mode; ``record_views``: each agent's view of
-    the engine (every trial's openings) in the first result; ``progress``: a bar over the
-    episodes."""
-    envs = [tasks.make(options.task, agents) for _ in trials]
-    sizes = [int(n) for n in envs[0].observation_space.nvec]
-    moves = [int(n) for n in envs[0].action_space.nvec]
-    reward_bound = options.task_reward_bound(agents)
-    rules = learner(options, 1, 1, fixed=True)
-    check_ring(bounds(rules, options, reward_bound)[1], options)
-    selections = [None if key_seed is not None else fresh_selection(agents + 1) for _ in trials]
-    drawn = [observation_generators(seed, trial, agents, selection)
-             for trial, selection in zip(trials, selections)]
-    start = time.perf_counter()
-    ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views)
-    views = [ViewRecorder(record_views) for _ in range(agents)]
-    table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views)
-    rows, taken, greedy = play_trials(envs, drawn, options, moves, table, reward_bound, trials,
-                                      progress)
-    finals = table.opened(options)
-    seconds = time.perf_counter() - start
-    costs = table.costs()
+    them, in groups of ``options.trials_together`` run together on one engine: each trial's
+    result (`observation_results`).  ``key_seed``: the engine's INSECURE seeded mode;
+    ``record_views``: each agent's view of the engine (every trial's openings of the first
+    group) in the first result; ``progress``: a bar over the episodes.  ``runtime``: "local"
+    (every agent in this process) or "ray" (each agent a Ray actor, the world a role)."""
+    groups = [list(trials[k:k + options.trials_together])
+              for k in range(0, len(trials), options.trials_together)]
+    world = roles.spawn(SharedWorlds, runtime, options, agents, seed, timeout_s,
+                        concurrency=agents + 1)
+    try:
+        program = functools.partial(observation_program, options=options, agents=agents,
+                                    seed=seed, groups=groups, seeded=key_seed is not None,
+                                    record_views=record_views, progress=progress)
+        if runtime == "local":
+            ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views)
+            outs = [program(ctx, world=world)] * agents
+        else:
+            from ppml.runtime import spmd
+            outs = spmd.run(program, parties=agents, runtime=runtime, seed=key_seed,
+                            record_views=record_views,
+                            inputs={i: {"world": world} for i in range(agents)})
+        report = world.call("report")
+    finally:
+        roles.teardown([world])
+    return observation_results(options, agents, seed, outs, report)
+
+
+def observation_results(options: PPRLOptions, agents: int, seed: int, outs: list,
+                        report: dict) -> list:
+    """Each trial's result from every agent's `observation_program` output (``outs``, by
+    agent) and the world's ``report``: the reference's per-episode rows, the last with
+    ``q_equal_reference``, ``action_agreement`` and the engine's costs (its own greedy
+    selections, the rounds, shared by the trials of its group, and its share of the seconds
+    and bytes); the first with each agent's view when recorded."""
+    env = tasks.make(options.task, agents)
+    states, actions = int(np.prod(env.observation_space.nvec)), int(np.prod(env.action_space.nvec))
+    env.close()
     results = []
-    for k, trial in enumerate(trials):
-        envs[k].close()
-        rows[k][-1].update(**against_reference(options, seed, trial, agents, selections[k],
-                                               finals[k], taken[k]),
-                           online_s=seconds / len(trials), rounds=costs["rounds"],
-                           bytes_sent=costs["bytes_sent"] // len(trials), comparisons=greedy[k],
-                           trials_together=len(trials))
-        results.append(TrialResult(rows[k], seconds / len(trials), finals[k], taken[k]))
-    if record_views:
-        results[0].views = {f"agent-{i}": v.table() for i, v in enumerate(views)}
+    for k, group in enumerate(outs[0]):
+        together = len(group["trials"])
+        for j, trial in enumerate(group["trials"]):
+            entropy = [outs[i][k]["entropy"][i] for i in range(agents)] + [group["coin"]]
+            final = as_table(options, states, actions, group["final"][j])
+            rows, taken = report[str(trial)]["rows"], [tuple(a) for a in
+                                                       report[str(trial)]["taken"]]
+            rows[-1].update(**against_reference(options, seed, trial, agents,
+                                                None if entropy[0] is None else entropy,
+                                                final, taken),
+                            online_s=group["seconds"] / together, rounds=group["costs"]["rounds"],
+                            bytes_sent=group["costs"]["bytes_sent"] // together,
+                            comparisons=group["greedy"][j], trials_together=together)
+            results.append(TrialResult(rows, group["seconds"] / together, final, taken))
+    views = [outs[i][0]["views"][i] for i in range(agents)]
+    if results and any(v is not None for v in views):
+        results[0].views = {f"agent-{i}": ViewRecorder.of(v).table()
+                            for i, v in enumerate(views) if v is not None}
     return results
 
 
-def play_trials(envs: list, drawn: list, options: PPRLOptions, moves: list, table,
-                reward_bound: float, trials: list, progress: bool = False) -> tuple:
-    """The agents' episodes in every trial at once on the private joint ``table`` (its
-    ``update`` and ``first_maximum_joint``), each trial with its own world (``envs``) and
-    generators (``drawn``: its (world seed, coin, agents' generators),
-    `reference.observation_generators`), each agent choosing as the reference's joint methods
-    do (`learners.draw_joint`).  Returns per trial: the per-episode rows, the joint actions
-    taken, and the number of greedy selections."""
-    rows, taken = [[] for _ in trials], [[] for _ in trials]
-    greedy = [0] * len(trials)
-    for env, (env_seed, _, _) in zip(envs, drawn):
-        env.reset(seed=env_seed)
+def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, groups: list,
+                        seeded: bool, world, record_views: bool = False,
+                        progress: bool = False) -> list:
+    """The shares backend by observation, SPMD for every agent: each group of trials together
+    on ``ctx``, the agents this process holds choosing from their own generators and perceiving
+    through ``world`` (a `SharedWorlds` role).  Returns per group what this process holds:
+    ``trials``, ``final`` (each trial's table, opened to every agent: EVALUATION ONLY),
+    ``entropy`` (each held agent's, EVALUATION ONLY; None when ``seeded``) and ``coin``
+    (epsilon-greedy's public coin's entropy: agent 0 draws it and broadcasts it), ``greedy``
+    (each trial's greedy selections), ``views`` (each held agent's, of the first group), the
+    engine's ``costs`` and the ``seconds``."""
+    env = tasks.make(options.task, agents)
+    sizes = [int(n) for n in env.observation_space.nvec]
+    moves = [int(n) for n in env.action_space.nvec]
+    env.close()
+    reward_bound = options.task_reward_bound(agents)
+    rules = learner(options, 1, 1, fixed=True)
+    check_ring(bounds(rules, options, reward_bound)[1], options)
+    mine = [i for i in range(agents) if ctx.holds(i)]
+    out = []
+    for k, trials in enumerate(groups):
+        start, since = time.perf_counter(), engine_totals(ctx)
+        entropy = [None if seeded or i not in mine else secrets.randbits(128)
+                   for i in range(agents)]
+        coin = None if seeded else ctx.comm.broadcast(
+            [secrets.randbits(128) for _ in trials] if ctx.holds(0) else None, owner=0,
+            tag="coin")                                   # public: every agent follows it
+        drawn = [(agent_generator(seed, trial, agents, None if coin is None else coin[j]),
+                  [agent_generator(seed, trial, i, entropy[i]) if i in mine else None
+                   for i in range(agents)])
+                 for j, trial in enumerate(trials)]
+        views = [ViewRecorder(record_views and not k) for _ in range(agents)]
+        table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views)
+        world.call("start", [trials if i in mine else None for i in range(agents)])
+        greedy = play_trials(world, drawn, options, moves, table, mine, trials,
+                             progress and 0 in mine)
+        out.append({"trials": list(trials),
+                    "final": [[int(v) for v in row] for row in np.atleast_2d(
+                        table.table.reveal())],
+                    "entropy": entropy, "coin": None if coin is None else coin,
+                    "greedy": greedy, "costs": table.costs(since),
+                    "views": [views[i].rows if i in mine and views[i].enabled else None
+                              for i in range(agents)],
+                    "seconds": time.perf_counter() - start})
+    return out
+
+
+def play_trials(world, drawn: list, options: PPRLOptions, moves: list, table, mine: list,
+                trials: list, progress: bool = False) -> list:
+    """The agents' episodes in every trial of a group at once on the private joint ``table``
+    (its ``update`` and ``first_maximum_joint``), each trial with its own task in ``world``
+    and generators (``drawn``: its public coin and the held agents' own generators), each
+    agent choosing as the reference's joint methods do (`learners.draw_joint`).  Returns each
+    trial's number of greedy selections."""
+    agents, greedy = len(moves), [0] * len(trials)
+
+    def perceive(answers: list, k: int) -> list:
+        return [None if answers[i] is None else answers[i][k] for i in range(agents)]
 
     def choose(states: list) -> list:
         draws = [draw_joint(options.selection, moves, rngs, options.epsilon, coin)
-                 for (_, coin, rngs) in drawn]
+                 for coin, rngs in drawn]
         asked = [k for k, (actions, _) in enumerate(draws) if actions is None]
         chosen = [actions for actions, _ in draws]
         if asked:
@@ -240,25 +311,18 @@ def play_trials(envs: list, drawn: list, options: PPRLOptions, moves: list, tabl
 
     for episode in tqdm(range(options.episodes), disable=not progress, unit="episode",
                         desc=f"pprl trials {trials[0]}-{trials[-1]}", leave=False):
-        states = [[int(s) for s in env.reset()[0]] for env in envs]
+        first = world.call("reset", [True if i in mine else None for i in range(agents)])
+        states = [perceive(first, k) for k in range(len(trials))]
         actions = choose(states)
-        totals = [0.0] * len(trials)
         for _ in range(options.episode_steps):
-            after, rewards = [], []
-            for k, env in enumerate(envs):
-                observation, reward, _, _, info = env.step(np.array(actions[k], dtype=np.int64))
-                if not abs(reward) <= reward_bound:
-                    raise ValueError(f"a global reward of {reward!r} is outside "
-                                     f"pprl.reward_bound={reward_bound}")
-                taken[k].append(tuple(actions[k]))
-                totals[k] += reward
-                after.append([int(s) for s in observation])
-                rewards.append(list(info["rewards"]))
+            answers = world.call("step", [[actions[k][i] for k in range(len(trials))]
+                                          if i in mine else None for i in range(agents)])
+            after = [[None if a is None else a[0][k] for a in answers]
+                     for k in range(len(trials))]
+            rewards = [[None if a is None else a[1][k] for a in answers]
+                       for k in range(len(trials))]
             following = choose(after)
             table.update(states, actions, rewards, after, following)
             states, actions = after, following
-        for k, trial in enumerate(trials):
-            rows[k].append({"trial": trial, "episode": episode, "steps_to_goal": None,
-                            "reached_goal": None,
-                            "episode_reward": totals[k] / options.episode_steps})
-    return rows, taken, greedy
+        world.call("end_episode", [episode if i in mine else None for i in range(agents)])
+    return greedy

@@ -81,9 +81,17 @@ def test_federated_agents_on_the_shares_backend_give_the_local_run(tmp_path):
     assert all(r["q_equal_reference"] and r["action_agreement"] == 1.0 for r in federated.rows)
 
 
-def test_the_shares_backend_by_observation_is_refused_outside_one_process(tmp_path):
-    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
+def test_federated_agents_on_the_shares_backend_by_observation_give_the_local_run(tmp_path):
+    """Three agents, the world and the engine's dealer each their own process, two trials
+    together on one engine and a third alone: the local rows."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=5, methods=["pprl"], trials=3, trials_together=2,
+                          selection="epsilon_greedy", learner="qlearning", epsilon=0.3,
                           backend="shares", scale_bits=20)
-    with pytest.raises(ValueError, match="pprl.partition=time"):
-        pprl(RunConfig(runtime="federated", seed=1, results_dir=str(tmp_path), pprl=options,
-                       **BASE))
+    local, federated = (pprl(RunConfig(runtime=runtime, seed=3, parties=3,
+                                       results_dir=str(tmp_path), pprl=options, **BASE))
+                        for runtime in ("local", "federated"))
+    untimed = [[{k: v for k, v in r.items() if not k.endswith("_s")} for r in out.rows]
+               for out in (local, federated)]
+    assert untimed[0] == untimed[1]
+    assert sum(bool(r.get("q_equal_reference")) for r in federated.rows) == 3

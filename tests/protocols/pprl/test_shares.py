@@ -286,3 +286,28 @@ def test_by_time_unseeded_ray_agents_draw_their_own_choices_and_match_the_refere
     options = PPRLOptions(steps_per_agent=40, selection="epsilon_greedy", epsilon=0.3, **CLIFF)
     row = run_shares_time_trials(options, 2, 0, [4], runtime="ray")[0].rows[0]
     assert row["q_equal_reference"] and row["action_agreement"] == 1.0
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("agents,learner,selection,together", [
+    (2, "sarsa", "epsilon_greedy", 2), (3, "qlearning", "greedy", 1)])
+def test_by_observation_each_agent_a_ray_actor_gives_the_local_run(ray_cluster, agents,
+                                                                     learner, selection,
+                                                                     together):
+    """Each agent chooses from its own generator and perceives through the world, a role of
+    its own: the local run's rows, tables, actions and views, value for value."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=5, methods=["pprl"], trials=2,
+                          trials_together=together, selection=selection, epsilon=0.3,
+                          learner=learner, backend="shares", scale_bits=20)
+    local, ray = (run_shares_trials(options, agents, 0, [0, 1], key_seed=3, record_views=True,
+                                    runtime=runtime) for runtime in ("local", "ray"))
+    for here, there in zip(local, ray):
+        assert [_untimed(r) for r in here.rows] == [_untimed(r) for r in there.rows]
+        assert np.array_equal(here.table.q, there.table.q) and here.taken == there.taken
+        assert there.rows[-1]["q_equal_reference"]
+    assert set(ray[0].views) == {f"agent-{i}" for i in range(agents)}
+    for agent, view in ray[0].views.items():
+        assert view.equals(local[0].views[agent])
+    fresh = run_shares_trials(options, agents, 0, [3], runtime="ray")[0].rows[-1]
+    assert fresh["q_equal_reference"] and fresh["action_agreement"] == 1.0

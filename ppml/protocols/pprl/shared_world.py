@@ -1,0 +1,130 @@
+"""The environments of the shares backend by observation as one role (Sakuma et al., section
+2.2): the joint tasks of the trials an engine runs together, for agents that each run the SPMD
+program (`shares_observation.observation_program`) in this process or a process of their own.
+
+Each call carries the parts of the agents the calling process holds (a list over the agents,
+None where it holds none): every agent in one process gives them all at once; each agent in its
+own process gives its own, and the call waits until every agent's part of that step has come (a
+barrier), then answers each with its own state and reward only.  The world knows the joint
+states and actions, as the environment does; no agent learns another's perceptions from it.
+It keeps, for the evaluation (EVALUATION ONLY), each trial's joint actions and the mean global
+reward per step of each episode (the rows of Fig. 5).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ppml.protocols.pprl import tasks
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.reference import generators
+
+
+class SharedWorlds:
+    """The joint tasks of ``agents`` for the trials of each group (`start`), their dynamics from
+    the experiment's public ``seed`` as the reference's; a call waits at most ``timeout_s`` for
+    the other agents' parts."""
+
+    name = "world"
+
+    def __init__(self, options: PPRLOptions, agents: int, seed: int, timeout_s: float):
+        self.options, self.agents, self.seed, self.timeout_s = options, agents, seed, timeout_s
+        self.reward_bound = options.task_reward_bound(agents)
+        self.envs, self.trials, self.totals = [], [], []
+        self.rows, self.taken = {}, {}
+        self._ready = threading.Condition()
+        self._parts, self._answer, self._generation = {}, None, 0
+
+    def start(self, parts: list) -> list:
+        """A group of trials begins: each agent gives the group's trials (the same list)."""
+        def begin(trials):
+            if any(t != trials[0] for t in trials):
+                raise ValueError(f"the agents started different trials: {trials}")
+            self._close_envs()
+            self.trials = [int(t) for t in trials[0]]
+            self.envs = [tasks.make(self.options.task, self.agents) for _ in self.trials]
+            for env, trial in zip(self.envs, self.trials):
+                env.reset(seed=generators(self.seed, trial)[0])
+                self.rows[trial], self.taken[trial] = [], []
+            return [None] * self.agents
+        return self._meet("start", parts, begin)
+
+    def reset(self, parts: list) -> list:
+        """A new episode in every trial: each agent's own first state, per trial."""
+        def reset(_):
+            states = [[int(s) for s in env.reset()[0]] for env in self.envs]
+            self.totals = [0.0] * len(self.envs)
+            return [[joint[i] for joint in states] for i in range(self.agents)]
+        return self._meet("reset", parts, reset)
+
+    def step(self, parts: list) -> list:
+        """One step of every trial with each agent's own actions (its part: one per trial);
+        answers each agent with its own states and rewards, per trial."""
+        def step(actions):
+            states, rewards = [], []
+            for k, env in enumerate(self.envs):
+                joint = [int(actions[i][k]) for i in range(self.agents)]
+                observation, reward, _, _, info = env.step(np.array(joint, dtype=np.int64))
+                if not abs(reward) <= self.reward_bound:
+                    raise ValueError(f"a global reward of {reward!r} is outside "
+                                     f"pprl.reward_bound={self.reward_bound}")
+                self.taken[self.trials[k]].append(tuple(joint))
+                self.totals[k] += reward
+                states.append([int(s) for s in observation])
+                rewards.append([float(r) for r in info["rewards"]])
+            return [([s[i] for s in states], [r[i] for r in rewards])
+                    for i in range(self.agents)]
+        return self._meet("step", parts, step)
+
+    def end_episode(self, parts: list) -> list:
+        """Every trial's episode ends: its row (the mean global reward per step)."""
+        def end(episodes):
+            for k, trial in enumerate(self.trials):
+                self.rows[trial].append({
+                    "trial": trial, "episode": int(episodes[0]), "steps_to_goal": None,
+                    "reached_goal": None,
+                    "episode_reward": self.totals[k] / self.options.episode_steps})
+            return [None] * self.agents
+        return self._meet("end_episode", parts, end)
+
+    def report(self) -> dict:
+        """EVALUATION ONLY: per trial (as a string key), its rows and the joint actions taken."""
+        self._close_envs()
+        return {str(t): {"rows": self.rows[t], "taken": [list(a) for a in self.taken[t]]}
+                for t in self.rows}
+
+    def close(self) -> None:
+        self._close_envs()
+
+    def _close_envs(self) -> None:
+        for env in self.envs:
+            env.close()
+        self.envs = []
+
+    def _meet(self, what: str, parts: list, act) -> list:
+        """Wait until every agent's part of this call has come, then ``act(parts by agent)``
+        once; returns the answers of the agents in ``parts``."""
+        if len(parts) != self.agents:
+            raise ValueError(f"{what} takes a part per agent ({self.agents}), got {len(parts)}")
+        mine = [i for i, part in enumerate(parts) if part is not None]
+        with self._ready:
+            generation = self._generation
+            for i in mine:
+                if i in self._parts:
+                    raise ValueError(f"agent {i} has already called {what} in this step")
+                self._parts[i] = parts[i]
+            if len(self._parts) == self.agents:
+                given = [self._parts[i] for i in range(self.agents)]
+                self._parts = {}
+                self._answer = act(given)
+                self._generation += 1
+                self._ready.notify_all()
+            elif not self._ready.wait_for(lambda: self._generation != generation,
+                                          self.timeout_s):
+                missing = sorted(set(range(self.agents)) - set(self._parts))
+                raise TimeoutError(f"the world waited {self.timeout_s:g} s for agents "
+                                   f"{missing} to call {what}")
+            answer = self._answer
+        return [answer[i] if i in mine else None for i in range(self.agents)]
