@@ -53,6 +53,8 @@ class _Strands:
         self.answers = {i: () for i in self.lets}   # what each resumes with (nothing: start)
         self.results = [None] * len(strands)
         self.main = getcurrent()
+        self.failure = None
+        """The first exception of a strand: raised again however the first strand handles it."""
 
     def run(self) -> list:
         comm = self.comm
@@ -62,8 +64,10 @@ class _Strands:
         try:
             comm._ops = self.ops[0]
             self.results[0] = self.strands[0]()
-            while self.lets:                          # the first strand is done: the others
+            while self.lets and self.failure is None:  # the first strand is done: the others
                 self._serve(self._advance())
+            if self.failure is not None:
+                raise self.failure
             return self.results
         finally:
             comm._ops = self.outer
@@ -85,21 +89,38 @@ class _Strands:
         return exchange if name == "exchange" else ask
 
     def _ask(self, request: tuple):
-        if getcurrent() is not self.main:             # another strand: to the caller's loop
-            return self.main.switch(request)
-        if not self.lets:                             # the first strand, alone now
-            return self._serve({0: request})[0]
-        asked = {0: request, **self._advance()}       # the first strand: run the others up to
-        answer = self._serve(asked)[0]                # their next round, then make it
+        me = getcurrent()
+        if me is not self.main:
+            if me in self.lets.values():              # another strand: to the caller's loop
+                return self.main.switch(request)
+            return self._pass_on(request)             # a strand of an outer `together`
+        if self.failure is not None:
+            raise self.failure
+        if self.lets:                                 # the first strand: run the others up to
+            answer = self._serve({0: request, **self._advance()})[0]   # their next round
+        else:                                         # the first strand, alone now
+            answer = self._serve({0: request})[0]
         self.comm._ops = self.ops[0]
         return answer
+
+    def _pass_on(self, request: tuple):
+        """A round asked for by a strand of an outer `together` (this one runs inside one of
+        its strands): that one's to make."""
+        if request[0] == "exchange":
+            return self.real["exchange"](request[1], to=request[2], tag=request[3])
+        return self.real[request[0]](*request[1], **request[2])
 
     def _advance(self) -> dict:
         """Run every other live strand up to its next round request: index -> request."""
         asked = {}
         for i, let in list(self.lets.items()):
             self.comm._ops = self.ops[i]
-            out = let.switch(*self.answers[i])
+            try:
+                out = let.switch(*self.answers[i])
+            except BaseException as exc:
+                del self.lets[i]
+                self.failure = self.failure or exc
+                raise
             if let.dead:
                 self.results[i] = out
                 del self.lets[i]

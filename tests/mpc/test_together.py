@@ -132,3 +132,47 @@ def test_the_same_results_with_each_party_a_ray_actor(ray_cluster):
     ray = spmd.run(program, parties=2, runtime="ray", seed=4, inputs={0: {"secret": VALUES}})
     for a, b in zip(local[0], ray[0]):
         assert np.array_equal(a, b)
+
+
+def test_a_strand_of_another_strand_may_run_strands_of_its_own():
+    ctx = mpc.local_context(2, seed=3)
+    x = ctx.share(VALUES, owner=0) * 0.5
+    outs = together(ctx, lambda: _chain(x, 3).reveal(),
+                    lambda: together(ctx, lambda: _chain(x, 1).reveal(),
+                                     lambda: _chain(x, 2).reveal()))
+    assert np.allclose(outs[0], (VALUES / 2) ** 8, atol=1e-3)
+    assert np.allclose(outs[1][0], (VALUES / 2) ** 2, atol=1e-3)
+    assert np.allclose(outs[1][1], (VALUES / 2) ** 4, atol=1e-3)
+    assert "exchange" not in vars(ctx.comm)
+
+
+def test_labels_opened_after_the_others_are_done_still_count():
+    ctx = mpc.local_context(2, seed=3)
+    x = ctx.share(VALUES, owner=0)
+
+    def first():
+        _chain(x, 1).reveal()
+        with ctx.comm.operation("late"):
+            return _chain(x, 2).reveal()
+
+    together(ctx, first, lambda: x.reveal())
+    assert ctx.stats()[0]["by_op"]["late"]["rounds"] == 5
+
+
+def test_a_failure_the_first_strand_swallows_still_propagates():
+    ctx = mpc.local_context(2, seed=3)
+    x = ctx.share(VALUES, owner=0)
+
+    def swallowing():
+        try:
+            (x * x).reveal()
+        except RuntimeError:
+            pass
+        return (x * 2).reveal()
+
+    def failing():
+        raise RuntimeError("strand failed")
+
+    with pytest.raises(RuntimeError, match="strand failed"):
+        together(ctx, swallowing, failing)
+    assert "exchange" not in vars(ctx.comm)

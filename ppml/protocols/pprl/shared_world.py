@@ -32,16 +32,27 @@ class SharedWorlds:
     def __init__(self, options: PPRLOptions, agents: int, seed: int, timeout_s: float):
         self.options, self.agents, self.seed, self.timeout_s = options, agents, seed, timeout_s
         self.reward_bound = options.task_reward_bound(agents)
+        env = tasks.make(options.task, agents)
+        self.moves = [int(n) for n in env.action_space.nvec]
+        env.close()
         self.envs, self.trials, self.totals = [], [], []
         self.rows, self.taken = {}, {}
         self._ready = threading.Condition()
         self._parts, self._answer, self._generation = {}, None, 0
+        self._call = None
+        """The method the agents are meeting in (every agent must call the same)."""
 
     def start(self, parts: list) -> list:
         """A group of trials begins: each agent gives the group's trials (the same list)."""
+        def check(i, trials):
+            if not (isinstance(trials, list) and trials and
+                    all(isinstance(t, int) and t >= 0 for t in trials)):
+                raise ValueError(f"agent {i}: start takes a non-empty list of trial numbers")
+            first = next(iter(self._parts.values()), None)
+            if first is not None and trials != first:
+                raise ValueError(f"agent {i} started other trials than the agents before it")
+
         def begin(trials):
-            if any(t != trials[0] for t in trials):
-                raise ValueError(f"the agents started different trials: {trials}")
             self._close_envs()
             self.trials = [int(t) for t in trials[0]]
             self.envs = [tasks.make(self.options.task, self.agents) for _ in self.trials]
@@ -49,7 +60,7 @@ class SharedWorlds:
                 env.reset(seed=generators(self.seed, trial)[0])
                 self.rows[trial], self.taken[trial] = [], []
             return [None] * self.agents
-        return self._meet("start", parts, begin)
+        return self._meet("start", parts, begin, check)
 
     def reset(self, parts: list) -> list:
         """A new episode in every trial: each agent's own first state, per trial."""
@@ -57,7 +68,7 @@ class SharedWorlds:
             states = [[int(s) for s in env.reset()[0]] for env in self.envs]
             self.totals = [0.0] * len(self.envs)
             return [[joint[i] for joint in states] for i in range(self.agents)]
-        return self._meet("reset", parts, reset)
+        return self._meet("reset", parts, reset, self._check_flag)
 
     def step(self, parts: list) -> list:
         """One step of every trial with each agent's own actions (its part: one per trial);
@@ -67,16 +78,22 @@ class SharedWorlds:
             for k, env in enumerate(self.envs):
                 joint = [int(actions[i][k]) for i in range(self.agents)]
                 observation, reward, _, _, info = env.step(np.array(joint, dtype=np.int64))
-                if not abs(reward) <= self.reward_bound:
-                    raise ValueError(f"a global reward of {reward!r} is outside "
-                                     f"pprl.reward_bound={self.reward_bound}")
+                if not abs(reward) <= self.reward_bound:          # the value stays here
+                    raise ValueError(f"a global reward outside pprl.reward_bound="
+                                     f"{self.reward_bound} in trial {self.trials[k]}")
                 self.taken[self.trials[k]].append(tuple(joint))
                 self.totals[k] += reward
                 states.append([int(s) for s in observation])
                 rewards.append([float(r) for r in info["rewards"]])
             return [([s[i] for s in states], [r[i] for r in rewards])
                     for i in range(self.agents)]
-        return self._meet("step", parts, step)
+
+        def check(i, actions):
+            if not (isinstance(actions, list) and len(actions) == len(self.envs) and
+                    all(isinstance(a, int) and 0 <= a < self.moves[i] for a in actions)):
+                raise ValueError(f"agent {i}: step takes one action in [0, {self.moves[i]}) "
+                                 f"per trial of the group ({len(self.envs)})")
+        return self._meet("step", parts, step, check)
 
     def end_episode(self, parts: list) -> list:
         """Every trial's episode ends: its row (the mean global reward per step)."""
@@ -87,7 +104,13 @@ class SharedWorlds:
                     "reached_goal": None,
                     "episode_reward": self.totals[k] / self.options.episode_steps})
             return [None] * self.agents
-        return self._meet("end_episode", parts, end)
+
+        def check(i, episode):
+            first = next(iter(self._parts.values()), None)
+            if not isinstance(episode, int) or (first is not None and episode != first):
+                raise ValueError(f"agent {i}: end_episode takes the episode's number, the "
+                                 f"same for every agent")
+        return self._meet("end_episode", parts, end, check)
 
     def report(self) -> dict:
         """EVALUATION ONLY: per trial (as a string key), its rows and the joint actions taken."""
@@ -103,22 +126,36 @@ class SharedWorlds:
             env.close()
         self.envs = []
 
-    def _meet(self, what: str, parts: list, act) -> list:
-        """Wait until every agent's part of this call has come, then ``act(parts by agent)``
-        once; returns the answers of the agents in ``parts``."""
+    @staticmethod
+    def _check_flag(i, part) -> None:
+        if part is not True:
+            raise ValueError(f"agent {i}: reset takes True")
+
+    def _meet(self, what: str, parts: list, act, check) -> list:
+        """Wait until every agent's part of this call has come (each checked on arrival by
+        ``check(agent, part)``), then ``act(parts by agent)`` once; returns the answers of the
+        agents in ``parts``.  An error of ``act`` reaches every agent; no error repeats another
+        agent's part."""
         if len(parts) != self.agents:
             raise ValueError(f"{what} takes a part per agent ({self.agents}), got {len(parts)}")
         mine = [i for i, part in enumerate(parts) if part is not None]
         with self._ready:
+            if self._parts and self._call != what:
+                raise ValueError(f"agents {mine} called {what} while the others are in "
+                                 f"{self._call}")
             generation = self._generation
             for i in mine:
                 if i in self._parts:
                     raise ValueError(f"agent {i} has already called {what} in this step")
-                self._parts[i] = parts[i]
+                check(i, parts[i])
+                self._parts[i], self._call = parts[i], what
             if len(self._parts) == self.agents:
                 given = [self._parts[i] for i in range(self.agents)]
                 self._parts = {}
-                self._answer = act(given)
+                try:
+                    self._answer = act(given)
+                except Exception as exc:              # noqa: BLE001 - every agent gets it
+                    self._answer = exc
                 self._generation += 1
                 self._ready.notify_all()
             elif not self._ready.wait_for(lambda: self._generation != generation,
@@ -127,4 +164,6 @@ class SharedWorlds:
                 raise TimeoutError(f"the world waited {self.timeout_s:g} s for agents "
                                    f"{missing} to call {what}")
             answer = self._answer
+        if isinstance(answer, Exception):
+            raise answer
         return [answer[i] if i in mine else None for i in range(self.agents)]

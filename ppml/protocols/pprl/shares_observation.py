@@ -220,7 +220,8 @@ def observation_results(options: PPRLOptions, agents: int, seed: int, outs: list
     for k, group in enumerate(outs[0]):
         together = len(group["trials"])
         for j, trial in enumerate(group["trials"]):
-            entropy = [outs[i][k]["entropy"][i] for i in range(agents)] + [group["coin"]]
+            entropy = [outs[i][k]["entropy"][j][i] for i in range(agents)] + \
+                [None if group["coin"] is None else group["coin"][j]]
             final = as_table(options, states, actions, group["final"][j])
             rows, taken = report[str(trial)]["rows"], [tuple(a) for a in
                                                        report[str(trial)]["taken"]]
@@ -245,8 +246,9 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
     on ``ctx``, the agents this process holds choosing from their own generators and perceiving
     through ``world`` (a `SharedWorlds` role).  Returns per group what this process holds:
     ``trials``, ``final`` (each trial's table, opened to every agent: EVALUATION ONLY),
-    ``entropy`` (each held agent's, EVALUATION ONLY; None when ``seeded``) and ``coin``
-    (epsilon-greedy's public coin's entropy: agent 0 draws it and broadcasts it), ``greedy``
+    ``entropy`` (per trial, each held agent's, EVALUATION ONLY; None when ``seeded``) and
+    ``coin`` (per trial, epsilon-greedy's public coin's entropy: agent 0 draws it and
+    broadcasts it), ``greedy``
     (each trial's greedy selections), ``views`` (each held agent's, of the first group), the
     engine's ``costs`` and the ``seconds``."""
     env = tasks.make(options.task, agents)
@@ -260,13 +262,13 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
     out = []
     for k, trials in enumerate(groups):
         start, since = time.perf_counter(), engine_totals(ctx)
-        entropy = [None if seeded or i not in mine else secrets.randbits(128)
-                   for i in range(agents)]
+        entropy = [[None if seeded or i not in mine else secrets.randbits(128)
+                    for i in range(agents)] for _ in trials]           # per trial, per agent
         coin = None if seeded else ctx.comm.broadcast(
             [secrets.randbits(128) for _ in trials] if ctx.holds(0) else None, owner=0,
             tag="coin")                                   # public: every agent follows it
         drawn = [(agent_generator(seed, trial, agents, None if coin is None else coin[j]),
-                  [agent_generator(seed, trial, i, entropy[i]) if i in mine else None
+                  [agent_generator(seed, trial, i, entropy[j][i]) if i in mine else None
                    for i in range(agents)])
                  for j, trial in enumerate(trials)]
         views = [ViewRecorder(record_views and not k) for _ in range(agents)]

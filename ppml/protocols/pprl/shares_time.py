@@ -93,7 +93,8 @@ class SharedTurn(SharedTable):
     def first_maximum(self, state: int | None, order) -> int | None:
         """The position in ``order`` of the first maximum of Q(state, .), opened to the
         holder (None elsewhere: ``state`` and ``order`` are the holder's)."""
-        if self.actions == 1:
+        if self.actions == 1:                     # nothing to compare, nothing to open
+            self._since += 1
             return 0
         moves = None
         if self.held:                                       # moves[order[i], i] = 1

@@ -66,3 +66,45 @@ def test_an_agent_may_send_its_own_part_only():
         service.step("agent-0", [[0, 0], [0, 0]])
     with pytest.raises(AttributeError):
         service.report
+
+
+def test_an_agent_cannot_read_the_others_parts_from_the_worlds_errors():
+    """A part is checked when it comes, against its own agent's bounds; a call of another
+    method than the others', or a failure of the step, names no other agent's part."""
+    world = _world()
+    world.reset([True, True])
+    done = []
+    thread = threading.Thread(target=lambda: done.append(world.step([[1, 0], None])))
+    thread.start()
+    with pytest.raises(ValueError, match=r"called start while the others are in step") as err:
+        world.start([None, [0, 1]])
+    assert "[1, 0]" not in str(err.value)
+    with pytest.raises(ValueError, match=r"agent 1: step takes one action in \[0, 2\)") as err:
+        world.step([None, [7, 0]])
+    assert "[1, 0]" not in str(err.value)
+    world.step([None, [0, 1]])
+    thread.join(10)
+    assert done and done[0][1] is None
+
+
+def test_a_failure_of_the_step_reaches_every_agent_at_once():
+    world = SharedWorlds(OPTIONS, 2, 0, 5.0)
+    world.start([[0], [0]])
+    world.reset([True, True])
+    world.reward_bound = 0.0                           # every reward is now out of bounds
+    errors = []
+
+    def agent(i):
+        parts = [None, None]
+        parts[i] = [0]
+        try:
+            world.step(parts)
+        except ValueError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=agent, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(errors) == 2 and all("outside pprl.reward_bound=0.0" in e for e in errors)

@@ -311,3 +311,15 @@ def test_by_observation_each_agent_a_ray_actor_gives_the_local_run(ray_cluster, 
         assert view.equals(local[0].views[agent])
     fresh = run_shares_trials(options, agents, 0, [3], runtime="ray")[0].rows[-1]
     assert fresh["q_equal_reference"] and fresh["action_agreement"] == 1.0
+
+
+def test_by_observation_fresh_trials_together_each_match_their_reference():
+    """Each trial of a group draws its own coin and its agents their own choices."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=8, methods=["pprl"], trials=2, trials_together=2,
+                          selection="epsilon_greedy", epsilon=0.5, backend="shares",
+                          scale_bits=20)
+    results = run_shares_trials(options, 2, 0, [0, 1])
+    assert all(r.rows[-1]["q_equal_reference"] and r.rows[-1]["action_agreement"] == 1.0
+               for r in results)
+    assert results[0].taken != results[1].taken
