@@ -76,8 +76,8 @@ def party(config: RunConfig, name: str, identity, peers, roster: list) -> dict:
             node.wait_closed(agents)
             return {"report": world.report()}
         node.connect()
-        engine = EngineConfig(config.parties, config.precision_bits, config.mpc.truncation,
-                              config.seed, record_views=config.record_views)
+        # the table holds integers only: the engine's default scale, as in the other runtimes
+        engine = EngineConfig(config.parties, seed=config.seed, record_views=config.record_views)
         ctx = node.context(engine, DEALER)
         trials, seeded = list(range(options.trials)), config.seed is not None
         if by_time:
