@@ -75,11 +75,20 @@ class SharedTable:
         self.step += 1
         record_engine(self.ctx, self.step, self.views)
 
-    def opened(self, options: PPRLOptions) -> list:
-        """EVALUATION ONLY: the final table, opened, as the reference's `FixedPointQ`: one for
-        each trial run together (one by time)."""
-        return [as_table(options, self.states, self.actions, row)
-                for row in np.atleast_2d(self.table.reveal())]
+    def final_values(self) -> list | None:
+        """EVALUATION ONLY: each trial's final table (one by time) as integers, opened to agent
+        0 alone, the evaluation's party, as the Paillier backend opens it to its owner; None in
+        a process that does not hold agent 0.  Its round is not the protocol's: take `costs`
+        first."""
+        values = self.ctx.value_at(self.table.reveal(to=0), 0)
+        return None if values is None else [[int(v) for v in row]
+                                            for row in np.atleast_2d(values)]
+
+    def opened(self, options: PPRLOptions) -> list | None:
+        """`final_values` as the reference's `FixedPointQ`s."""
+        values = self.final_values()
+        return None if values is None else [as_table(options, self.states, self.actions, row)
+                                            for row in values]
 
     def costs(self, since: tuple = (0, 0)) -> dict:
         """The row's engine columns: greedy selections, and the rounds and bytes of the first

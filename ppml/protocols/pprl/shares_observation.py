@@ -245,7 +245,7 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
     """The shares backend by observation, SPMD for every agent: each group of trials together
     on ``ctx``, the agents this process holds choosing from their own generators and perceiving
     through ``world`` (a `SharedWorlds` role).  Returns per group what this process holds:
-    ``trials``, ``final`` (each trial's table, opened to every agent: EVALUATION ONLY),
+    ``trials``, ``final`` (each trial's table, opened to agent 0 alone: EVALUATION ONLY),
     ``entropy`` (per trial, each held agent's, EVALUATION ONLY; None when ``seeded``) and
     ``coin`` (per trial, epsilon-greedy's public coin's entropy: agent 0 draws it and
     broadcasts it), ``greedy``
@@ -276,11 +276,10 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
         world.call("start", [trials if i in mine else None for i in range(agents)])
         greedy = play_trials(world, drawn, options, moves, table, mine, trials,
                              progress and 0 in mine)
-        out.append({"trials": list(trials),
-                    "final": [[int(v) for v in row] for row in np.atleast_2d(
-                        table.table.reveal())],
+        costs = table.costs(since)
+        out.append({"trials": list(trials), "final": table.final_values(),
                     "entropy": entropy, "coin": None if coin is None else coin,
-                    "greedy": greedy, "costs": table.costs(since),
+                    "greedy": greedy, "costs": costs,
                     "views": [views[i].rows if i in mine and views[i].enabled else None
                               for i in range(agents)],
                     "seconds": time.perf_counter() - start})

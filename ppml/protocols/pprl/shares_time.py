@@ -168,7 +168,7 @@ def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, se
                record_views: bool = False) -> dict:
     """One trial by time on the shares backend, SPMD: each agent this process holds plays its
     turn (agent 0 in the clear, then on the shares), and follows the others'.  Returns what
-    this process holds: ``final`` (the table, opened to every agent: EVALUATION ONLY),
+    this process holds: ``final`` (the table, opened to agent 0 alone: EVALUATION ONLY),
     ``taken`` and ``entropy`` (agent -> its actions and its generator's entropy, None when
     ``seeded``: EVALUATION ONLY), ``views`` (agent -> its view), the engine's ``costs`` and
     the ``seconds`` it took."""
@@ -205,8 +205,10 @@ def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, se
         if agent:
             table.end_turn()
         taken[agent] = [int(a) for a in player.close()]
-    final = [int(v) for v in table.table.reveal()]
-    return {"final": final, "taken": taken, "entropy": entropy, "costs": table.costs(since),
+    costs = table.costs(since)
+    final = table.final_values()
+    return {"final": None if final is None else final[0], "taken": taken, "entropy": entropy,
+            "costs": costs,
             "views": [views[agent].rows if record_views and agent in mine else None
                       for agent in range(agents)],
             "seconds": time.perf_counter() - start}
