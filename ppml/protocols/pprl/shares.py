@@ -84,12 +84,6 @@ class SharedTable:
         return None if values is None else [[int(v) for v in row]
                                             for row in np.atleast_2d(values)]
 
-    def opened(self, options: PPRLOptions) -> list | None:
-        """`final_values` as the reference's `FixedPointQ`s."""
-        values = self.final_values()
-        return None if values is None else [as_table(options, self.states, self.actions, row)
-                                            for row in values]
-
     def costs(self, since: tuple = (0, 0)) -> dict:
         """The row's engine columns: greedy selections, and the rounds and bytes of the first
         agent this process holds (agent 0 in one process) since ``since`` (`engine_totals`

@@ -278,7 +278,7 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
                              progress and 0 in mine)
         costs = table.costs(since)
         out.append({"trials": list(trials), "final": table.final_values(),
-                    "entropy": entropy, "coin": None if coin is None else coin,
+                    "entropy": entropy, "coin": coin,
                     "greedy": greedy, "costs": costs,
                     "views": [views[i].rows if i in mine and views[i].enabled else None
                               for i in range(agents)],

@@ -241,8 +241,7 @@ def test_the_joint_tables_run_with_each_agent_in_its_own_process(ray_cluster, le
                                                     column("order", t)))
             table.update(column("s", t), column("a", t), column("r", t), column("s2", t),
                          column("a2", t))
-        opened = table.opened(options)              # to agent 0 alone (EVALUATION ONLY)
-        return greedy, None if opened is None else [t.q.tolist() for t in opened]
+        return greedy, table.final_values()         # to agent 0 alone (EVALUATION ONLY)
 
     inputs = {agent: {f"agent_{agent}": data[agent]} for agent in range(2)}
     local = spmd.run(program, 2, runtime="local", seed=3, inputs=inputs)[0]
