@@ -163,8 +163,7 @@ def write_run(
         **config,
         **output.summary,
     }
-    rows = [{**run_values, **row} for row in output.rows] or [run_values]
-    table = _to_table(rows)
+    table = _to_table(run_values, output.rows)
 
     folder = Path(results_dir)
     for role, view in output.views.items():
@@ -217,13 +216,17 @@ def _refuse_clashes(config: Mapping[str, Any], output: RunOutput) -> None:
         raise ValueError(f"summary keys {clash} clash with config keys")
 
 
-def _to_table(rows: list[dict[str, Any]]) -> pa.Table:
-    """Columns in order of first appearance; reserved columns get their fixed types."""
-    names = list(dict.fromkeys(name for row in rows for name in row))
-    columns = {
-        name: pa.array([row.get(name) for row in rows], type=RESERVED_COLUMNS.get(name))
-        for name in names
-    }
+def _to_table(run_values: dict[str, Any], rows: list[dict[str, Any]]) -> pa.Table:
+    """One row per row (or one row of ``run_values`` alone): the run's values first, repeated
+    in every row, then the rows' columns in order of first appearance; reserved columns get
+    their fixed types.  The run's values are converted once and repeated by Arrow, not per
+    row (a run can have hundreds of thousands of rows and a hundred config keys)."""
+    count = max(len(rows), 1)
+    columns = {}
+    for name, value in run_values.items():
+        columns[name] = pa.repeat(pa.array([value], type=RESERVED_COLUMNS.get(name))[0], count)
+    for name in dict.fromkeys(name for row in rows for name in row):
+        columns[name] = pa.array([row.get(name) for row in rows], type=RESERVED_COLUMNS.get(name))
     return pa.table(columns)
 
 

@@ -51,10 +51,11 @@ def select_joint(kind: str, row: np.ndarray, moves: list, rngs: list, epsilon: f
     actions, orders = draw_joint(kind, moves, rngs, epsilon, coin)
     if orders is None:
         return actions
-    joint = orders[0]                              # the joint actions in lexicographic order
+    joint = orders[0].tolist()                     # the joint actions in lexicographic order
     for order, m in zip(orders[1:], moves[1:]):
-        joint = (joint[:, None] * m + order).ravel()
-    return unravel(int(joint[first_maximum(row, joint)]), moves)
+        joint = [j * m + a for j in joint for a in order.tolist()]
+    values = row.tolist()                          # Python numbers: this runs every step
+    return unravel(max(joint, key=values.__getitem__), moves)   # max: the first maximum
 
 
 def ravel(indices, sizes: list) -> int:

@@ -208,7 +208,8 @@ def run_observation_partitioned(options: PPRLOptions, method: str, seed: int, tr
     own_reward = method == "idrl"
 
     def perceive(observation):
-        return [ravel(observation, sizes)] if joint else [int(s) for s in observation]
+        observation = observation.tolist()
+        return [ravel(observation, sizes)] if joint else observation
 
     def act(perceived):
         if joint:

@@ -32,6 +32,10 @@ ARRIVAL, PROCESSING = 0.4, 0.48
 """Section 6.2: a job arrives, and one is processed, with these probabilities each step."""
 PASS_COST = 2
 """Section 6.2: passing a job costs the passing factory 2 of its reward."""
+DRAWS_AHEAD = 1024
+"""`LoadBalancing` takes its uniforms from its generator this many steps at a time: the same
+numbers in the same order as one call a step (a generator's ``random(n)`` is n of its
+``random()``), without a call's overhead every step."""
 
 
 class RandomWalk(gym.Env):
@@ -78,12 +82,24 @@ class LoadBalancing(gym.Env):
         self.factories = check_int("factories", factories, 2)
         self.observation_space = spaces.MultiDiscrete([BACKLOG + 1] * factories)
         self.action_space = spaces.MultiDiscrete([2] * factories)
-        self._backlog = np.zeros(factories, dtype=np.int64)
+        self._backlog = [0] * factories
+        self._uniforms, self._used, self._source = [], 0, None
 
     def reset(self, *, seed: int | None = None, options=None):
         super().reset(seed=seed)
-        self._backlog[:] = 0
-        return self._backlog.copy(), {}
+        self._backlog = [0] * self.factories
+        return np.array(self._backlog, dtype=np.int64), {}
+
+    def _draws(self) -> list:
+        """This step's 2m uniforms from the generator: m for the arrivals, then m for the
+        processing (`DRAWS_AHEAD`; a new generator, as ``reset(seed=...)`` makes, voids the
+        draws taken ahead from the old one)."""
+        count, generator = 2 * self.factories, self.np_random
+        if self._used == len(self._uniforms) or generator is not self._source:
+            self._uniforms = generator.random(count * DRAWS_AHEAD).tolist()
+            self._used, self._source = 0, generator
+        self._used += count
+        return self._uniforms[self._used - count:self._used]
 
     def step(self, action):
         m = self.factories
@@ -92,18 +108,19 @@ class LoadBalancing(gym.Env):
                 and all(type(a) in (int, bool) and a in (0, 1) for a in passing)):
             raise ValueError(f"action must be one of 0 (keep) or 1 (pass) for each of the {m} "
                              f"factories, got {action!r}")
-        arrived = (self.np_random.random(m) < ARRIVAL).tolist()
-        processed = (self.np_random.random(m) < PROCESSING).tolist()
+        draws = self._draws()
+        arrived = [u < ARRIVAL for u in draws[:m]]
+        processed = [u < PROCESSING for u in draws[m:]]
         passed = [a and p == 1 for a, p in zip(arrived, passing)]
-        backlog, own = self._backlog.tolist(), []
+        backlog, own = self._backlog, []
         for i in range(m):                        # factory i - 1 passes to factory i (a ring)
             incoming = (arrived[i] and not passed[i]) + passed[i - 1]
             overflow = backlog[i] + incoming > BACKLOG
             backlog[i] = min(backlog[i] + incoming, BACKLOG)
             backlog[i] -= processed[i] and backlog[i] > 0
             own.append(0 if overflow else 50 - backlog[i] ** 2 - PASS_COST * passed[i])
-        self._backlog = np.array(backlog, dtype=np.int64)
-        return self._backlog.copy(), float(sum(own)), False, False, {"rewards": tuple(own)}
+        return np.array(backlog, dtype=np.int64), float(sum(own)), False, False, \
+            {"rewards": tuple(own)}
 
 
 TASKS = {"random_walk": RandomWalk, "load_balancing": LoadBalancing}

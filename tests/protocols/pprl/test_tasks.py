@@ -78,3 +78,22 @@ def test_any_discrete_gymnasium_task_by_name_and_others_refused():
         tasks.make("CartPole-v1")
     with pytest.raises(ValueError, match="pprl.task must be one of random_walk, load_balancing"):
         tasks.make("NoSuchTask-v0")
+
+
+def _transitions(env, steps: int, seed: int) -> list:
+    env.reset(seed=seed)
+    actions = np.random.default_rng(0).integers(2, size=(steps, env.factories))
+    return [(obs.tolist(), reward) for obs, reward, *_ in map(env.step, actions)]
+
+
+def test_load_balancing_draws_ahead_what_one_call_a_step_would_draw(monkeypatch):
+    steps = 2 * tasks.DRAWS_AHEAD + 5                            # past two refills
+    ahead = _transitions(LoadBalancing(3), steps, seed=7)
+    monkeypatch.setattr(tasks, "DRAWS_AHEAD", 1)                 # one call a step
+    assert _transitions(LoadBalancing(3), steps, seed=7) == ahead
+
+
+def test_a_new_seed_voids_the_draws_taken_ahead():
+    env = LoadBalancing()
+    _transitions(env, 10, seed=7)
+    assert _transitions(env, 50, seed=9) == _transitions(LoadBalancing(), 50, seed=9)
