@@ -157,6 +157,15 @@ CASES = (
         "pprl.episodes=2", "pprl.episode_steps=15", "pprl.trials=1", "pprl.backend=shares",
         "pprl.scale_bits=20", "progress=false", "seed=52"))
       for runtime in ("ray", "federated")),
+    *(Case(f"masked_lark_aggregate_{runtime}", (
+        "experiment=masked_lark", f"runtime={runtime}", "masked_lark.reports=400",
+        "masked_lark.queries=6", "masked_lark.advertisers=4", "masked_lark.k=4",
+        "masked_lark.polluters=5", "masked_lark.fake_records=1", "masked_lark.d=3",
+        "masked_lark.bound=4", "parties=3", "progress=false", "seed=61"))
+      for runtime in ("local", "ray")),
+    Case("masked_lark_train", ("experiment=masked_lark", "masked_lark.task=train",
+                               "dataset=breast_cancer", "masked_lark.epochs=2",
+                               "masked_lark.batch_size=128", "progress=false", "seed=62")),
 )
 
 

@@ -90,3 +90,32 @@ class Stream:
         """
         keys = self.uint64(tuple(batch) + (n,))
         return np.argsort(keys, axis=-1, kind="stable").astype(np.int64)
+
+
+class UniformIntegers:
+    """Uniform Python integers below any bound from a `Stream`, its bytes read 4 KiB at a time
+    (the exact samplers of `ppml.privacy.discrete` ask for many small ones)."""
+
+    CHUNK = 4096
+
+    def __init__(self, stream: Stream):
+        self.stream, self._buffer, self._at = stream, b"", 0
+
+    def _bytes(self, n: int) -> bytes:
+        if self._at + n > len(self._buffer):
+            self._buffer = self._buffer[self._at:] + self.stream.bytes(max(self.CHUNK, n))
+            self._at = 0
+        self._at += n
+        return self._buffer[self._at - n:self._at]
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n), n >= 1: the next bytes masked to the bits of n - 1,
+        tried again when not below n (each try succeeds with probability above 1/2)."""
+        if n < 1:
+            raise ValueError(f"below needs n >= 1, got {n}")
+        bits = (n - 1).bit_length()
+        mask = (1 << bits) - 1
+        while True:
+            value = int.from_bytes(self._bytes((bits + 7) // 8), "little") & mask
+            if value < n:
+                return value

@@ -7,7 +7,7 @@ the wrong type (``parties=two``) while Hydra composes the config, before anythin
 * Top-level keys mean the same in every experiment (arms, parties, runtime, seed, ...).
 * Each protocol family's own keys live in its group, declared beside the family's code:
   ``private_cb.*`` (`PrivateCBOptions`), ``linucb_ds.*`` (`LinUCBDSOptions`), ``samba.*``
-  (`SambaOptions`), ``pprl.*`` (`PPRLOptions`); the engine's ``mpc.*`` and the benchmarks' ``bench.*`` are declared here.
+  (`SambaOptions`), ``pprl.*`` (`PPRLOptions`), ``masked_lark.*`` (`MaskedLarkOptions`); the engine's ``mpc.*`` and the benchmarks' ``bench.*`` are declared here.
 * Every value is checked once, when `load_config` makes the objects (each ``__post_init__``);
   every error names the parameter and its bound.  The layers below trust these objects.
 * A key of the old flat namespace (``algorithm=ucb``) is refused with its new spelling
@@ -30,6 +30,7 @@ from ppml.crypto.paillier.keys import check_key_bits
 from ppml.data.checksums import DATA_DIR_ENV
 from ppml.mpc.context import TRUNCATION_MODES
 from ppml.protocols.linucb_ds.config import LinUCBDSOptions
+from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.private_cb.config import PrivateCBOptions
 from ppml.protocols.samba.config import SambaOptions
@@ -65,7 +66,8 @@ class BenchOptions:
 
 
 GROUPS = {"mpc": MPCOptions, "bench": BenchOptions, "private_cb": PrivateCBOptions,
-          "linucb_ds": LinUCBDSOptions, "samba": SambaOptions, "pprl": PPRLOptions}
+          "linucb_ds": LinUCBDSOptions, "samba": SambaOptions, "pprl": PPRLOptions,
+          "masked_lark": MaskedLarkOptions}
 """Config group name -> its schema."""
 
 
@@ -126,6 +128,7 @@ class RunConfig:
     linucb_ds: LinUCBDSOptions = field(default_factory=LinUCBDSOptions)
     samba: SambaOptions = field(default_factory=SambaOptions)
     pprl: PPRLOptions = field(default_factory=PPRLOptions)
+    masked_lark: MaskedLarkOptions = field(default_factory=MaskedLarkOptions)
 
     def __post_init__(self) -> None:
         check_int("arms", self.arms, 1)

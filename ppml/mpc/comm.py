@@ -14,7 +14,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ppml.checks import check_int
+
+
+def payload_bytes(value) -> int:
+    """What a broadcast value counts as sent: an array's or a byte string's length in bytes, a
+    sequence's sum of its items', anything else its text (a shape, a small public value)."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, (np.ndarray, bytes, list, tuple))
+                                                for v in value):
+        return sum(payload_bytes(v) for v in value)
+    return len(repr(value).encode())
 
 
 @dataclass
@@ -152,7 +167,7 @@ class Comm:
     def _account_broadcast(self, value, owner: int, tag: str) -> None:
         """Count and record one broadcast round (after ``_count_round``), for the held ranks."""
         if owner in self.held_ranks:
-            self._count(owner, len(repr(value).encode()) * (self.ranks - 1))
+            self._count(owner, payload_bytes(value) * (self.ranks - 1))
         for receiver in self.held_ranks:
             if receiver != owner:
                 self._record(receiver, owner, tag, value)

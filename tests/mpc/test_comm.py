@@ -20,3 +20,11 @@ def test_bytes_sent_count_every_receiver_but_the_sender():
         assert by_op["to-one"]["rounds"] == 1
         assert by_op["to-one"]["bytes_sent"] == (0 if party == 1 else 64)
     assert stats[0].bytes_sent == 64 + 64 and stats[1].bytes_sent == 64
+
+
+def test_a_broadcast_counts_arrays_and_bytes_by_their_length():
+    from ppml.mpc.comm import payload_bytes
+    assert payload_bytes(np.zeros((1000, 7), dtype=np.uint8)) == 7000     # not its short repr
+    assert payload_bytes(b"k" * 32) == 32
+    assert payload_bytes([np.zeros(4), b"ab"]) == 34
+    assert payload_bytes((3, 4)) == len(b"(3, 4)")                        # a shape: its text

@@ -1,0 +1,60 @@
+"""Masked LARK (Charles et al., slides): the differentially private map-reduce of conversion
+reports over the synthetic click and conversion log (``masked_lark.task=aggregate``), and
+conversion models trained on masked gradients (``masked_lark.task=train``, ``dataset=``
+breast_cancer, digits or movielens).
+
+Training rows: one per step (``epoch``, ``step``, the batch's ``loss`` before the step,
+``gradient_equal_plaintext``: the helpers' shares before noise add up to the fixed-point
+gradient of the true labels exactly), and per epoch the test ``accuracy``, ``auc`` and
+``test_loss`` of the masked model and of the float64 plaintext model on the same batches
+(``method``).  Summary: the steps with equal gradients, the total epsilon over the epochs, the
+seconds of training and of the plaintext epoch, and their ratio (``epoch_ratio``).
+
+``python -m jobs.run experiment=masked_lark parties=<helpers> masked_lark.reports=...`` runs
+one time window: the browsers' reports, the helpers' reduce on ppml's engine, the ad network's
+release.  Rows: one per key with a counted report: ``key`` (``q<query>-a<advertiser>``),
+``users``, ``suppressed``, ``true_sum`` (EVALUATION ONLY: from the browsers' records) and
+``released_sum`` (None where suppressed).  The summary has whether the release equals the
+plaintext reference's plus exactly the helpers' noise (``release_equal_reference``), the noise's
+scale and the (epsilon, delta) and rho of one release, the reports' counts at each stage, and
+the seconds of the setup, of making the reports (``generation_s``), of the helpers' phases
+(``helper_*_s``) and of the whole protocol.  docs/masked-lark.md has the numbers.
+"""
+
+from __future__ import annotations
+
+from ppml.experiments.config import RunConfig
+from ppml.experiments.registry import register
+from ppml.experiments.results import RunOutput
+from ppml.experiments.table import format_table
+from ppml.protocols.masked_lark.protocol import run_aggregation
+from ppml.protocols.masked_lark.training import run_training
+
+TRAINING_SHOWN = ("model", "steps", "gradient_equal_plaintext_steps", "epsilon_total",
+                  "final_auc", "plaintext_auc", "train_s", "plaintext_epoch_s", "epoch_ratio")
+SHOWN = ("keys_released", "keys_suppressed", "reports_sent", "reports_counted",
+         "release_equal_reference", "epsilon_release", "noise_scale", "generation_s",
+         "helper_open_s", "helper_check_s", "helper_s", "protocol_s")
+
+
+@register("masked_lark")
+def masked_lark(config: RunConfig) -> RunOutput:
+    if config.runtime == "federated":
+        raise ValueError("masked_lark runs with runtime=local or runtime=ray; the federated "
+                         "form (a process per helper) is not built yet")
+    if config.masked_lark.task == "train":
+        result = run_training(config.masked_lark, config.dataset, config.parties,
+                              config.data_seed, data_dir=config.data_dir,
+                              precision_bits=config.precision_bits, seed=config.seed,
+                              runtime=config.runtime, workers=config.workers,
+                              timeout_s=config.party_timeout_s)
+        shown = TRAINING_SHOWN
+    else:
+        result = run_aggregation(config.masked_lark, config.parties, config.data_seed,
+                                 seed=config.seed, runtime=config.runtime,
+                                 workers=config.workers,
+                                 record_views=config.record_views,
+                                 timeout_s=config.party_timeout_s)
+        shown = SHOWN
+    table = format_table([{name: result.summary[name] for name in shown}], list(shown))
+    return RunOutput(rows=result.rows, summary=result.summary, table=table, views=result.views)

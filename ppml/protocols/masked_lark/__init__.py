@@ -1,0 +1,1 @@
+"""Masked LARK (Charles et al.): secret-shared, differentially private aggregation and masked gradients."""

@@ -1,0 +1,71 @@
+"""Masked-gradient training: exact gradients at every step, the plaintext model without noise,
+bad inputs named, a tampered label share."""
+
+import numpy as np
+import pytest
+
+from ppml.crypto.aead import MessageRejected
+from ppml.protocols.masked_lark import roles as lark_roles
+from ppml.protocols.masked_lark.config import MaskedLarkOptions
+from ppml.protocols.masked_lark.models import label_gradients
+from ppml.protocols.masked_lark.training import run_training, schedule
+
+
+@pytest.mark.parametrize("helpers,dataset", [(2, "breast_cancer"), (3, "breast_cancer"),
+                                             (2, "digits")])
+def test_the_helpers_shares_add_up_to_the_fixed_point_gradient_at_every_step(helpers, dataset):
+    options = MaskedLarkOptions(task="train", epochs=2, batch_size=128, epsilon=2.0)
+    result = run_training(options, dataset, helpers, data_seed=1, seed=3)
+    steps = result.summary["steps"]
+    assert steps == result.summary["gradient_equal_plaintext_steps"] > 2
+    assert all(r["gradient_equal_plaintext"] for r in result.rows if r["method"] == "masked")
+    assert result.summary["epsilon_total"] > 2.0          # two epochs compose
+    assert result.summary["model"] == ("softmax" if dataset == "digits" else "logistic")
+
+
+def test_without_noise_the_masked_model_is_the_plaintext_model():
+    options = MaskedLarkOptions(task="train", epochs=2, batch_size=64, private=False)
+    rows = run_training(options, "breast_cancer", 2, data_seed=0, seed=1).rows
+    by_epoch = {}
+    for row in rows:
+        if row["auc"] is not None:
+            by_epoch.setdefault(row["epoch"], {})[row["method"]] = row["auc"]
+    assert len(by_epoch) == 2
+    assert all(abs(e["masked"] - e["plaintext"]) < 1e-3 for e in by_epoch.values())
+
+
+def test_gradients_for_every_label_are_clipped_and_pick_the_true_one():
+    x = np.random.default_rng(0).normal(size=(5, 3)) * 10
+    grads = label_gradients("softmax", np.zeros(12), x, 3, clip=0.5)
+    assert grads.shape == (5, 3, 12)
+    assert (np.linalg.norm(grads, axis=2) <= 0.5 + 1e-12).all()
+
+
+def test_batches_cover_every_example_once_an_epoch():
+    batches = schedule(10, 4, 2, seed=0)
+    assert [len(b) for b in batches] == [4, 4, 2] * 2
+    assert sorted(sum(batches[:3], [])) == list(range(10))
+
+
+class _Tampering(lark_roles.LabelHolders):
+    def label_shares(self, public_keys):
+        made = super().label_shares(public_keys)
+        made.sealed[1][4, -1] ^= 1
+        return made
+
+
+def test_a_tampered_label_share_stops_the_training_naming_the_example(monkeypatch):
+    monkeypatch.setattr(lark_roles, "LabelHolders", _Tampering)
+    from ppml.protocols.masked_lark import training
+    monkeypatch.setattr(training, "LabelHolders", _Tampering)
+    with pytest.raises(MessageRejected, match="example 4's label share failed to open"):
+        run_training(MaskedLarkOptions(task="train", epochs=1), "breast_cancer", 2, 0, seed=1)
+
+
+def test_bad_training_options_are_named():
+    with pytest.raises(ValueError, match="masked_lark.model must be one of logistic, softmax"):
+        MaskedLarkOptions(model="svm")
+    with pytest.raises(ValueError, match="masked_lark.clip must be a positive number"):
+        MaskedLarkOptions(clip=float("inf"))
+    with pytest.raises(ValueError, match="model=logistic needs two classes"):
+        run_training(MaskedLarkOptions(task="train", model="logistic"), "digits", 2, 0)
