@@ -8,7 +8,7 @@ Training rows: one per step (``epoch``, ``step``, the batch's ``loss`` before th
 gradient of the true labels exactly), and per epoch the test ``accuracy``, ``auc`` and
 ``test_loss`` of the masked model and of the float64 plaintext model on the same batches
 (``method``).  Summary: the steps with equal gradients, the total epsilon over the epochs, the
-seconds of training and of the plaintext epoch, and their ratio (``epoch_ratio``).
+seconds of training and of the plaintext epoch, and their ratio (``epoch_slowdown``).
 
 ``python -m jobs.run experiment=masked_lark parties=<helpers> masked_lark.reports=...`` runs
 one time window: the browsers' reports, the helpers' reduce on ppml's engine, the ad network's
@@ -31,7 +31,7 @@ from ppml.protocols.masked_lark.protocol import run_aggregation
 from ppml.protocols.masked_lark.training import run_training
 
 TRAINING_SHOWN = ("model", "steps", "gradient_equal_plaintext_steps", "epsilon_total",
-                  "final_auc", "plaintext_auc", "train_s", "plaintext_epoch_s", "epoch_ratio")
+                  "final_auc", "plaintext_auc", "train_s", "plaintext_epoch_s", "epoch_slowdown")
 SHOWN = ("keys_released", "keys_suppressed", "reports_sent", "reports_counted",
          "release_equal_reference", "epsilon_release", "noise_scale", "generation_s",
          "helper_open_s", "helper_check_s", "helper_s", "protocol_s")

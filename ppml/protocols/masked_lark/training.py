@@ -247,6 +247,6 @@ def _evaluate(options, data, model, batches, precision_bits, outs, thetas, relea
                "setup_s": max(out["setup_s"] for out in outs),
                "train_s": max(out["train_s"] for out in outs),
                "plaintext_epoch_s": float(np.mean(plain_s)),
-               "epoch_ratio": max(out["train_s"] for out in outs) / options.epochs
+               "epoch_slowdown": max(out["train_s"] for out in outs) / options.epochs
                / float(np.mean(plain_s))}
     return TrainingResult(rows, summary)
