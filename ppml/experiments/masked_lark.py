@@ -47,6 +47,7 @@ def masked_lark(config: RunConfig) -> RunOutput:
                               config.data_seed, data_dir=config.data_dir,
                               precision_bits=config.precision_bits, seed=config.seed,
                               runtime=config.runtime, workers=config.workers,
+                              record_views=config.record_views,
                               timeout_s=config.party_timeout_s)
         shown = TRAINING_SHOWN
     else:

@@ -26,6 +26,7 @@ from ppml.crypto import hpke
 from ppml.crypto.fixed import encode
 from ppml.data.conversions import Examples, load_conversions
 from ppml.privacy import accounting
+from ppml.privacy.views import ViewRecorder
 from ppml.protocols.masked_lark.aggregation import (LEADER, exchange_public_keys,
                                                      from_leader, parcels)
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
@@ -54,7 +55,8 @@ def training_program(ctx, options: MaskedLarkOptions, model: str, classes: int,
     """The helpers' masked-gradient training for every helper this process holds (see the
     module docstring); ``scale``: each helper's noise per coordinate in fixed-point units (a
     Fraction), None for none.  Returns the seconds and, EVALUATION ONLY, each held helper's
-    noise per step."""
+    noise per step and, when the engine records views, each held helper's label ``shares``
+    and ``view`` (what it received over the engine)."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
     start = time.perf_counter()
     own = {j: hpke.HpkeKey() for j in mine}
@@ -85,8 +87,11 @@ def training_program(ctx, options: MaskedLarkOptions, model: str, classes: int,
             boxes[j] = np.frombuffer(hpke.seal(release_key, (share + drawn.astype(np.uint64))
                                                .tobytes(), release_info(j, step)), np.uint8)
         theta = _step(ctx, adnet, boxes, step)
+    views = ctx.comm.views is not None
     return {"setup_s": setup_s, "train_s": time.perf_counter() - start,
-            "noise": ctx.per_party([noise[j] for j in mine])}
+            "noise": ctx.per_party([noise[j] for j in mine]),
+            "shares": ctx.per_party([shares[j] for j in mine]) if views else None,
+            "view": ctx.view() if views else None}
 
 
 def _open_labels(key, helper: int, sealed: np.ndarray, public: np.ndarray,
@@ -145,7 +150,7 @@ def _sensitivity(options, params: int, precision_bits: int, epochs: int = 1) -> 
 
 def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_seed: int,
                  data_dir=None, precision_bits: int = 20, seed: int | None = None,
-                 runtime: str = "local", workers: int = 1,
+                 runtime: str = "local", workers: int = 1, record_views: bool = False,
                  timeout_s: float = roles.DEFAULT_TIMEOUT_S) -> TrainingResult:
     """Train on ``dataset`` (`ppml.data.conversions`) with ``helpers`` helpers: the browsers
     load their labels and the ad network its features, each in its own role; the evaluation
@@ -170,6 +175,7 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
                                     scale=scale, seed=seed)
         start = time.perf_counter()
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
+                        record_views=record_views,
                         inputs={LEADER: {"browsers": browsers, "adnet": adnet}})
         run_s = time.perf_counter() - start
         thetas, released = adnet.call("history")
@@ -249,4 +255,18 @@ def _evaluate(options, data, model, batches, precision_bits, outs, thetas, relea
                "plaintext_epoch_s": float(np.mean(plain_s)),
                "epoch_slowdown": max(out["train_s"] for out in outs) / options.epochs
                / float(np.mean(plain_s))}
-    return TrainingResult(rows, summary)
+    return TrainingResult(rows, summary, {f"helper-{j}": model_view(out["view"])
+                                          for j, out in enumerate(outs) if out["view"]})
+
+
+def model_view(entries: list):
+    """A helper's view table (`ppml.privacy.views.VIEW_SCHEMA`) of what in it depends on the
+    labels: the model the ad network sends after every step (t = the step, position = the
+    parameter).  The rest of what it receives is the features, the batches, the labels'
+    public parts and sealed shares, and the release key, none of which depends on a label
+    (tests/protocols/masked_lark/test_views.py)."""
+    recorder = ViewRecorder(True)
+    models = [payload for _, _, tag, _, payload in entries if tag == "model"]
+    for step, theta in enumerate(models):
+        recorder.record(step + 1, 0, list(theta))
+    return recorder.table()

@@ -72,3 +72,43 @@ def test_a_helpers_view_does_not_depend_on_the_values():
                 assert abs(np.corrcoef(flat[:high.size], high.ravel())[0, 1]) < 0.1
     shares = (two[1] >> np.uint64(11)).astype(float).ravel()
     assert abs(np.corrcoef(shares, high.ravel())[0, 1]) < 0.1
+
+
+def _training_view(monkeypatch, labels):
+    """Helper 1's outputs of a seeded training on breast cancer whose browsers hold
+    ``labels``."""
+    from ppml.protocols.masked_lark import training
+
+    class Holders(lark_roles.LabelHolders):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.labels = labels
+
+    monkeypatch.setattr(training, "LabelHolders", Holders)
+    captured, real = {}, training.spmd.run
+
+    def run(*args, **kwargs):                  # keep the helpers' outputs for the test
+        captured["outs"] = real(*args, **kwargs)
+        return captured["outs"]
+    monkeypatch.setattr(training.spmd, "run", run)
+    options = MaskedLarkOptions(task="train", epochs=1, batch_size=128)
+    training.run_training(options, "breast_cancer", 2, data_seed=0, seed=5, record_views=True)
+    return captured["outs"][1]
+
+
+def test_a_helpers_training_view_depends_on_the_labels_only_through_the_model(monkeypatch):
+    from ppml.data.conversions import load_conversions
+    labels = load_conversions("breast_cancer").y_train
+    flipped = labels.copy()
+    flipped[::3] ^= 1                                    # a third of the labels differ
+    one, two = _training_view(monkeypatch, labels), _training_view(monkeypatch, flipped)
+    (f1,), (f2,) = _payloads(one["view"], "features"), _payloads(two["view"], "features")
+    assert np.array_equal(f1, f2)
+    assert _payloads(one["view"], "batches") == _payloads(two["view"], "batches")
+    (a,), (b,) = _payloads(one["view"], "reports"), _payloads(two["view"], "reports")
+    assert np.array_equal(a[:, :24], b[:, :24])          # the labels' public parts
+    models = [[p for _, _, tag, _, p in out["view"] if tag == "model"] for out in (one, two)]
+    assert len(models[0]) == len(models[1]) == 4         # one a step: the model, the DP
+    assert models[0][0] != models[1][0]                  # release, depends on the labels
+    shares = (two["shares"][:, 1] >> np.uint64(11)).astype(float)   # its share of [y = 1]
+    assert abs(np.corrcoef(shares, flipped)[0, 1]) < 0.15
