@@ -1,0 +1,67 @@
+"""Masked LARK's figures from whatever masked_lark runs a results folder holds (`jobs.report`);
+a figure without data for it is not drawn.
+
+* release error: per key of the latest aggregation run, the error of the released sum (mean
+  absolute error per coordinate against the true sum, EVALUATION ONLY) against the key's
+  users, with the suppressed keys at the bottom and the threshold k marked;
+* training AUC: the test AUC after each epoch, masked (and noisy) against the plaintext model,
+  one pair of lines per run's epsilon (or "no noise"); AUC against epsilon follows from the
+  final points.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ppml.experiments.figures import figure, save
+
+
+@figure("masked_lark")
+def release_error(rows: list, folder: Path) -> Path | None:
+    """The released sums' error against the users of each key (latest aggregation run)."""
+    keys = [r for r in rows if r.get("users") is not None]
+    if not keys:
+        return None
+    latest = max(r["run_id"] for r in keys)
+    keys = [r for r in keys if r["run_id"] == latest]
+    kept = [r for r in keys if not r["suppressed"]]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    errors = [float(np.mean(np.abs(np.subtract(r["released_sum"], r["true_sum"]))))
+              for r in kept]
+    ax.scatter([r["users"] for r in kept], errors, s=10, label="released")
+    suppressed = [r["users"] for r in keys if r["suppressed"]]
+    ax.scatter(suppressed, [0] * len(suppressed), s=10, marker="x", color="grey",
+               label="suppressed (nothing released)")
+    ax.axvline(keys[0]["masked_lark.k"], color="red", linestyle="--", label="k")
+    ax.set_xscale("log")
+    ax.set_xlabel("users of the key")
+    ax.set_ylabel("|released - true| per coordinate")
+    ax.set_title(f"Masked LARK release, epsilon = {keys[0]['epsilon_release']:.3g} per release")
+    ax.legend()
+    return save(fig, folder, "masked_lark_release_error")
+
+
+@figure("masked_lark")
+def training_auc(rows: list, folder: Path) -> Path | None:
+    """Test AUC after each epoch, masked against plaintext, one pair of lines per run."""
+    epochs = [r for r in rows if r.get("auc") is not None and r.get("method") is not None]
+    if not epochs:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for run in sorted({r["run_id"] for r in epochs}):
+        mine = [r for r in epochs if r["run_id"] == run]
+        private = mine[0].get("masked_lark.private", True)
+        label = f"epsilon {mine[0]['masked_lark.epsilon']:g}/epoch" if private else "no noise"
+        for method, style in (("masked", "-"), ("plaintext", ":")):
+            points = sorted((r["epoch"] + 1, r["auc"]) for r in mine if r["method"] == method)
+            ax.plot(*zip(*points), style, marker="o",
+                    label=f"{method}, {label}" if method == "masked" else
+                    f"plaintext ({mine[0].get('dataset')})")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("test AUC")
+    ax.set_title("Masked LARK: conversion model on masked gradients")
+    ax.legend(fontsize=8)
+    return save(fig, folder, "masked_lark_training_auc")
