@@ -3,8 +3,8 @@ Counting conversions"), one SPMD program for the helpers H_1..H_h on ppml's engi
 
 1. Each helper makes its own HPKE key; the helpers exchange the public keys.  The leader
    (helper 0, as a DAP leader) asks the browsers for their reports sealed to those keys and the
-   ad network for its release key, broadcasts the reports' public parts and delivers to each
-   helper its sealed shares, which it alone can open.
+   ad network for its release key, and delivers to each helper the reports' public parts and
+   its own sealed shares, which it alone can open.
 2. Each helper opens its shares; a report that fails to open at any helper is dropped by all.
 3. **Range check** (beyond the slides): on the engine, every coordinate x of every report gives
    the sign bits [x < 0] and [B - x < 0]; their sum is opened: zero exactly when x lies in
@@ -44,8 +44,8 @@ def aggregation_program(ctx, options: MaskedLarkOptions, scale, seed: int | None
                         browsers=None, adnet=None) -> dict:
     """The helpers' reduce for every helper this process holds (see the module docstring);
     ``browsers`` and ``adnet`` are the leader's (None at the other helpers), ``scale`` the
-    noise's (a Fraction).  Returns the counts, the kept keys (public to the helpers), the
-    seconds of each phase and, EVALUATION ONLY, each held helper's noise (``noise``, by
+    noise's (a Fraction).  Returns the counts, each kept key's users (public to the helpers),
+    the released rows (at the leader), the seconds of each phase and, EVALUATION ONLY, each held helper's noise (``noise``, by
     helper) and, when the engine records views, each held helper's opened ``shares`` and
     ``view`` (what it received over the engine)."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
@@ -82,11 +82,12 @@ def aggregation_program(ctx, options: MaskedLarkOptions, scale, seed: int | None
     boxes = {j: np.frombuffer(hpke.seal(hpke.public_key(release_key), pack_release(
         kept_keys, sums[j] + noise[j].astype(np.uint64)), release_info(j)), dtype=np.uint8)
         for j in mine}
-    released = _release(ctx, boxes, adnet, options.d, mine)
+    gathered = to_leader(ctx, boxes, "release")           # the leader hands them on
+    released = None if gathered is None else adnet.call("release", gathered, options.d)
     seconds["release_s"] = time.perf_counter() - start
     return {"reports": int(len(public)), "opened": int(everywhere.sum()),
             "in_range": int(valid.sum()), "counted": counted,
-            "kept_rows": kept.tolist(), "users": users, "released": released,
+            "users": users, "released": released,
             "seconds": seconds, "noise": ctx.per_party([noise[j].tolist() for j in mine]),
             "shares": ctx.per_party([shares[j] for j in mine]) if views else None,
             "view": ctx.view() if views else None}
@@ -140,20 +141,16 @@ def _distribute(ctx, public_keys: list, browsers, adnet, d: int) -> tuple:
     return public, sealed, bytes(release_key)
 
 
-def _release(ctx, boxes: dict, adnet, d: int, mine: list):
-    """Every helper's sealed release reaches the leader (one delivery each), which hands them
-    to the ad network: the released rows there, None at the other helpers."""
-    gathered = {}
+def to_leader(ctx, boxes: dict, tag: str) -> list | None:
+    """Every helper's array (``boxes``, by held helper) at the leader, one delivery from each
+    other helper: the list by helper there, None at the other helpers."""
+    gathered = {LEADER: boxes.get(LEADER)}
     for j in range(ctx.parties):
-        if j == LEADER:
-            gathered[j] = boxes.get(j)
-            continue
-        got = ctx.comm.deliver(boxes.get(j), j, LEADER, "release")
-        if ctx.holds(LEADER):
-            gathered[j] = np.asarray(got, dtype=np.uint8)
+        if j != LEADER:
+            gathered[j] = ctx.comm.deliver(boxes.get(j), j, LEADER, tag)
     if not ctx.holds(LEADER):
         return None
-    return adnet.call("release", [gathered[j] for j in range(ctx.parties)], d)
+    return [np.asarray(gathered[j], dtype=np.uint8) for j in range(ctx.parties)]
 
 
 def _open_shares(own: dict, sealed: dict, public: np.ndarray, d: int) -> tuple:

@@ -26,12 +26,10 @@ def noise_scale(options: MaskedLarkOptions) -> Fraction:
     """The scale of each helper's draw, sigma_hat sqrt(k) (the Gaussian's sigma, the
     Laplace's scale), as the exact rational of its float: ``sigma_hat`` if given, else the
     one that gives one release the published ``epsilon`` (`accounting.scale_for`)."""
-    sigma_hat = options.sigma_hat
-    if sigma_hat is None:
-        sigma_hat = accounting.scale_for(options.noise, options.epsilon,
-                                         report_sensitivity(options), options.delta) \
-            / math.sqrt(options.k)
-    return Fraction(sigma_hat * math.sqrt(options.k))
+    if options.sigma_hat is None:
+        return Fraction(accounting.scale_for(options.noise, options.epsilon,
+                                             report_sensitivity(options), options.delta))
+    return Fraction(options.sigma_hat * math.sqrt(options.k))
 
 
 def report_sensitivity(options: MaskedLarkOptions, releases: int = 1) -> float:

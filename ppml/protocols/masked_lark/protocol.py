@@ -56,13 +56,21 @@ def run_aggregation(options: MaskedLarkOptions, helpers: int, data_seed: int,
         start = time.perf_counter()
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,
-                        inputs={0: {"browsers": browsers, "adnet": adnet}})
+                        inputs={0: {"browsers": browsers, "adnet": adnet}},
+                        **peer_timeout(runtime, timeout_s))
         run_s = time.perf_counter() - start
         made_s = browsers.call("seconds")
         truth = browsers.call("truth")
     finally:
         roles.teardown([adnet, browsers])
     return _result(options, scale, outs, truth, setup_s, run_s, made_s)
+
+
+def peer_timeout(runtime: str, timeout_s: float) -> dict:
+    """``spmd.run``'s bound on a helper's wait for a peer (the other helpers wait for the
+    leader while the browsers make the reports): the run's ``timeout_s`` with Ray; the local
+    runtime waits for nobody."""
+    return {"timeout_s": timeout_s} if runtime == "ray" else {}
 
 
 def _result(options: MaskedLarkOptions, scale, outs: list, truth: tuple, setup_s: float,
@@ -108,7 +116,9 @@ def engine_view(entries: list):
     counts), at t = the round, l = 0.  Left out: the byte strings it received, which are
     public parts of the reports, public keys and HPKE ciphertexts (docs/masked-lark.md)."""
     recorder = ViewRecorder(True)
-    for round_, _op, _tag, _sender, payload in entries:
+    for round_, _op, tag, _sender, payload in entries:
+        if tag == "hpke keys":                                   # public keys, not openings
+            continue
         arrays = payload if isinstance(payload, list) else [payload]
         for array in arrays:
             if isinstance(array, np.ndarray) and array.dtype != np.uint8:

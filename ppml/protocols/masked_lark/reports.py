@@ -34,9 +34,6 @@ class Reports:
     public: np.ndarray
     sealed: list
 
-    def __len__(self) -> int:
-        return len(self.public)
-
     @staticmethod
     def joined(batches: list) -> "Reports":
         """The batches one after the other."""

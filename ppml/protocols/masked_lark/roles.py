@@ -53,7 +53,6 @@ class AdNetwork:
         self._siv = AESSIV(derive_key(root, "siv", 0) + derive_key(root, "siv", 1))
         self._hpke = hpke.HpkeKey()
         self.queries, self.advertisers = queries, advertisers
-        self.released: list = []
 
     def catalog(self) -> np.ndarray:
         """The opaque key of every (query, advertiser), query-major: (queries x advertisers,
@@ -83,9 +82,8 @@ class AdNetwork:
         if any(not np.array_equal(keys[0], other) for other in keys[1:]):
             raise ValueError("the helpers released different keys")
         total = np.sum(np.stack(sums), axis=0, dtype=np.uint64).view(np.int64)
-        self.released = [[*self.pair(keys[0][i].tobytes()), total[i].tolist()]
-                         for i in range(len(keys[0]))]
-        return self.released
+        return [[*self.pair(keys[0][i].tobytes()), total[i].tolist()]
+                for i in range(len(keys[0]))]
 
 
 def release_info(helper: int, step: int = 0) -> bytes:
@@ -109,8 +107,9 @@ def unpack_release(data: np.ndarray, d: int) -> tuple:
 
 
 class Browsers:
-    """The browsers of one time window: the synthetic log from the public ``data_seed``, each
-    browser's token and shares from its own randomness (``seed``: INSECURE)."""
+    """The browsers of one time window: the synthetic log from the public ``data_seed``; each
+    browser's token, decoys and shares from its own randomness (the OS CSPRNG, or ``seed``:
+    INSECURE)."""
 
     name = "browsers"
 
@@ -121,6 +120,7 @@ class Browsers:
         self.log = conversion_log(options.reports, options.d, options.bound, options.queries,
                                   options.advertisers, options.zipf, options.click_rate,
                                   options.conversion_rate, data_seed)
+        self._own, self._records = Stream(_root(seed, "browsers")), None
         self.catalog, self._seconds = None, 0.0
 
     def start(self, catalog: np.ndarray) -> None:
@@ -132,20 +132,30 @@ class Browsers:
         self.catalog = catalog
 
     def records(self) -> tuple:
-        """Every report's browser, catalog key and value: each browser's own record, with
-        ``polluters`` browsers out of range (every coordinate B + 1), and ``fake_records``
-        decoys of zero per browser, each under a key other than the browser's others, drawn
-        as popular as the log's keys.  Which browsers pollute and the decoys' keys and order
-        are public experiment randomness (``data_seed``), like the log."""
+        """Every report's browser, catalog key and value (made at the first call,
+        `_make_records`, and the same afterwards)."""
+        if self._records is None:
+            self._records = self._make_records()
+        return self._records
+
+    def _make_records(self) -> tuple:
+        """Each browser's own record, with ``polluters`` browsers out of range (every
+        coordinate B + 1: which ones is the experiment's public choice, from ``data_seed``),
+        and ``fake_records`` decoys of zero per browser, each under a key other than the
+        browser's others, drawn as popular as the log's keys and put among the real reports
+        in a random order; the decoys' keys and the order are the browsers' own randomness, so
+        no helper can tell a decoy from its browser's real report."""
         options, log = self.options, self.log
         values = log.values.copy()
-        rng = np.random.default_rng([self.data_seed, 0xFA4E])
-        values[rng.choice(len(values), options.polluters, replace=False)] = options.bound + 1
+        chosen = np.random.default_rng([self.data_seed, 0xFA4E]).choice(
+            len(values), options.polluters, replace=False)
+        values[chosen] = options.bound + 1
         browsers = np.arange(len(values))
         if not options.fake_records:
             return browsers, log.keys, values
-        decoys = _decoy_keys(log.keys, options.fake_records, log.catalog, rng)
-        order = rng.permutation(len(browsers) + decoys.size)
+        decoys = _decoy_keys(log.keys, options.fake_records, log.catalog,
+                             self._own.child("decoys"))
+        order = self._own.child("order").permutation(len(browsers) + decoys.size)
         return (np.concatenate([browsers, np.repeat(browsers, options.fake_records)])[order],
                 np.concatenate([log.keys, decoys.ravel()])[order],
                 np.concatenate([values, np.zeros((decoys.size, options.d), np.int64)])[order])
@@ -156,9 +166,8 @@ class Browsers:
         if self.catalog is None:
             raise RuntimeError("the browsers have no opaque keys: call start(catalog) first")
         browsers, keys, values = self.records()
-        stream = Stream(_root(self.seed, "browsers"))
-        tokens = np.frombuffer(stream.bytes(TOKEN_BYTES * (int(browsers.max()) + 1)),
-                               dtype=np.uint8)                   # one per browser
+        tokens = np.frombuffer(self._own.child("tokens").bytes(
+            TOKEN_BYTES * (int(browsers.max()) + 1)), dtype=np.uint8)      # one per browser
         tokens = tokens.reshape(-1, TOKEN_BYTES)[browsers]
         seen = np.concatenate([tokens, self.catalog[keys]], axis=1)
         batches = [(values[b], seen[b], list(public_keys), self.seed, k)
@@ -179,18 +188,20 @@ class Browsers:
         return browsers, [self.log.pair(key) for key in keys], values
 
 
-def _decoy_keys(keys: np.ndarray, count: int, catalog: int, rng: np.random.Generator):
+def _decoy_keys(keys: np.ndarray, count: int, catalog: int, stream: Stream) -> np.ndarray:
     """(browsers, ``count``) decoy keys: for each browser ``count`` distinct keys other than
-    its own ``keys[i]``, drawn from the empirical distribution of ``keys``."""
+    its own ``keys[i]``, drawn from the empirical distribution of ``keys`` with ``stream``
+    (indices modulo the number of keys: a bias below 2^-40, which only tilts which popular key
+    a decoy takes)."""
     if count > catalog - 1:
         raise ValueError(f"masked_lark.fake_records must be below the catalog's {catalog} keys "
                          f"(queries x advertisers), got {count}")
     out = np.empty((len(keys), count), dtype=np.int64)
-    candidates = rng.choice(keys, size=(len(keys), 4 * count + 4))
+    candidates = keys[stream.uint64((len(keys), 4 * count + 4)) % np.uint64(len(keys))]
     for b, own in enumerate(keys.tolist()):
         chosen = list(dict.fromkeys(k for k in candidates[b].tolist() if k != own))[:count]
         while len(chosen) < count:                          # rare: a browser of a rare draw
-            k = int(rng.integers(catalog))
+            k = int(stream.uint64() % np.uint64(catalog))
             if k != own and k not in chosen:
                 chosen.append(k)
         out[b] = chosen

@@ -28,12 +28,13 @@ from ppml.data.conversions import Examples, load_conversions
 from ppml.privacy import accounting
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.masked_lark.aggregation import (LEADER, exchange_public_keys,
-                                                     from_leader, parcels)
+                                                     from_leader, parcels, to_leader)
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.lemma import inner_product_share
 from ppml.protocols.masked_lark.models import label_gradients, loss, parameters, probabilities
 from ppml.protocols.masked_lark.noise import helper_noise
 from ppml.protocols.masked_lark.reports import info
+from ppml.protocols.masked_lark.protocol import peer_timeout
 from ppml.protocols.masked_lark.roles import LabelHolders, ModelOwner, release_info
 from ppml.runtime import roles, spmd
 
@@ -108,14 +109,8 @@ def _open_labels(key, helper: int, sealed: np.ndarray, public: np.ndarray,
 def _step(ctx, adnet, boxes: dict, step: int):
     """The helpers' sealed shares reach the ad network through the leader; its new model
     comes back to every helper (one broadcast)."""
-    gathered = {LEADER: boxes.get(LEADER)}
-    for j in range(ctx.parties):
-        if j != LEADER:
-            got = ctx.comm.deliver(boxes.get(j), j, LEADER, "gradient")
-            gathered[j] = got
-    theta = adnet.call("step", [np.asarray(gathered[j], np.uint8)
-                                for j in range(ctx.parties)], step).tolist() \
-        if ctx.holds(LEADER) else None
+    gathered = to_leader(ctx, boxes, "gradient")
+    theta = None if gathered is None else adnet.call("step", gathered, step).tolist()
     return ctx.comm.broadcast(theta, LEADER, "model")          # floats: exact as literals
 
 
@@ -176,7 +171,8 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
         start = time.perf_counter()
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,
-                        inputs={LEADER: {"browsers": browsers, "adnet": adnet}})
+                        inputs={LEADER: {"browsers": browsers, "adnet": adnet}},
+                        **peer_timeout(runtime, timeout_s))
         run_s = time.perf_counter() - start
         thetas, released = adnet.call("history")
     finally:
