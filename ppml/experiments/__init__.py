@@ -12,5 +12,4 @@ from ppml.experiments import private_cb, private_cb_figures, private_cb_parties 
 from ppml.experiments import samba, samba_figures, samba_parties  # noqa: F401,E402
 from ppml.experiments import linucb_ds, linucb_ds_figures, linucb_ds_parties  # noqa: F401,E402
 from ppml.experiments import pprl, pprl_figures, pprl_parties  # noqa: F401,E402
-from ppml.experiments import masked_lark  # noqa: F401,E402
-from ppml.experiments import masked_lark_figures  # noqa: F401,E402
+from ppml.experiments import masked_lark, masked_lark_figures, masked_lark_parties  # noqa: F401,E402

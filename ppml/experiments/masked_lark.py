@@ -23,12 +23,15 @@ the seconds of the setup, of making the reports (``generation_s``), of the helpe
 
 from __future__ import annotations
 
+from ppml.data.conversions import load_conversions
 from ppml.experiments.config import RunConfig
+from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
-from ppml.protocols.masked_lark.protocol import run_aggregation
-from ppml.protocols.masked_lark.training import run_training
+from ppml.protocols.masked_lark.plan import training_plan
+from ppml.protocols.masked_lark.protocol import evaluate_aggregation, run_aggregation
+from ppml.protocols.masked_lark.training import evaluate_training, run_training
 
 TRAINING_SHOWN = ("model", "steps", "gradient_equal_plaintext_steps", "epsilon_total",
                   "final_auc", "plaintext_auc", "train_s", "plaintext_epoch_s", "epoch_slowdown")
@@ -39,23 +42,50 @@ SHOWN = ("keys_released", "keys_suppressed", "reports_sent", "reports_counted",
 
 @register("masked_lark")
 def masked_lark(config: RunConfig) -> RunOutput:
-    if config.runtime == "federated":
-        raise ValueError("masked_lark runs with runtime=local or runtime=ray; the federated "
-                         "form (a process per helper) is not built yet")
+    federated = config.runtime == "federated"
     if config.masked_lark.task == "train":
-        result = run_training(config.masked_lark, config.dataset, config.parties,
-                              config.data_seed, data_dir=config.data_dir,
-                              precision_bits=config.precision_bits, seed=config.seed,
-                              runtime=config.runtime, workers=config.workers,
-                              record_views=config.record_views,
-                              timeout_s=config.party_timeout_s)
+        result = (train_federated if federated else _train)(config)
         shown = TRAINING_SHOWN
     else:
-        result = run_aggregation(config.masked_lark, config.parties, config.data_seed,
-                                 seed=config.seed, runtime=config.runtime,
-                                 workers=config.workers,
-                                 record_views=config.record_views,
-                                 timeout_s=config.party_timeout_s)
+        result = (aggregate_federated if federated else _aggregate)(config)
         shown = SHOWN
     table = format_table([{name: result.summary[name] for name in shown}], list(shown))
     return RunOutput(rows=result.rows, summary=result.summary, table=table, views=result.views)
+
+
+def _train(config: RunConfig):
+    return run_training(config.masked_lark, config.dataset, config.parties, config.data_seed,
+                        data_dir=config.data_dir, precision_bits=config.precision_bits,
+                        seed=config.seed, runtime=config.runtime, workers=config.workers,
+                        record_views=config.record_views, timeout_s=config.party_timeout_s)
+
+
+def _aggregate(config: RunConfig):
+    return run_aggregation(config.masked_lark, config.parties, config.data_seed,
+                           seed=config.seed, runtime=config.runtime, workers=config.workers,
+                           record_views=config.record_views, timeout_s=config.party_timeout_s)
+
+
+def aggregate_federated(config: RunConfig):
+    """Every party its own process on loopback (`masked_lark_parties`), then the evaluation
+    of any runtime on the helpers' outputs and the browsers' records (EVALUATION ONLY)."""
+    outs = run_parties(config)
+    helpers = [outs[f"helper-{j}"] for j in range(config.parties)]
+    browsers = outs["browsers"]
+    return evaluate_aggregation(config.masked_lark, [h["out"] for h in helpers],
+                                browsers["audit_truth"], browsers["setup_s"],
+                                helpers[0]["protocol_s"], browsers["seconds"])
+
+
+def train_federated(config: RunConfig):
+    """Every party its own process on loopback, then the evaluation of any runtime on the
+    helpers' outputs and the ad network's history; the harness loads the examples and
+    makes the plan itself (EVALUATION ONLY)."""
+    options = config.masked_lark
+    data = load_conversions(config.dataset, config.data_dir, config.data_seed)
+    plan = training_plan(options, data, config.data_seed, config.precision_bits)
+    outs = run_parties(config)
+    helpers = [outs[f"helper-{j}"] for j in range(config.parties)]
+    return evaluate_training(options, data, plan, config.precision_bits,
+                             [h["out"] for h in helpers], outs["adnet"]["thetas"],
+                             outs["adnet"]["released"], helpers[0]["protocol_s"])

@@ -40,3 +40,13 @@ def test_differences_name_the_column_and_the_first_row():
         "column 'arm' differs (first at row 1)"]
     assert regression.differences({"arm": [1]}, {}) == ["column 'arm' is missing"]
     assert regression.differences({"x": [float("nan")]}, {"x": [float("nan")], "new": [1]}) == []
+
+
+def test_floats_agree_to_the_machines_last_bits_and_decisions_exactly():
+    assert regression.differences({"loss": [0.11803561938905079, 6.273276918905557e-07]},
+                                  {"loss": [0.11803561938905077, 6.273276676876938e-07]}) == []
+    assert regression.differences({"loss": [0.118]}, {"loss": [0.119]}) == [
+        "column 'loss' differs (first at row 0)"]
+    assert regression.differences({"sum": [[1.0, 2]]}, {"sum": [[1.0, 3]]}) == [
+        "column 'sum' differs (first at row 0)"]
+    assert regression.differences({"arm": [3]}, {"arm": [3.0000001]}) != []

@@ -63,7 +63,7 @@ def run_aggregation(options: MaskedLarkOptions, helpers: int, data_seed: int,
         truth = browsers.call("truth")
     finally:
         roles.teardown([adnet, browsers])
-    return _result(options, scale, outs, truth, setup_s, run_s, made_s)
+    return evaluate_aggregation(options, outs, truth, setup_s, run_s, made_s)
 
 
 def peer_timeout(runtime: str, timeout_s: float) -> dict:
@@ -73,9 +73,12 @@ def peer_timeout(runtime: str, timeout_s: float) -> dict:
     return {"timeout_s": timeout_s} if runtime == "ray" else {}
 
 
-def _result(options: MaskedLarkOptions, scale, outs: list, truth: tuple, setup_s: float,
-            run_s: float, made_s: float) -> AggregationResult:
-    """The rows and summary of a run from the helpers' outputs and the browsers' records."""
+def evaluate_aggregation(options: MaskedLarkOptions, outs: list, truth: tuple,
+                         setup_s: float, run_s: float, made_s: float) -> AggregationResult:
+    """EVALUATION ONLY: the rows and summary of a run from the helpers' outputs (by helper)
+    and the browsers' records (``truth``, `Browsers.truth`), against the plaintext reference
+    (`reference.aggregate`)."""
+    scale = noise_scale(options)
     leader = outs[0]
     expected = aggregate(*truth, options.bound, options.k)
     released = {(q, a): sums for q, a, sums in leader["released"]}

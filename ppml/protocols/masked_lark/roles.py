@@ -29,6 +29,7 @@ from ppml.data.conversion_log import conversion_log
 from ppml.data.conversions import load_conversions
 from ppml.parallel import run_batches, split
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
+from ppml.protocols.masked_lark.plan import training_plan
 from ppml.protocols.masked_lark.reports import TOKEN_BYTES, Reports, make_reports
 
 PAIR_BYTES = 8
@@ -235,16 +236,19 @@ class LabelHolders:
 
 class ModelOwner:
     """The ad network training its conversion model: it knows the examples' features (it
-    provides them to the helpers), fixes the batches, and takes each SGD step on the gradient
-    the helpers release to it alone (their sealed, noisy shares added up)."""
+    provides them to the helpers), fixes the public plan (`plan.training_plan`: the model, the
+    batches, the noise's scale), and takes each SGD step on the gradient the helpers release
+    to it alone (their sealed, noisy shares added up)."""
 
     name = "ad network"
 
-    def __init__(self, dataset: str, data_dir, data_seed: int, parameters: int, schedule: list,
-                 learning_rate: float, precision_bits: int):
-        self.features = load_conversions(dataset, data_dir, data_seed).x_train
-        self.schedule, self.theta = schedule, np.zeros(parameters)
-        self.learning_rate, self.precision_bits = learning_rate, precision_bits
+    def __init__(self, options: MaskedLarkOptions, dataset: str, data_dir, data_seed: int,
+                 precision_bits: int):
+        data = load_conversions(dataset, data_dir, data_seed)
+        self.features = data.x_train                  # the labels are the browsers' alone
+        self.plan = training_plan(options, data, data_seed, precision_bits)
+        self.theta = np.zeros(self.plan.params)
+        self.learning_rate, self.precision_bits = options.learning_rate, precision_bits
         self._hpke = hpke.HpkeKey()
         self.thetas, self.released = [], []
 
@@ -252,8 +256,9 @@ class ModelOwner:
         return self._hpke.public
 
     def setup(self) -> tuple:
-        """What the helpers get from the ad network: the features, the batches, the model."""
-        return self.features, self.schedule, self.theta
+        """What the helpers get from the ad network: the features, the plan (`Plan.wire`) and
+        the model."""
+        return self.features, self.plan.wire(), self.theta
 
     def step(self, sealed: list, step: int) -> np.ndarray:
         """One SGD step on the released gradient sum (each helper's noisy share, sealed to
@@ -265,7 +270,7 @@ class ModelOwner:
         self.thetas.append(self.theta.copy())
         self.released.append(total)
         gradient = total.view(np.int64).astype(np.float64) / 2.0 ** self.precision_bits
-        self.theta = self.theta - self.learning_rate * gradient / len(self.schedule[step])
+        self.theta = self.theta - self.learning_rate * gradient / len(self.plan.batches[step])
         return self.theta
 
     def history(self) -> tuple:

@@ -14,10 +14,8 @@ network adds them up and takes the SGD step.
 from __future__ import annotations
 
 import functools
-import math
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
@@ -33,49 +31,44 @@ from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.lemma import inner_product_share
 from ppml.protocols.masked_lark.models import label_gradients, loss, parameters, probabilities
 from ppml.protocols.masked_lark.noise import helper_noise
+from ppml.protocols.masked_lark.plan import Plan, sensitivity, training_plan
 from ppml.protocols.masked_lark.reports import info
 from ppml.protocols.masked_lark.protocol import peer_timeout
 from ppml.protocols.masked_lark.roles import LabelHolders, ModelOwner, release_info
 from ppml.runtime import roles, spmd
 
 
-def schedule(examples: int, batch_size: int, epochs: int, seed: int) -> list:
-    """The batches of every epoch: a fresh public permutation per epoch from ``seed``, cut
-    into ``batch_size`` (the last batch of an epoch may be smaller)."""
-    rng = np.random.default_rng([seed, 0x5D])
-    out = []
-    for _ in range(epochs):
-        order = rng.permutation(examples)
-        out += [order[k:k + batch_size].tolist() for k in range(0, examples, batch_size)]
-    return out
-
-
-def training_program(ctx, options: MaskedLarkOptions, model: str, classes: int,
-                     precision_bits: int, scale, seed: int | None = None, browsers=None,
-                     adnet=None) -> dict:
+def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
+                     seed: int | None = None, browsers=None, adnet=None) -> dict:
     """The helpers' masked-gradient training for every helper this process holds (see the
-    module docstring); ``scale``: each helper's noise per coordinate in fixed-point units (a
-    Fraction), None for none.  Returns the seconds and, EVALUATION ONLY, each held helper's
-    noise per step and, when the engine records views, each held helper's label ``shares``
-    and ``view`` (what it received over the engine)."""
+    module docstring); ``browsers`` and ``adnet`` are the leader's (None at the other
+    helpers): the ad network's plan (`plan.Plan`), features and model reach every helper
+    from it.  Returns the seconds and, EVALUATION ONLY, each held helper's noise per step and,
+    when the engine records views, each held helper's label ``shares`` and ``view`` (what it
+    received over the engine)."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
     start = time.perf_counter()
     own = {j: hpke.HpkeKey() for j in mine}
     public_keys = exchange_public_keys(ctx, own)
     reports, setup, release_key = None, None, None
     if ctx.holds(LEADER):
+        if browsers is None or adnet is None:
+            raise ValueError("the leader (helper 0) needs the browsers and the ad network")
         reports = browsers.call("label_shares", public_keys)
         setup, release_key = adnet.call("setup"), adnet.call("public_key")
     features = next(iter(from_leader(ctx, lambda j: setup[0], "features").values()))
-    batches, theta = ctx.comm.broadcast(None if setup is None else
-                                        (setup[1], setup[2].tolist()), LEADER, "batches")
+    wired, theta = ctx.comm.broadcast(None if setup is None else
+                                      (setup[1], np.asarray(setup[2]).tolist()), LEADER,
+                                      "plan")
+    plan = Plan.from_wire(wired)
+    model, classes, scale = plan.model, plan.classes, plan.scale
     release_key = hpke.public_key(bytes(ctx.comm.broadcast(release_key, LEADER, "release key")))
     public, sealed = parcels(ctx, reports, 8 * classes + hpke.OVERHEAD_BYTES)
     shares = {j: _open_labels(own[j], j, sealed[j], public, classes) for j in mine}
     setup_s = time.perf_counter() - start
 
     start, noise = time.perf_counter(), {j: [] for j in mine}
-    for step, batch in enumerate(batches):
+    for step, batch in enumerate(plan.batches):
         grads = encode(label_gradients(model, np.asarray(theta), features[batch], classes,
                                        options.clip), precision_bits, "a label's gradient")
         boxes = {}
@@ -123,51 +116,22 @@ class TrainingResult:
     views: dict = field(default_factory=dict)
 
 
-def fixed_noise_scale(options: MaskedLarkOptions, params: int, precision_bits: int):
-    """Each helper's noise per coordinate in fixed-point units for ``epsilon`` per epoch
-    (each example is in one batch an epoch): OpenDP's scale for the sensitivity in real units
-    (`_sensitivity`), times 2^L, as the exact rational of its float; None when not private."""
-    if not options.private:
-        return None
-    real = accounting.scale_for(options.noise, options.epsilon,
-                                _sensitivity(options, params, precision_bits), options.delta)
-    return Fraction(real * 2.0 ** precision_bits)
-
-
-def _sensitivity(options, params: int, precision_bits: int, epochs: int = 1) -> float:
-    """How far one example moves the released gradients of ``epochs`` epochs, in real units:
-    its clipped gradient (``clip`` in L2, ``clip`` sqrt(params) in L1) plus the encoding's
-    rounding, half a unit of 2^-L per coordinate."""
-    unit = 2.0 ** -precision_bits
-    return accounting.sensitivity(options.noise, options.clip + math.sqrt(params) * unit / 2,
-                                  options.clip * math.sqrt(params) + params * unit / 2, epochs)
-
-
 def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_seed: int,
                  data_dir=None, precision_bits: int = 20, seed: int | None = None,
                  runtime: str = "local", workers: int = 1, record_views: bool = False,
                  timeout_s: float = roles.DEFAULT_TIMEOUT_S) -> TrainingResult:
     """Train on ``dataset`` (`ppml.data.conversions`) with ``helpers`` helpers: the browsers
     load their labels and the ad network its features, each in its own role; the evaluation
-    loads both (EVALUATION ONLY) to check every step against the fixed-point gradient of the
-    true labels, and every epoch against the float64 plaintext training on the same
-    batches."""
+    (`evaluate_training`) loads both (EVALUATION ONLY)."""
     data = load_conversions(dataset, data_dir, data_seed)
-    model = options.model or ("logistic" if data.classes == 2 else "softmax")
-    if model == "logistic" and data.classes != 2:
-        raise ValueError(f"masked_lark.model=logistic needs two classes; the data has "
-                         f"{data.classes}: use softmax")
-    params = parameters(model, data.x_train.shape[1], data.classes)
-    batches = schedule(len(data.x_train), options.batch_size, options.epochs, data_seed)
-    scale = fixed_noise_scale(options, params, precision_bits)
-    adnet = roles.spawn(ModelOwner, runtime, dataset, data_dir, data_seed, params, batches,
-                        options.learning_rate, precision_bits, timeout_s=timeout_s)
+    plan = training_plan(options, data, data_seed, precision_bits)     # fails before any role
+    adnet = roles.spawn(ModelOwner, runtime, options, dataset, data_dir, data_seed,
+                        precision_bits, timeout_s=timeout_s)
     browsers = roles.spawn(LabelHolders, runtime, dataset, data_dir, data_seed, seed, workers,
                            timeout_s=timeout_s)
     try:
-        program = functools.partial(training_program, options=options, model=model,
-                                    classes=data.classes, precision_bits=precision_bits,
-                                    scale=scale, seed=seed)
+        program = functools.partial(training_program, options=options,
+                                    precision_bits=precision_bits, seed=seed)
         start = time.perf_counter()
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,
@@ -177,9 +141,7 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
         thetas, released = adnet.call("history")
     finally:
         roles.teardown([adnet, browsers])
-    plain, plain_s = plaintext_training(model, data, batches, options, precision_bits)
-    return _evaluate(options, data, model, batches, precision_bits, outs, thetas, released,
-                     plain, plain_s, run_s, scale, params)
+    return evaluate_training(options, data, plan, precision_bits, outs, thetas, released, run_s)
 
 
 def plaintext_training(model: str, data: Examples, batches: list, options: MaskedLarkOptions,
@@ -210,8 +172,16 @@ def _metrics(model: str, theta: np.ndarray, data: Examples) -> dict:
             "test_loss": loss(model, theta, data.x_test, data.y_test, data.classes)}
 
 
-def _evaluate(options, data, model, batches, precision_bits, outs, thetas, released, plain,
-              plain_s, run_s, scale, params) -> TrainingResult:
+def evaluate_training(options: MaskedLarkOptions, data: Examples, plan: Plan,
+                      precision_bits: int, outs: list, thetas: list, released: list,
+                      run_s: float) -> TrainingResult:
+    """EVALUATION ONLY: the rows and summary of a training from the helpers' outputs (by
+    helper) and the ad network's history: every step's released gradient against the
+    fixed-point gradient of the true labels plus the helpers' noise, every epoch's test
+    metrics against the float64 plaintext training on the same batches (`plaintext_training`,
+    timed here)."""
+    model, batches, scale, params = plan.model, plan.batches, plan.scale, plan.params
+    plain, plain_s = plaintext_training(model, data, batches, options, precision_bits)
     noise = np.sum([np.asarray(out["noise"], dtype=np.int64) for out in outs], axis=0)
     per_epoch = len(batches) // options.epochs
     rows, equal = [], 0
@@ -235,7 +205,7 @@ def _evaluate(options, data, model, batches, precision_bits, outs, thetas, relea
         else:
             rows.append(row)
     privacy = accounting.guarantee(options.noise, float(scale) / 2.0 ** precision_bits,
-                                   _sensitivity(options, params, precision_bits, options.epochs),
+                                   sensitivity(options, params, precision_bits, options.epochs),
                                    options.delta) if scale else \
         {"epsilon": None, "delta": None, "rho": None}
     final = {method: next(row["auc"] for row in reversed(rows)

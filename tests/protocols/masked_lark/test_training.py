@@ -8,7 +8,7 @@ from ppml.crypto.aead import MessageRejected
 from ppml.protocols.masked_lark import roles as lark_roles
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.models import label_gradients
-from ppml.protocols.masked_lark.training import run_training, schedule
+from ppml.protocols.masked_lark.training import run_training
 
 
 @pytest.mark.parametrize("helpers,dataset", [(2, "breast_cancer"), (3, "breast_cancer"),
@@ -39,12 +39,6 @@ def test_gradients_for_every_label_are_clipped_and_pick_the_true_one():
     grads = label_gradients("softmax", np.zeros(12), x, 3, clip=0.5)
     assert grads.shape == (5, 3, 12)
     assert (np.linalg.norm(grads, axis=2) <= 0.5 + 1e-12).all()
-
-
-def test_batches_cover_every_example_once_an_epoch():
-    batches = schedule(10, 4, 2, seed=0)
-    assert [len(b) for b in batches] == [4, 4, 2] * 2
-    assert sorted(sum(batches[:3], [])) == list(range(10))
 
 
 class _Tampering(lark_roles.LabelHolders):

@@ -104,7 +104,7 @@ def test_a_helpers_training_view_depends_on_the_labels_only_through_the_model(mo
     one, two = _training_view(monkeypatch, labels), _training_view(monkeypatch, flipped)
     (f1,), (f2,) = _payloads(one["view"], "features"), _payloads(two["view"], "features")
     assert np.array_equal(f1, f2)
-    assert _payloads(one["view"], "batches") == _payloads(two["view"], "batches")
+    assert _payloads(one["view"], "plan") == _payloads(two["view"], "plan")
     (a,), (b,) = _payloads(one["view"], "reports"), _payloads(two["view"], "reports")
     assert np.array_equal(a[:, :24], b[:, :24])          # the labels' public parts
     models = [[p for _, _, tag, _, p in out["view"] if tag == "model"] for out in (one, two)]
