@@ -124,8 +124,14 @@ class _Holder:
     def load(self, obj) -> None:
         self._obj = obj
 
+    def make(self, make) -> None:
+        self._obj = make()
+
     def map(self, method: str, batches: list[tuple]) -> list:
         return [getattr(self._obj, method)(*batch) for batch in batches]
+
+    def apply(self, fn, args: tuple):
+        return fn(self._obj, *args)
 
 
 class Resident:
@@ -146,6 +152,37 @@ class Resident:
             holder = _Holder.options(scheduling_strategy=pinned_here())
             self._actors = [holder.remote() for _ in range(workers - 1)]
             self._loading = [actor.load.remote(obj) for actor in self._actors]
+
+    @classmethod
+    def own(cls, make, workers: int = 1) -> "Resident":
+        """``workers`` objects, each made where it is used: ``make()`` in this process and, in
+        each of ``workers - 1`` pinned actors, its own ``make()`` there (``make``: a class or
+        module function, public code).  For keys that must not move even to the party's own
+        workers (each worker's HPKE key pair, `ppml.protocols.masked_lark.helper_keys`); use
+        `each`, which gives every object its own arguments."""
+        resident = cls(None, 1)
+        resident.workers = check_workers(workers)
+        resident._obj = make()
+        if workers > 1:
+            holder = _Holder.options(scheduling_strategy=pinned_here())
+            resident._actors = [holder.remote() for _ in range(workers - 1)]
+            resident._loading = [actor.make.remote(make) for actor in resident._actors]
+        return resident
+
+    def each(self, fn, args: list[tuple]) -> list:
+        """``[fn(object_k, *args[k]) for k]``: ``fn`` (a module function) on every object with
+        its own arguments (``workers`` tuples, the first for this process's object), the
+        actors' calls submitted first."""
+        if self._obj is None:
+            raise RuntimeError("this Resident was closed")
+        if len(args) != self.workers:
+            raise ValueError(f"each needs one argument tuple per object ({self.workers}), got "
+                             f"{len(args)}")
+        if self._loading:
+            ray.get(self._loading)
+            self._loading = []
+        refs = [actor.apply.remote(fn, a) for actor, a in zip(self._actors, args[1:])]
+        return [fn(self._obj, *args[0])] + (ray.get(refs) if refs else [])
 
     def map(self, method: str, batches: list[tuple]) -> list:
         """``[obj.method(*batch) for batch in batches]``, in ``workers`` contiguous shares: the

@@ -138,6 +138,8 @@ def _browsers(config: RunConfig, node: Node) -> dict:
 
 def _helper(config: RunConfig, node: Node, name: str) -> dict:
     options = config.masked_lark
+    if config.workers > 1:
+        ensure_ray()                    # the helper's own Ray instance, for its workers
     node.connect()
     engine = EngineConfig(config.parties, seed=config.seed, record_views=config.record_views)
     ctx = node.context(engine, DEALER)
@@ -146,9 +148,11 @@ def _helper(config: RunConfig, node: Node, name: str) -> dict:
              "adnet": node.remote(ADNET) if leader else None}
     start = time.perf_counter()
     if options.task == "aggregate":
-        out = aggregation_program(ctx, options, noise_scale(options), config.seed, **roles)
+        out = aggregation_program(ctx, options, noise_scale(options), config.seed,
+                                  workers=config.workers, **roles)
     else:
-        out = training_program(ctx, options, config.precision_bits, config.seed, **roles)
+        out = training_program(ctx, options, config.precision_bits, config.seed,
+                               workers=config.workers, **roles)
     return {"out": out, "protocol_s": time.perf_counter() - start}
 
 

@@ -27,12 +27,12 @@ from collections import defaultdict
 import numpy as np
 
 from ppml.crypto import hpke
-from ppml.crypto.aead import MessageRejected
 from ppml.mpc.protocols.compare import is_negative
 from ppml.mpc.ring import ARITHMETIC
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
+from ppml.protocols.masked_lark.helper_keys import HelperKeys
 from ppml.protocols.masked_lark.noise import helper_noise
-from ppml.protocols.masked_lark.reports import ID_BYTES, TOKEN_BYTES, info
+from ppml.protocols.masked_lark.reports import ID_BYTES, TOKEN_BYTES
 from ppml.protocols.masked_lark.roles import KEY_BYTES, pack_release, release_info
 
 LEADER = 0
@@ -41,24 +41,29 @@ PUBLIC_BYTES = ID_BYTES + TOKEN_BYTES + KEY_BYTES
 
 
 def aggregation_program(ctx, options: MaskedLarkOptions, scale, seed: int | None = None,
-                        browsers=None, adnet=None) -> dict:
+                        browsers=None, adnet=None, workers: int = 1) -> dict:
     """The helpers' reduce for every helper this process holds (see the module docstring);
     ``browsers`` and ``adnet`` are the leader's (None at the other helpers), ``scale`` the
-    noise's (a Fraction).  Returns the counts, each kept key's users (public to the helpers),
+    noise's (a Fraction), ``workers`` each helper's (its HPKE opens spread over them,
+    `helper_keys.HelperKeys`).  Returns the counts, each kept key's users (public to the helpers),
     the released rows (at the leader), the seconds of each phase and, EVALUATION ONLY, each held helper's noise (``noise``, by
     helper) and, when the engine records views, each held helper's opened ``shares`` and
     ``view`` (what it received over the engine)."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
     seconds, views = {}, ctx.comm.views is not None
     start = time.perf_counter()
-    own = {j: hpke.HpkeKey() for j in mine}
-    public_keys = exchange_public_keys(ctx, own)
-    public, sealed, release_key = _distribute(ctx, public_keys, browsers, adnet, options.d)
-    seconds["upload_s"] = time.perf_counter() - start
+    own = {j: HelperKeys(j, workers) for j in mine}
+    try:
+        public_keys = exchange_public_keys(ctx, own)
+        public, sealed, release_key = _distribute(ctx, public_keys, browsers, adnet, options.d)
+        seconds["upload_s"] = time.perf_counter() - start
 
-    start = time.perf_counter()
-    shares, opened = _open_shares(own, sealed, public, options.d)
-    seconds["open_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        shares, opened = _open_shares(own, sealed, public, options.d)
+        seconds["open_s"] = time.perf_counter() - start
+    finally:
+        for keys in own.values():
+            keys.close()
 
     start = time.perf_counter()
     everywhere = ctx.comm.exchange([np.stack([opened[j] for j in mine]).astype(np.uint64)],
@@ -94,11 +99,12 @@ def aggregation_program(ctx, options: MaskedLarkOptions, scale, seed: int | None
 
 
 def exchange_public_keys(ctx, own: dict) -> list:
-    """Every helper's HPKE public key (raw bytes), by helper, from each held helper's ``own``
-    key pair: one exchange."""
-    keys = ctx.comm.exchange([np.stack([np.frombuffer(own[j].public, np.uint64)
+    """Every helper's HPKE public keys (per helper, its keys' raw bytes), from each held
+    helper's ``own`` `HelperKeys`: one exchange."""
+    keys = ctx.comm.exchange([np.stack([np.frombuffer(b"".join(own[j].public), np.uint64)
+                                        .reshape(len(own[j].public), -1)
                                         for j in sorted(own)])], tag="hpke keys")[0]
-    return [keys[j].tobytes() for j in range(ctx.parties)]
+    return [[row.tobytes() for row in keys[j]] for j in range(ctx.parties)]
 
 
 def from_leader(ctx, make, tag: str) -> dict:
@@ -158,19 +164,12 @@ def _open_shares(own: dict, sealed: dict, public: np.ndarray, d: int) -> tuple:
     one did not: such a report is dropped by every helper)."""
     n = len(public)
     shares, opened = {}, {}
-    for j, key in own.items():
+    for j, keys in own.items():
         if sealed[j].shape != (n, 8 * d + hpke.OVERHEAD_BYTES):
             raise ValueError(f"helper {j}'s sealed shares must be ({n}, "
                              f"{8 * d + hpke.OVERHEAD_BYTES}) bytes, got {sealed[j].shape}")
-        out, ok = np.zeros((n, d), dtype=np.uint64), np.zeros(n, dtype=bool)
-        for i in range(n):
-            try:
-                plain = key.open(sealed[j][i].tobytes(), info(j, public[i].tobytes()),
-                                 f"report {i}")
-            except MessageRejected:
-                continue
-            out[i], ok[i] = np.frombuffer(plain, dtype=np.uint64), True
-        shares[j], opened[j] = out, ok
+        plain, opened[j] = keys.open(sealed[j], public)
+        shares[j] = plain.view(np.uint64).reshape(n, d)
     return shares, opened
 
 

@@ -23,6 +23,7 @@ from ppml.protocols.masked_lark.noise import noise_scale, release_privacy
 from ppml.protocols.masked_lark.reference import aggregate
 from ppml.protocols.masked_lark.roles import AdNetwork, Browsers
 from ppml.runtime import roles, spmd
+from ppml.runtime.cluster import ensure_ray
 
 
 @dataclass
@@ -41,8 +42,10 @@ def run_aggregation(options: MaskedLarkOptions, helpers: int, data_seed: int,
                     timeout_s: float = roles.DEFAULT_TIMEOUT_S) -> AggregationResult:
     """One time window's reports, reduced by ``helpers`` helpers and released to the ad
     network; ``seed``: the INSECURE reproducible mode (every key, share and noise draw from
-    it); ``workers``: the browsers' Ray tasks."""
+    it); ``workers``: the browsers' Ray tasks, and each helper's workers for its opens."""
     scale = noise_scale(options)
+    if workers > 1:
+        ensure_ray()                   # the browsers' tasks and the helpers' workers
     start = time.perf_counter()
     adnet = roles.spawn(AdNetwork, runtime, options.queries, options.advertisers, seed,
                         timeout_s=timeout_s)
@@ -52,7 +55,7 @@ def run_aggregation(options: MaskedLarkOptions, helpers: int, data_seed: int,
         browsers.call("start", adnet.call("catalog"))
         setup_s = time.perf_counter() - start
         program = functools.partial(aggregation_program, options=options, scale=scale,
-                                    seed=seed)
+                                    seed=seed, workers=workers)
         start = time.perf_counter()
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,

@@ -55,21 +55,29 @@ def split(values: np.ndarray, helpers: int, stream: Stream) -> np.ndarray:
     return np.concatenate([shares, last[None]])
 
 
+def key_index(public: np.ndarray, keys: int) -> np.ndarray:
+    """Which of a helper's ``keys`` HPKE keys each report's share is sealed to
+    (`helper_keys.HelperKeys`): the first byte of the report's random id, modulo ``keys``."""
+    return public[:, 0].astype(np.int64) % keys
+
+
 def make_reports(values: np.ndarray, seen: np.ndarray, public_keys: list, seed: int | None,
                  batch: int) -> Reports:
     """Reports of ``values`` (n, d) with what the helpers see of them, ``seen`` (n, width)
-    uint8, their shares sealed to the helpers' ``public_keys`` (raw bytes).  The shares and
-    ids come from the OS CSPRNG, or (``seed``: INSECURE) from a stream derived from the seed
-    and the ``batch`` number."""
+    uint8, their shares sealed to the helpers' ``public_keys`` (per helper, its keys' raw
+    bytes; each report's share to the key `key_index` names).  The shares and ids come from
+    the OS CSPRNG, or (``seed``: INSECURE) from a stream derived from the seed and the
+    ``batch`` number."""
     stream = Stream(fresh_key() if seed is None else seeded_key(seed, "masked-lark", batch))
     n = len(values)
     ids = np.frombuffer(stream.bytes(ID_BYTES * n), dtype=np.uint8).reshape(n, ID_BYTES)
     public = np.concatenate([ids, np.asarray(seen, dtype=np.uint8).reshape(n, -1)], axis=1)
     shares = split(np.asarray(values, dtype=np.int64), len(public_keys), stream)
     sealed = []
-    for j, raw in enumerate(public_keys):
-        recipient = hpke.public_key(raw)
-        rows = [hpke.seal(recipient, shares[j, i].tobytes(), info(j, public[i].tobytes()))
-                for i in range(n)]
+    for j, raws in enumerate(public_keys):
+        recipients = [hpke.public_key(raw) for raw in raws]
+        which = key_index(public, len(recipients)).tolist()
+        rows = [hpke.seal(recipients[which[i]], shares[j, i].tobytes(),
+                          info(j, public[i].tobytes())) for i in range(n)]
         sealed.append(np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(n, -1))
     return Reports(public, sealed)

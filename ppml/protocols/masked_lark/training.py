@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from ppml.crypto import hpke
+from ppml.crypto.aead import MessageRejected
 from ppml.crypto.fixed import encode
 from ppml.data.conversions import Examples, load_conversions
 from ppml.privacy import accounting
@@ -28,43 +29,38 @@ from ppml.privacy.views import ViewRecorder
 from ppml.protocols.masked_lark.aggregation import (LEADER, exchange_public_keys,
                                                      from_leader, parcels, to_leader)
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
+from ppml.protocols.masked_lark.helper_keys import HelperKeys
 from ppml.protocols.masked_lark.lemma import inner_product_share
 from ppml.protocols.masked_lark.models import label_gradients, loss, parameters, probabilities
 from ppml.protocols.masked_lark.noise import helper_noise
 from ppml.protocols.masked_lark.plan import Plan, sensitivity, training_plan
-from ppml.protocols.masked_lark.reports import info
 from ppml.protocols.masked_lark.protocol import peer_timeout
 from ppml.protocols.masked_lark.roles import LabelHolders, ModelOwner, release_info
 from ppml.runtime import roles, spmd
+from ppml.runtime.cluster import ensure_ray
 
 
 def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
-                     seed: int | None = None, browsers=None, adnet=None) -> dict:
+                     seed: int | None = None, browsers=None, adnet=None,
+                     workers: int = 1) -> dict:
     """The helpers' masked-gradient training for every helper this process holds (see the
     module docstring); ``browsers`` and ``adnet`` are the leader's (None at the other
     helpers): the ad network's plan (`plan.Plan`), features and model reach every helper
-    from it.  Returns the seconds and, EVALUATION ONLY, each held helper's noise per step and,
+    from it; ``workers``: each helper's, over which it opens the label shares.  Returns the
+    seconds and, EVALUATION ONLY, each held helper's noise per step and,
     when the engine records views, each held helper's label ``shares`` and ``view`` (what it
     received over the engine)."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
     start = time.perf_counter()
-    own = {j: hpke.HpkeKey() for j in mine}
-    public_keys = exchange_public_keys(ctx, own)
-    reports, setup, release_key = None, None, None
-    if ctx.holds(LEADER):
-        if browsers is None or adnet is None:
-            raise ValueError("the leader (helper 0) needs the browsers and the ad network")
-        reports = browsers.call("label_shares", public_keys)
-        setup, release_key = adnet.call("setup"), adnet.call("public_key")
-    features = next(iter(from_leader(ctx, lambda j: setup[0], "features").values()))
-    wired, theta = ctx.comm.broadcast(None if setup is None else
-                                      (setup[1], np.asarray(setup[2]).tolist()), LEADER,
-                                      "plan")
-    plan = Plan.from_wire(wired)
+    own = {j: HelperKeys(j, workers) for j in mine}
+    try:
+        public_keys = exchange_public_keys(ctx, own)
+        labels = _labels(ctx, own, public_keys, browsers, adnet)
+    finally:
+        for keys in own.values():
+            keys.close()
+    features, plan, theta, release_key, shares = labels
     model, classes, scale = plan.model, plan.classes, plan.scale
-    release_key = hpke.public_key(bytes(ctx.comm.broadcast(release_key, LEADER, "release key")))
-    public, sealed = parcels(ctx, reports, 8 * classes + hpke.OVERHEAD_BYTES)
-    shares = {j: _open_labels(own[j], j, sealed[j], public, classes) for j in mine}
     setup_s = time.perf_counter() - start
 
     start, noise = time.perf_counter(), {j: [] for j in mine}
@@ -88,15 +84,33 @@ def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
             "view": ctx.view() if views else None}
 
 
-def _open_labels(key, helper: int, sealed: np.ndarray, public: np.ndarray,
-                 classes: int) -> np.ndarray:
-    """Helper ``helper``'s shares of every example's one-hot label: (n, classes) uint64.  A
-    share that fails to open stops the training, naming the example."""
-    out = np.zeros((len(public), classes), dtype=np.uint64)
-    for i in range(len(public)):
-        out[i] = np.frombuffer(key.open(sealed[i].tobytes(), info(helper, public[i].tobytes()),
-                                        f"example {i}'s label share"), dtype=np.uint64)
-    return out
+def _labels(ctx, own: dict, public_keys: list, browsers, adnet) -> tuple:
+    """The training's setup at every held helper: the features, the plan (`plan.Plan`), the
+    model and the release key from the ad network, and each held helper's shares of every
+    example's one-hot label, (n, classes) uint64 (all through the leader).  A share that fails
+    to open stops the training, naming the example."""
+    reports, setup, release_key = None, None, None
+    if ctx.holds(LEADER):
+        if browsers is None or adnet is None:
+            raise ValueError("the leader (helper 0) needs the browsers and the ad network")
+        reports = browsers.call("label_shares", public_keys)
+        setup, release_key = adnet.call("setup"), adnet.call("public_key")
+    features = next(iter(from_leader(ctx, lambda j: setup[0], "features").values()))
+    wired, theta = ctx.comm.broadcast(None if setup is None else
+                                      (setup[1], np.asarray(setup[2]).tolist()), LEADER,
+                                      "plan")
+    plan = Plan.from_wire(wired)
+    release_key = hpke.public_key(bytes(ctx.comm.broadcast(release_key, LEADER, "release key")))
+    public, sealed = parcels(ctx, reports, 8 * plan.classes + hpke.OVERHEAD_BYTES)
+    shares = {}
+    for j, keys in own.items():
+        plain, opened = keys.open(sealed[j], public)
+        if not opened.all():
+            raise MessageRejected(f"example {int(np.argmin(opened))}'s label share failed to "
+                                  f"open at helper {j} (altered, sealed to another key or for "
+                                  f"another context)")
+        shares[j] = plain.view(np.uint64).reshape(len(public), plan.classes)
+    return features, plan, theta, release_key, shares
 
 
 def _step(ctx, adnet, boxes: dict, step: int):
@@ -125,13 +139,15 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
     (`evaluate_training`) loads both (EVALUATION ONLY)."""
     data = load_conversions(dataset, data_dir, data_seed)
     plan = training_plan(options, data, data_seed, precision_bits)     # fails before any role
+    if workers > 1:
+        ensure_ray()                   # the browsers' tasks and the helpers' workers
     adnet = roles.spawn(ModelOwner, runtime, options, dataset, data_dir, data_seed,
                         precision_bits, timeout_s=timeout_s)
     browsers = roles.spawn(LabelHolders, runtime, dataset, data_dir, data_seed, seed, workers,
                            timeout_s=timeout_s)
     try:
         program = functools.partial(training_program, options=options,
-                                    precision_bits=precision_bits, seed=seed)
+                                    precision_bits=precision_bits, seed=seed, workers=workers)
         start = time.perf_counter()
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,

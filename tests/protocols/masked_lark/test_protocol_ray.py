@@ -27,3 +27,11 @@ def test_ray_trains_the_local_runs_model(ray_cluster):
     on_ray = run_training(options, "breast_cancer", 2, data_seed=0, seed=4, runtime="ray")
     assert on_ray.rows == local.rows
     assert on_ray.summary["gradient_equal_plaintext_steps"] == on_ray.summary["steps"]
+
+
+def test_helpers_with_two_workers_release_what_one_worker_releases(ray_cluster):
+    """Each helper opens with two keys of its own (one in a pinned actor); the same rows."""
+    options = MaskedLarkOptions(reports=300, k=3, queries=5, advertisers=4)
+    one = run_aggregation(options, 2, data_seed=2, seed=8)
+    two = run_aggregation(options, 2, data_seed=2, seed=8, workers=2)
+    assert two.rows == one.rows and two.summary["release_equal_reference"]

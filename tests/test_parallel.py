@@ -1,0 +1,39 @@
+"""A party's bulk work on its own node: objects made in each worker (`Resident.own`), each
+called with its own arguments."""
+
+import os
+
+import pytest
+
+from ppml.parallel import Resident
+
+
+class _Made:
+    def __init__(self):
+        self.pid = os.getpid()
+
+
+def _pid_plus(obj: _Made, k: int) -> tuple:
+    return obj.pid, os.getpid(), k
+
+
+def test_without_workers_the_one_object_lives_here():
+    resident = Resident.own(_Made)
+    assert resident.each(_pid_plus, [(5,)]) == [(os.getpid(), os.getpid(), 5)]
+    with pytest.raises(ValueError, match="one argument tuple per object \\(1\\), got 2"):
+        resident.each(_pid_plus, [(1,), (2,)])
+    resident.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        resident.each(_pid_plus, [(1,)])
+
+
+@pytest.mark.ray
+def test_each_worker_makes_its_own_object_and_uses_it(ray_cluster):
+    resident = Resident.own(_Made, workers=3)
+    try:
+        out = resident.each(_pid_plus, [(0,), (1,), (2,)])
+    finally:
+        resident.close()
+    assert [k for _, _, k in out] == [0, 1, 2]
+    assert all(made == ran for made, ran, _ in out)           # made where it is used
+    assert len({made for made, _, _ in out}) == 3
