@@ -173,15 +173,24 @@ def _open_shares(own: dict, sealed: dict, public: np.ndarray, d: int) -> tuple:
     return shares, opened
 
 
+RANGE_CHUNK = 1 << 17
+"""Reports per range check on the engine: its comparisons' intermediate arrays for a million
+reports of d = 8 take 7.7 GB and 51 s at once, 1 GB and 3 s per 100,000."""
+
+
 def _range_check(ctx, data: np.ndarray, bound: int) -> np.ndarray:
     """Which reports lie in [0, ``bound``]^d: (n,) bool, the same for every helper; the
-    helpers open, per report, only the number of bounds its coordinates break."""
+    helpers open, per report, only the number of bounds its coordinates break.  In chunks of
+    `RANGE_CHUNK` reports."""
+    out = []
     with ctx.comm.operation("range check"):
-        below = ctx.add_public(np.uint64(0) - data, np.uint64(bound))             # B - x
-        signs = is_negative(ctx, np.concatenate([data, below], axis=-1))
-        broken = ctx.open([signs.sum(axis=-1, dtype=np.uint64)], ARITHMETIC,
-                          tag="range check")[0]
-    return broken == 0
+        for first in range(0, data.shape[1], RANGE_CHUNK):
+            chunk = data[:, first:first + RANGE_CHUNK]
+            below = ctx.add_public(np.uint64(0) - chunk, np.uint64(bound))          # B - x
+            signs = is_negative(ctx, np.concatenate([chunk, below], axis=-1))
+            out.append(ctx.open([signs.sum(axis=-1, dtype=np.uint64)], ARITHMETIC,
+                                tag="range check")[0] == 0)
+    return np.concatenate(out) if out else np.zeros(0, dtype=bool)
 
 
 def _groups(public: np.ndarray, valid: np.ndarray, k: int) -> tuple:
