@@ -5,8 +5,8 @@ a figure without data for it is not drawn.
   absolute error per coordinate against the true sum, EVALUATION ONLY) against the key's
   users, with the suppressed keys at the bottom and the threshold k marked;
 * training AUC: the test AUC after each epoch, masked (and noisy) against the plaintext model,
-  one pair of lines per run's epsilon (or "no noise"); AUC against epsilon follows from the
-  final points.
+  one pair of lines per run's epsilon (or "no noise"), and beside it the final AUC of each
+  private run against its epsilon.
 """
 
 from __future__ import annotations
@@ -46,11 +46,14 @@ def release_error(rows: list, folder: Path) -> Path | None:
 
 @figure("masked_lark")
 def training_auc(rows: list, folder: Path) -> Path | None:
-    """Test AUC after each epoch, masked against plaintext, one pair of lines per run."""
+    """Test AUC after each epoch, masked against plaintext, one pair of lines per run (left),
+    and the final AUC against epsilon per epoch for the private runs, with the plaintext
+    model's (right)."""
     epochs = [r for r in rows if r.get("auc") is not None and r.get("method") is not None]
     if not epochs:
         return None
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (ax, by_eps) = plt.subplots(1, 2, figsize=(12, 4))
+    finals = {"masked": [], "plaintext": []}
     for run in sorted({r["run_id"] for r in epochs}):
         mine = [r for r in epochs if r["run_id"] == run]
         private = mine[0].get("masked_lark.private", True)
@@ -60,8 +63,19 @@ def training_auc(rows: list, folder: Path) -> Path | None:
             ax.plot(*zip(*points), style, marker="o",
                     label=f"{method}, {label}" if method == "masked" else
                     f"plaintext ({mine[0].get('dataset')})")
+            if private:
+                finals[method].append((mine[0]["masked_lark.epsilon"], points[-1][1]))
     ax.set_xlabel("epoch")
     ax.set_ylabel("test AUC")
     ax.set_title("Masked LARK: conversion model on masked gradients")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
+    if finals["masked"]:
+        by_eps.plot(*zip(*sorted(finals["masked"])), "-", marker="o", label="masked, noisy")
+        by_eps.axhline(float(np.mean([auc for _, auc in finals["plaintext"]])), linestyle=":",
+                       color="black", label="plaintext (no noise)")
+        by_eps.set_xscale("log")
+        by_eps.legend(fontsize=8)
+    by_eps.set_xlabel("epsilon per epoch")
+    by_eps.set_ylabel("test AUC after the last epoch")
+    by_eps.set_title("AUC against epsilon")
     return save(fig, folder, "masked_lark_training_auc")

@@ -64,26 +64,46 @@ def discrete_gaussian(sigma_squared: Fraction, below) -> int:
     exp(-y^2 / (2 sigma^2)) (CKS Algorithm 3, with discrete Laplace proposals of scale t =
     floor(sigma) + 1, accepted with probability exp(-(|y| - sigma^2/t)^2 / (2 sigma^2)), in
     integers: with sigma^2 = a/b that exponent is (|y| t b - a)^2 / (2 a t^2 b))."""
+    return _gaussians(_gaussian_terms(sigma_squared), 1, below)[0]
+
+
+def _gaussian_terms(sigma_squared) -> tuple:
+    """(a, b, t) of `discrete_gaussian` for sigma^2 = a/b."""
     sigma_squared = Fraction(sigma_squared)
     if sigma_squared <= 0:
         raise ValueError(f"the discrete Gaussian's sigma^2 must be > 0, got {sigma_squared}")
     a, b = sigma_squared.numerator, sigma_squared.denominator
-    t = math.isqrt(a // b) + 1
-    while True:
+    return a, b, math.isqrt(a // b) + 1
+
+
+def _gaussians(terms: tuple, count: int, below) -> list:
+    a, b, t = terms
+    out = []
+    while len(out) < count:
         y = _discrete_laplace(t, 1, below)
         if _bernoulli_exp((abs(y) * t * b - a) ** 2, 2 * a * t * t * b, below):
-            return y
+            out.append(y)
+    return out
 
 
 FAMILIES = ("gaussian", "laplace")
 
 
-def sample(family: str, scale: Fraction, below) -> int:
-    """One draw of ``family`` (`FAMILIES`) at ``scale``: the discrete Gaussian's sigma, or
-    the discrete Laplace's scale."""
+def samples(family: str, scale: Fraction, count: int, below) -> list:
+    """``count`` independent draws of ``family`` (`FAMILIES`) at ``scale``: the discrete
+    Gaussian's sigma, or the discrete Laplace's scale (the parameters' integers worked out
+    once)."""
     scale = Fraction(scale)
     if family == "gaussian":
-        return discrete_gaussian(scale * scale, below)
+        return _gaussians(_gaussian_terms(scale * scale), count, below)
     if family == "laplace":
-        return discrete_laplace(scale, below)
+        if scale <= 0:
+            raise ValueError(f"the discrete Laplace's scale must be > 0, got {scale}")
+        return [_discrete_laplace(scale.numerator, scale.denominator, below)
+                for _ in range(count)]
     raise ValueError(f"the noise family must be one of {', '.join(FAMILIES)}, got {family!r}")
+
+
+def sample(family: str, scale: Fraction, below) -> int:
+    """One draw of `samples`."""
+    return samples(family, scale, 1, below)[0]

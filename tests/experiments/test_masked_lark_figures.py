@@ -25,3 +25,12 @@ def test_both_figures_are_drawn_from_their_rows(tmp_path):
 def test_no_figure_without_its_rows(tmp_path):
     assert figs.release_error([epoch("masked", 0, 0.5)], tmp_path) is None
     assert figs.training_auc([key(3, True)], tmp_path) is None
+
+
+def test_auc_against_epsilon_takes_each_private_runs_last_epoch(tmp_path):
+    rows = []
+    for run, eps in (("a", 0.5), ("b", 4.0)):
+        rows += [dict(epoch(m, e, 0.5 + eps / 10 + 0.01 * e, run), **{"masked_lark.epsilon": eps})
+                 for m in ("masked", "plaintext") for e in range(2)]
+    rows += [dict(epoch("masked", 0, 0.9, "c"), **{"masked_lark.private": False})]
+    assert figs.training_auc(rows, tmp_path).exists()

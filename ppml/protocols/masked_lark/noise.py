@@ -18,7 +18,7 @@ import numpy as np
 
 from ppml.crypto.rng import Stream, UniformIntegers, fresh_key, seeded_key
 from ppml.privacy import accounting
-from ppml.privacy.discrete import sample
+from ppml.privacy.discrete import samples
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 
 
@@ -54,5 +54,5 @@ def helper_noise(family: str, scale: Fraction, shape: tuple, seed: int | None,
     stream = Stream(fresh_key() if seed is None else seeded_key(seed, "masked-lark noise",
                                                                 helper, *release))
     below = UniformIntegers(stream).below
-    draws = [sample(family, scale, below) for _ in range(math.prod(shape))]
-    return np.asarray(draws, dtype=np.int64).reshape(shape)
+    return np.asarray(samples(family, scale, math.prod(shape), below),
+                      dtype=np.int64).reshape(shape)

@@ -11,6 +11,7 @@ from ppml.protocols.masked_lark.aggregation import PUBLIC_BYTES, aggregation_pro
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.noise import noise_scale
 from ppml.runtime import spmd
+from ppml.runtime.roles import LocalRole
 
 OPTIONS = MaskedLarkOptions(reports=600, k=3, queries=4, advertisers=3, d=2, bound=1000)
 
@@ -23,14 +24,6 @@ class _Valued(lark_roles.Browsers):
         self.log.values[:] = values
 
 
-class _Local:
-    def __init__(self, obj):
-        self.obj = obj
-
-    def call(self, method, *args):
-        return getattr(self.obj, method)(*args)
-
-
 def _helper_view(values, helper: int = 1) -> tuple:
     browsers, adnet = _Valued(values), lark_roles.AdNetwork(OPTIONS.queries, OPTIONS.advertisers,
                                                             seed=4)
@@ -38,7 +31,8 @@ def _helper_view(values, helper: int = 1) -> tuple:
     outs = spmd.run(functools.partial(aggregation_program, options=OPTIONS,
                                       scale=noise_scale(OPTIONS), seed=4),
                     parties=2, seed=4, record_views=True,
-                    inputs={0: {"browsers": _Local(browsers), "adnet": _Local(adnet)}})
+                    inputs={0: {"browsers": LocalRole(browsers, "browsers", 60.0),
+                                "adnet": LocalRole(adnet, "ad network", 60.0)}})
     return outs[helper]["view"], outs[helper]["shares"]
 
 
