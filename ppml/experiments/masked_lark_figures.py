@@ -54,17 +54,27 @@ def training_auc(rows: list, folder: Path) -> Path | None:
         return None
     fig, (ax, by_eps) = plt.subplots(1, 2, figsize=(12, 4))
     finals = {"masked": [], "plaintext": []}
-    for run in sorted({r["run_id"] for r in epochs}):
+    runs = sorted({r["run_id"] for r in epochs},
+                  key=lambda run: next(-1 if r.get("masked_lark.private") is False
+                                       else r["masked_lark.epsilon"]
+                                       for r in epochs if r["run_id"] == run))
+    colours, plain_drawn = plt.get_cmap("viridis"), set()
+    for at, run in enumerate(runs):
         mine = [r for r in epochs if r["run_id"] == run]
         private = mine[0].get("masked_lark.private", True)
         label = f"epsilon {mine[0]['masked_lark.epsilon']:g}/epoch" if private else "no noise"
-        for method, style in (("masked", "-"), ("plaintext", ":")):
-            points = sorted((r["epoch"] + 1, r["auc"]) for r in mine if r["method"] == method)
-            ax.plot(*zip(*points), style, marker="o",
-                    label=f"{method}, {label}" if method == "masked" else
-                    f"plaintext ({mine[0].get('dataset')})")
-            if private:
-                finals[method].append((mine[0]["masked_lark.epsilon"], points[-1][1]))
+        points = {method: sorted((r["epoch"] + 1, r["auc"]) for r in mine
+                                 if r["method"] == method) for method in finals}
+        ax.plot(*zip(*points["masked"]), "-", marker="o", label=f"masked, {label}",
+                color=colours(at / max(1, len(runs) - 1)))
+        dataset = mine[0].get("dataset")
+        if dataset not in plain_drawn:                 # the same model and batches every run
+            plain_drawn.add(dataset)
+            ax.plot(*zip(*points["plaintext"]), ":", color="black", marker=".",
+                    label=f"plaintext float64 ({dataset})")
+        if private:
+            for method in finals:
+                finals[method].append((mine[0]["masked_lark.epsilon"], points[method][-1][1]))
     ax.set_xlabel("epoch")
     ax.set_ylabel("test AUC")
     ax.set_title("Masked LARK: conversion model on masked gradients")
