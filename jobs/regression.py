@@ -33,6 +33,11 @@ TIMING = ("_s", "_ms", "_us", "_mb")
 TIMING_WORDS = ("seconds", "slowdown", "speedup")
 """... and so are those whose names hold one of these words."""
 META = ("run_id", "experiment", "code_version", "started_at")
+MACHINE_DEPENDENT = ("float_",)
+"""Columns of the float64 plaintext baselines (LinUCB-DS's and SpectralUCB-DS's ``float_*``):
+their arms flip on near-ties with the machine's LAPACK (SpectralUCB's graph eigenvectors), so
+they are not recorded; the secure protocols' decisions and the fixed-point references that
+they must equal are."""
 SMALL_KEYS = ("key_bits=512", "insecure_key_bits_ok=true")
 """Paillier keys of 512 bits: INSECURE, for speed; seeded runs derive them from the seed."""
 
@@ -176,10 +181,12 @@ def data_available(case: Case) -> bool:
 
 
 def compare_columns(table, config_keys: set) -> dict:
-    """The result columns of a run's table: all but metadata, config values and timings."""
+    """The result columns of a run's table: all but metadata, config values, timings and
+    the machine-dependent float baselines."""
     kept = {}
     for name in table.column_names:
         if name in META or name in config_keys or name.endswith(TIMING) \
+                or name.startswith(MACHINE_DEPENDENT) \
                 or any(word in name for word in TIMING_WORDS):
             continue
         kept[name] = table.column(name).to_pylist()

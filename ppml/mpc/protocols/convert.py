@@ -14,14 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from ppml.mpc import dealer
-from ppml.mpc.protocols.binary import add_many
+from ppml.mpc.protocols.binary import add_many, sign_of_sum
 from ppml.mpc.ring import BINARY, bits_of
 
 BIT_WEIGHTS = np.uint64(1) << np.arange(64, dtype=np.uint64)
 
 
-def arithmetic_to_binary(ctx, x: np.ndarray) -> np.ndarray:
-    """XOR shares of the ring element whose arithmetic shares are ``x``."""
+def _share_words(ctx, x: np.ndarray) -> list:
+    """Party p's arithmetic share as an XOR sharing of the word x_p, for every p."""
     words = []
     for party in range(ctx.parties):
         word = np.zeros_like(x)
@@ -29,7 +29,12 @@ def arithmetic_to_binary(ctx, x: np.ndarray) -> np.ndarray:
         if at is not None:
             word[at] = x[at]
         words.append(word)
-    return add_many(ctx, words)
+    return words
+
+
+def arithmetic_to_binary(ctx, x: np.ndarray) -> np.ndarray:
+    """XOR shares of the ring element whose arithmetic shares are ``x``."""
+    return add_many(ctx, _share_words(ctx, x))
 
 
 def bits_to_arithmetic(ctx, bits: np.ndarray) -> np.ndarray:
@@ -47,6 +52,8 @@ def binary_to_arithmetic(ctx, words: np.ndarray) -> np.ndarray:
 
 
 def most_significant_bit(ctx, x: np.ndarray) -> np.ndarray:
-    """XOR shares of the sign bit of the arithmetically shared ``x`` (1 where x < 0)."""
-    return arithmetic_to_binary(ctx, x) >> np.uint64(63)
+    """XOR shares of the sign bit of the arithmetically shared ``x`` (1 where x < 0): the
+    shares' top bits and the carry into bit 63 alone (`binary.sign_of_sum`), not the whole
+    sum."""
+    return sign_of_sum(ctx, _share_words(ctx, x))
 

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from ppml.mpc import dealer
-from ppml.mpc.protocols.binary import prefix_carries
+from ppml.mpc.protocols.binary import top_carry
 from ppml.mpc.protocols.convert import bits_to_arithmetic
 from ppml.mpc.ring import ALL_ONES, ARITHMETIC, BINARY, add_wraps, count_wraps
 
@@ -100,7 +100,7 @@ def _z_less_than_r(ctx, z: np.ndarray, r_bits: np.ndarray) -> np.ndarray:
     not_z = z ^ ALL_ONES
     generate = r_bits & not_z[None]
     propagate = ctx.add_public(r_bits, not_z, BINARY)
-    carry_out = prefix_carries(ctx, generate, propagate) >> np.uint64(63)
+    carry_out = top_carry(ctx, generate, propagate)
     return bits_to_arithmetic(ctx, carry_out)
 
 
