@@ -20,6 +20,10 @@
   excluded), ``setup_s`` (the labels' shares: once per training), ``plaintext_epoch_s``, and
   ``epoch_slowdown`` against ``target_slowdown`` (20).
 
+The million-report run with one and two workers (the reports made by Ray tasks, each
+helper's opens spread over its workers, each with its own key) is ``python -m
+jobs.bench_masked_lark reports=1000000 runs=local:1,local:2 train=``.
+
 Prints the table and writes one Parquet file; the numbers are in docs/masked-lark.md.
 """
 
