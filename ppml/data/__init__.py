@@ -15,6 +15,9 @@ name               what                                                        n
 
 Every loader returns a `ContextualData` (ppml.data.bandit_data).
 
+scikit-learn (and SciPy's sparse matrices) are imported inside the functions that use them: a
+process that loads no such data, such as most federated parties, starts about 1.5 s sooner.
+
 Fixed-arm (non-contextual) instances have their own loaders:
 
 ===========================  =================================================  ==============

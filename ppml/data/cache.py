@@ -19,11 +19,11 @@ import json
 import logging
 import os
 import tempfile
+from importlib.metadata import version
 from pathlib import Path
 from typing import Callable, Union
 
 import numpy as np
-import sklearn
 
 CACHE_ENV = "PPML_CACHE"
 """Environment variable naming the cache folder."""
@@ -48,7 +48,7 @@ def cache_key(kind: str, **inputs) -> str:
     """A file name for ``kind`` that hashes every input (JSON-able values), the cache format and
     the scikit-learn version."""
     text = json.dumps({"kind": kind, "format": FORMAT_VERSION,
-                       "sklearn": sklearn.__version__, **inputs}, sort_keys=True)
+                       "sklearn": version("scikit-learn"), **inputs}, sort_keys=True)
     return f"{kind}-{hashlib.sha256(text.encode()).hexdigest()[:20]}.npz"
 
 

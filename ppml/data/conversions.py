@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_digits
 
 from ppml.data.checksums import verified_path
 from ppml.data.movielens import mku_split, read_ratings
@@ -43,7 +42,9 @@ def load_conversions(name: str, data_dir=None, seed: int = 0) -> Examples:
     if name == "movielens":
         return _movielens(data_dir)
     if name in ("breast_cancer", "digits"):
-        data = load_breast_cancer() if name == "breast_cancer" else load_digits()
+        from sklearn import datasets            # imported here: see ppml/data/__init__.py
+        data = datasets.load_breast_cancer() if name == "breast_cancer" else \
+            datasets.load_digits()
         x = data.data.astype(np.float64)
         x = (x - x.mean(axis=0)) / np.where(x.std(axis=0) > 0, x.std(axis=0), 1.0) \
             if name == "breast_cancer" else x / 16.0

@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import Optional
 
 import numpy as np
-from sklearn.datasets import load_digits as _sklearn_digits
 
 from ppml.checks import check_equal, check_int
 from ppml.data.bandit_data import ClassificationData, stream_order
@@ -31,7 +30,8 @@ def digits_contexts(dims: int = DEFAULT_DIMS) -> tuple[np.ndarray, np.ndarray]:
 
     Cached in-process per ``dims`` (read-only arrays)."""
     dims = check_int("dims", dims, 1, DIGITS_PIXELS, "digits images have 8x8 pixels")
-    bunch = _sklearn_digits()
+    from sklearn.datasets import load_digits as sklearn_digits   # see ppml/data/__init__.py
+    bunch = sklearn_digits()
     pixels = bunch.data / 16.0
     contexts = unit_rows(fit_pca(pixels, dims).transform(pixels))
     labels = bunch.target.astype(np.int64)

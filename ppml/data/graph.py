@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Union
 
 import numpy as np
-from sklearn.neighbors import kneighbors_graph
 
 from ppml.checks import check_int
 from ppml.data.linear_arms import PAPER_NOISE, LinearArms, load_linear_arms
@@ -54,6 +53,7 @@ def knn_laplacian(embeddings: np.ndarray, k_neighbours: int = K_NEIGHBOURS) -> n
     if embeddings.ndim != 2 or len(embeddings) < 2:
         raise ValueError(f"embeddings must be [N, d] with N >= 2, got shape {embeddings.shape}")
     k_neighbours = check_int("k_neighbours", k_neighbours, 1)
+    from sklearn.neighbors import kneighbors_graph   # see ppml/data/__init__.py
     adjacency = kneighbors_graph(embeddings, n_neighbors=min(k_neighbours, len(embeddings) - 1),
                                  mode="connectivity", include_self=False)
     weights = adjacency.maximum(adjacency.T).toarray()

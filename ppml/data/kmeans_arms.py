@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 import numpy as np
-from sklearn.cluster import KMeans
 
 from ppml.checks import check_int
 from ppml.data import digits, mnist
@@ -70,6 +69,7 @@ def kmeans_centers(contexts: np.ndarray, arms: int, data_seed: int) -> np.ndarra
     """K-means centers [arms, D] of ``contexts`` (scikit-learn KMeans, k-means++ start, one
     initialisation, random state derived from the data seed)."""
     state = int(seeded_rng(data_seed, "kmeans").integers(2**31 - 1))
+    from sklearn.cluster import KMeans          # imported here: see ppml/data/__init__.py
     model = KMeans(n_clusters=arms, n_init=1, random_state=state).fit(contexts)
     return model.cluster_centers_.astype(np.float64)
 

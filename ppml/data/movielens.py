@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from typing import Union
 
 import numpy as np
-import scipy.sparse as sparse
 
 from ppml.checks import check_int
 from ppml.data.bandit_data import seeded_rng
@@ -98,6 +97,7 @@ def _solve_rows(rated: sparse.csr_matrix, weighted: sparse.csr_matrix,
 def fit_als(train: np.ndarray, dims: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """User [943, dims] and movie [1682, dims] embeddings of ``train`` (rows of u.data's format)
     by ALS-WR: `ITERATIONS` alternations from a seeded start, `REGULARIZATION` per rating."""
+    from scipy import sparse                    # imported here: see ppml/data/__init__.py
     cells = (train[:, 0] - 1, train[:, 1] - 1)
     weighted = sparse.csr_matrix((train[:, 2].astype(np.float64), cells), shape=(USERS, MOVIES))
     rated = sparse.csr_matrix((np.ones(len(train)), cells), shape=(USERS, MOVIES))

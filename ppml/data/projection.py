@@ -5,12 +5,12 @@ unit length")."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.decomposition import PCA
 
 
 def fit_pca(pixels: np.ndarray, dims: int) -> PCA:
     """scikit-learn PCA with ``dims`` components fitted on ``pixels`` [n, features] (centred by
     PCA; components' signs fixed by scikit-learn's svd_flip, so the fit is deterministic)."""
+    from sklearn.decomposition import PCA      # imported here: see ppml/data/__init__.py
     return PCA(n_components=dims, random_state=0).fit(pixels)
 
 

@@ -13,12 +13,22 @@ from pathlib import Path
 
 import numpy as np
 
-import matplotlib
+from ppml.experiments.results import read_results
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
-from ppml.experiments.results import read_results  # noqa: E402
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend, imported at the first figure: the experiment
+    modules register their figures at import, and a run or a federated party that draws
+    nothing does not pay matplotlib's import (0.8 s)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def subplots(*args, **kwargs):
+    """``pyplot().subplots``."""
+    return pyplot().subplots(*args, **kwargs)
 
 
 def save(fig, folder: Path, name: str) -> Path:
@@ -27,7 +37,7 @@ def save(fig, folder: Path, name: str) -> Path:
     path = folder / f"{name}.png"
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
+    pyplot().close(fig)
     return path
 
 
@@ -36,7 +46,7 @@ def truncation_failures(rows: list, folder: Path) -> Path:
     lines = defaultdict(dict)
     for r in rows:
         lines[(r["mpc.truncation"], r["parties"])][r["precision_bits"]] = r["failure_rate"]
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = subplots(figsize=(6.5, 4))
     floor = min((v for pts in lines.values() for v in pts.values() if v > 0), default=1e-7) / 10
     for (mode, parties), points in sorted(lines.items()):
         bits = sorted(points)
@@ -56,7 +66,7 @@ def bench_ops_slowdown(rows: list, folder: Path) -> Path:
     for r in rows:
         groups[(r["runtime"], r["parties"], r["arms"])][r["op"]] = r["slowdown"]
     ops = list(dict.fromkeys(r["op"] for r in rows))
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     grouped_bars(ax, {f"{key[0]}, P={key[1]}, |A|={key[2]}": values
                       for key, values in sorted(groups.items())}, ops)
     ax.set_yscale("log")
@@ -156,7 +166,7 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
     if not runs:
         return None
     label, name, xlabel, ylabel, title = labels
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = subplots(figsize=(6.5, 4))
     lines = mean_lines(runs, x, y, line)
     colors = {key: f"C{i % 10}" for i, key in enumerate(sorted(lines, key=_legend_order))}
     plot_lines(ax, lines, label, colors)

@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
-from ppml.experiments.figures import figure, mean_lines, plot_lines, runs_of, save
+from ppml.experiments.figures import figure, mean_lines, plot_lines, runs_of, save, subplots
 
 STEPS = (("time_3i_s", "step (3).i"), ("time_3ii_s", "step (3).ii"), ("time_4i_s", "step (4).i"))
 
@@ -31,7 +30,7 @@ def costly_steps_against_workers(rows: list, folder: Path) -> Path | None:
     panels = {key: runs for key, runs in groups.items() if len(runs) >= 2}
     if not panels:
         return None
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
+    fig, axes = subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
     for ax, ((K, d, N), by_workers) in zip(axes[0], sorted(panels.items())):
         workers = sorted(by_workers)
         bottom = np.zeros(len(workers))
@@ -60,7 +59,7 @@ def time_against_arms(rows: list, folder: Path) -> Path | None:
 
 def _seconds_against_arms(runs, line: str, xlabel: str, title: str, name: str, folder) -> Path:
     """Total seconds against K, one line per value of ``line``."""
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = subplots(figsize=(6.5, 4))
     plot_lines(ax, mean_lines(runs, "arms", lambda r: r["wall_s"], line), line)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("seconds")

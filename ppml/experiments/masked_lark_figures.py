@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
-from ppml.experiments.figures import figure, save
+from ppml.experiments.figures import figure, pyplot, save, subplots
 
 
 @figure("masked_lark")
@@ -28,7 +27,7 @@ def release_error(rows: list, folder: Path) -> Path | None:
     latest = max(r["run_id"] for r in keys)
     keys = [r for r in keys if r["run_id"] == latest]
     kept = [r for r in keys if not r["suppressed"]]
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     errors = [float(np.mean(np.abs(np.subtract(r["released_sum"], r["true_sum"]))))
               for r in kept]
     ax.scatter([r["users"] for r in kept], errors, s=10, label="released")
@@ -52,13 +51,13 @@ def training_auc(rows: list, folder: Path) -> Path | None:
     epochs = [r for r in rows if r.get("auc") is not None and r.get("method") is not None]
     if not epochs:
         return None
-    fig, (ax, by_eps) = plt.subplots(1, 2, figsize=(12, 4))
+    fig, (ax, by_eps) = subplots(1, 2, figsize=(12, 4))
     finals = {"masked": [], "plaintext": []}
     runs = sorted({r["run_id"] for r in epochs},
                   key=lambda run: next(-1 if r.get("masked_lark.private") is False
                                        else r["masked_lark.epsilon"]
                                        for r in epochs if r["run_id"] == run))
-    colours, plain_drawn = plt.get_cmap("viridis"), set()
+    colours, plain_drawn = pyplot().get_cmap("viridis"), set()
     for at, run in enumerate(runs):
         mine = [r for r in epochs if r["run_id"] == run]
         private = mine[0].get("masked_lark.private", True)

@@ -18,10 +18,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
-from ppml.experiments.figures import figure, save
+from ppml.experiments.figures import figure, save, subplots
 from ppml.protocols.pprl.config import METHODS
 
 SMOOTHING = 20
@@ -51,7 +50,7 @@ def table2(rows: list, folder: Path) -> Path | None:
     walks = _latest(walks, lambda r: (r["method"], group(r)))
     selections = sorted({group(r) for r in walks})
     methods = [m for m in METHODS if any(r["method"] == m for r in walks)]
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     width = 0.8 / len(methods)
     for k, method in enumerate(methods):
         for g, selection in enumerate(selections):
@@ -88,7 +87,7 @@ def table3(rows: list, folder: Path) -> Path | None:
         cells.append([method, f"{np.mean(seconds):.3g}" if seconds else "",
                       f"{np.mean(final):.1f}", str(len({r['trial'] for r in mine})),
                       f"{sum(equal)}/{len(equal)}" if equal else ""])
-    fig, ax = plt.subplots(figsize=(7, 1.0 + 0.4 * len(cells)))
+    fig, ax = subplots(figsize=(7, 1.0 + 0.4 * len(cells)))
     ax.axis("off")
     table = ax.table(cellText=cells, colLabels=["method", "s / trial", "reward / step",
                                                 "trials", "equals reference"],
@@ -111,7 +110,7 @@ def fig5(rows: list, folder: Path) -> Path | None:
     curves = defaultdict(lambda: defaultdict(list))
     for r in _latest(episodes, lambda r: r["method"]):
         curves[r["method"]][r["episode"]].append(r["episode_reward"])
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     for method in [m for m in METHODS if m in curves]:
         xs = sorted(curves[method])
         means = np.array([np.mean(curves[method][x]) for x in xs])

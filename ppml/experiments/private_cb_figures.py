@@ -13,11 +13,10 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from ppml.experiments.figures import (controlled, figure, line_figure, mean_lines, plot_lines,
-                                      runs_of, save)
+                                      runs_of, save, subplots)
 
 #: settings that change a run's reward or time; seeds are averaged over, not held fixed
 SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "private_cb.epsilon", "precision_bits",
@@ -39,7 +38,7 @@ def reward_over_training(rows: list, folder: Path) -> Path:
     for r in rows:
         if r["run_id"] in kept:
             curves[r["private_cb.epsilon"]][r["step"]].append(r["average_reward"])
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = subplots(figsize=(6.5, 4))
     for eps in sorted(curves):
         steps = sorted(curves[eps])
         mean = np.array([np.mean(curves[eps][s]) for s in steps])
@@ -58,7 +57,7 @@ def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: s
     runs = [r for r in runs if math.isfinite(r["eta"])]
     if not runs:
         return None
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = subplots(figsize=(6.5, 4))
     plot_lines(ax, mean_lines(runs, "eta", _average_reward, line), line)
     ax.set_xlabel("eta = log(|A| / eps)  (larger: less private)")
     ax.set_ylabel("average reward")
@@ -133,7 +132,7 @@ def membership_advantage(rows: list, folder: Path) -> Path:
     audited = [r for r in rows if r.get("mi_advantage") is not None and r["run_id"] in kept]
     if not audited:
         return None
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = subplots(figsize=(6.5, 4))
     plot_lines(ax, mean_lines(audited, "step", lambda r: r["mi_advantage"], "private_cb.epsilon"),
                "eps")
     ax.axhline(0, color="grey", linewidth=0.8)

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from ppml.protocols.samba.policies import ALGORITHMS
-from ppml.experiments.figures import controlled, figure, grouped_bars, line_figure, runs_of, save
+from ppml.experiments.figures import (controlled, figure, grouped_bars, line_figure, runs_of,
+                                      save, subplots)
 
 TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor", "samba.mask")
 """Settings that change a run's time; the others (dataset, algorithm parameters) barely do."""
@@ -108,7 +108,7 @@ def reward_per_algorithm(rows: list, folder: Path) -> Path | None:
     secure = {d: _per_algorithm(mine, lambda r: r["secure_cumulative_reward"])
               for d, mine in by_dataset.items()}
     algorithms = _algorithms(runs)
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     positions = grouped_bars(ax, {d: s[0] for d, s in secure.items()}, algorithms,
                              {d: s[1] for d, s in secure.items()})
     for k, (d, mine) in enumerate(by_dataset.items()):
@@ -130,7 +130,7 @@ def time_per_participant(rows: list, folder: Path) -> Path | None:
         return None
     seconds = {label: _per_algorithm(runs, lambda r, c=column: r[c])
                for column, label in PARTICIPANTS}
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     grouped_bars(ax, {p: s[0] for p, s in seconds.items()}, _algorithms(runs),
                  {p: s[1] for p, s in seconds.items()})
     ax.set_ylabel("seconds")

@@ -16,20 +16,24 @@ from __future__ import annotations
 
 import math
 
-import opendp.prelude as dp
+from opendp import combinators, measurements
+from opendp.domains import atom_domain, vector_domain
+from opendp.metrics import l1_distance, l2_distance
+from opendp.mod import binary_search_param, enable_features
 
 from ppml.checks import check_int, check_positive
 
-dp.enable_features("contrib")
+enable_features("contrib")
+"""OpenDP's modules, not ``opendp.prelude``, which imports its scikit-learn extras (2 s)."""
 
 
 def _measurement(family: str, scale: float):
-    integers = dp.vector_domain(dp.atom_domain(T=int))
+    integers = vector_domain(atom_domain(T=int))
     if family == "gaussian":
-        return dp.c.make_zCDP_to_approxDP(
-            dp.m.make_gaussian(integers, dp.l2_distance(T=float), scale=scale))
+        return combinators.make_zCDP_to_approxDP(
+            measurements.make_gaussian(integers, l2_distance(T=float), scale=scale))
     if family == "laplace":
-        return dp.m.make_laplace(integers, dp.l1_distance(T=float), scale=scale)
+        return measurements.make_laplace(integers, l1_distance(T=float), scale=scale)
     raise ValueError(f"the noise family must be gaussian or laplace, got {family!r}")
 
 
@@ -59,8 +63,8 @@ def scale_for(family: str, epsilon: float, d_in: float, delta: float) -> float:
     check_positive("epsilon", epsilon)
     d_in = check_positive("sensitivity", d_in)
     if family == "gaussian":
-        return d_in * float(dp.binary_search_param(
-            lambda s: dp.c.make_fix_delta(_measurement(family, s), delta), d_in=1.0,
+        return d_in * float(binary_search_param(
+            lambda s: combinators.make_fix_delta(_measurement(family, s), delta), d_in=1.0,
             d_out=(epsilon, delta), T=float))
-    return d_in * float(dp.binary_search_param(lambda s: _measurement(family, s), d_in=1.0,
-                                               d_out=epsilon, T=float))
+    return d_in * float(binary_search_param(lambda s: _measurement(family, s), d_in=1.0,
+                                            d_out=epsilon, T=float))

@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.metrics import roc_auc_score
 
 from ppml.crypto import hpke
 from ppml.crypto.aead import MessageRejected
@@ -182,6 +181,7 @@ def plaintext_training(model: str, data: Examples, batches: list, options: Maske
 
 def _metrics(model: str, theta: np.ndarray, data: Examples) -> dict:
     p = probabilities(model, theta, data.x_test, data.classes)
+    from sklearn.metrics import roc_auc_score   # imported here: see ppml/data/__init__.py
     auc = roc_auc_score(data.y_test, p[:, 1]) if data.classes == 2 else \
         roc_auc_score(data.y_test, p, multi_class="ovr")
     return {"accuracy": float(np.mean(p.argmax(axis=1) == data.y_test)), "auc": float(auc),
