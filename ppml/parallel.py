@@ -37,6 +37,23 @@ def split(items, parts: int) -> list[list]:
     return chunks
 
 
+WORKERS_TIMEOUT_S = 1800.0
+"""The longest this process waits for its own workers' share of one call (`run_batches`,
+`Resident`): a worker that died or hangs fails the call with a TimeoutError instead of
+blocking it for ever; generous, since one share may be minutes of bulk work."""
+
+
+def _gather(refs: list) -> list:
+    """``ray.get(refs)`` within `WORKERS_TIMEOUT_S`."""
+    if not refs:
+        return []
+    try:
+        return ray.get(refs, timeout=WORKERS_TIMEOUT_S)
+    except ray.exceptions.GetTimeoutError:
+        raise TimeoutError(f"this party's Ray workers did not finish their share within "
+                           f"{WORKERS_TIMEOUT_S:g} s") from None
+
+
 def check_workers(workers: int) -> int:
     """Return ``workers`` if it is a positive integer, else raise a ValueError."""
     return check_int("workers", workers, 1, what="an integer")
@@ -72,7 +89,7 @@ def run_batches(fn, batches: list[tuple], workers: int) -> list:
     shared = {key: ray.put(arg) for key, (arg, count) in uses.items() if count > 1}
     task = _apply.options(scheduling_strategy=pinned_here())
     refs = [task.remote(fn, *(shared.get(id(arg), arg) for arg in batch)) for batch in remote]
-    return [fn(*batches[0])] + ray.get(refs)
+    return [fn(*batches[0])] + _gather(refs)
 
 
 @ray.remote
@@ -179,10 +196,10 @@ class Resident:
             raise ValueError(f"each needs one argument tuple per object ({self.workers}), got "
                              f"{len(args)}")
         if self._loading:
-            ray.get(self._loading)
+            _gather(self._loading)
             self._loading = []
         refs = [actor.apply.remote(fn, a) for actor, a in zip(self._actors, args[1:])]
-        return [fn(self._obj, *args[0])] + (ray.get(refs) if refs else [])
+        return [fn(self._obj, *args[0])] + _gather(refs)
 
     def map(self, method: str, batches: list[tuple]) -> list:
         """``[obj.method(*batch) for batch in batches]``, in ``workers`` contiguous shares: the
@@ -191,12 +208,12 @@ class Resident:
         if self._obj is None:
             raise RuntimeError("this Resident was closed")
         if self._loading:
-            ray.get(self._loading)
+            _gather(self._loading)
             self._loading = []
         shares = split(batches, self.workers)
         refs = [actor.map.remote(method, share) for actor, share in zip(self._actors, shares[1:])]
         out = [getattr(self._obj, method)(*batch) for batch in shares[0]]
-        for part in ray.get(refs) if refs else []:        # ray.get would start Ray
+        for part in _gather(refs):                        # no refs: Ray not needed
             out.extend(part)
         return out
 
