@@ -9,7 +9,8 @@ One concept per module, each layer using only those above it:
     bulk.py        chunked work as Ray tasks pinned to this node; resident actors (decryptor)
     fixed_base.py  fixed-base exponentiation from precomputed tables (subset products; combs)
     djn.py         Damgard-Jurik-Nielsen short-exponent obfuscators h_s^a (with a complement)
-    pool.py        precomputed obfuscators (r^n mod n^2, or djn), each used once
+    multibase.py   products of short powers of many fresh r^n: within 2^-128 of r^n
+    pool.py        precomputed obfuscators (r^n mod n^2, multibase or djn), each used once
     array.py       EncryptedArray: ciphertexts with scale exponent and public bounds
     packing.py     many bounded values per ciphertext before decryption
     phe_interop.py ciphertexts to and from phe's EncryptedNumber (keys convert in keys.py)

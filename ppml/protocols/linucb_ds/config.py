@@ -28,8 +28,9 @@ class LinUCBDSOptions:
     """The one public scale 2^-s of every Paillier encoding (section 5 uses 10^-k; s = 28 keeps
     the arms' and theta's roundings below 4e-9)."""
     obfuscator: str = "full"
-    """P's obfuscators for Comp's key: 'full' r^n, or 'djn' short exponents (faster; an extra
-    assumption, and only ~80-bit hiding against Comp at 2048 bits: docs/paillier.md)."""
+    """P's obfuscators for Comp's key: 'full' r^n, 'multibase' (within 2^-128 of r^n, cheaper
+    after about 300 a pool), or 'djn' short exponents (faster; an extra assumption, and only
+    ~80-bit hiding against Comp at 2048 bits): docs/paillier.md."""
     user: int = 0
     """MovieLens: the user whose embedding is theta."""
     arm_choice: str = "first"

@@ -64,9 +64,11 @@ class PPRLOptions:
     scale_bits: int = 128
     """The protocol's L = 2^scale_bits: Q-values and rewards are held scaled by L."""
     obfuscator: str = "full"
-    """PPRL's Paillier obfuscators, precomputed before each turn: ``full`` (r^n) or ``djn``
-    (short exponents: cheaper, and only about 80-bit secure against the key owner, who could
-    then link the masked values it opens to table entries; docs/pprl.md)."""
+    """PPRL's Paillier obfuscators, precomputed before each turn: ``full`` (r^n),
+    ``multibase`` (within 2^-128 of r^n, 3-5x cheaper each after 260 r^n per pool: the choice
+    for long turns) or ``djn`` (short exponents: cheaper still, and only about 80-bit secure
+    against the key owner, who could then link the masked values it opens to table entries);
+    docs/paillier.md and docs/pprl.md."""
     reward_bound: Optional[float] = None
     """The largest |reward| the learner sees (the protocol's plaintext bounds); None: the task's
     own (random walk 1, load balancing 50 per factory); a Gymnasium task needs it."""

@@ -12,6 +12,7 @@ from ppml.crypto.paillier import EncryptedArray, ObfuscatorPool, SlotLayout, pac
 from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase, exponent_bits,
                                       short_exponent_obfuscators)
 from ppml.crypto.paillier.pool import fresh_obfuscators
+from tests.crypto.paillier.owner import characters, nth_root
 
 
 @pytest.fixture(scope="module")
@@ -20,22 +21,10 @@ def base(small_key):
     return ShortExponentBase(public_key, fresh_obfuscators(public_key, COMPLEMENT_BASES))
 
 
-def nth_root(private_key, value):
-    """R with R^n = value mod n^2, for an n-th residue ``value``: only the key owner can."""
-    p, q, n = private_key.p, private_key.q, private_key.public_key.n
-    lam = (p - 1) * (q - 1) // gmpy2.gcd(p - 1, q - 1)
-    return gmpy2.powmod(value, gmpy2.invert(n, lam), n)
-
-
 def fresh_values(base):
     """The complement's n-th residues, read back from the table (one base per bit)."""
     bits = base.short_bits
     return [base.table(1 << (bits + j)) for j in range(base.table.bits - bits)]
-
-
-def characters(private_key, root) -> tuple:
-    """The Legendre symbols of ``root`` modulo p and q (what the key owner can always read)."""
-    return (gmpy2.legendre(root, private_key.p), gmpy2.legendre(root, private_key.q))
 
 
 def test_the_exponent_has_half_the_key_bits():

@@ -59,7 +59,7 @@ def test_pool_parameters_are_checked(small_key):
         ObfuscatorPool(small_key[0], 1, workers=0)
 
 
-@pytest.mark.parametrize("obfuscator", ["full", "djn"])
+@pytest.mark.parametrize("obfuscator", ["full", "djn", "multibase"])
 def test_a_streamed_pool_hands_out_fresh_values_as_they_arrive(ray_cluster, small_key,
                                                                obfuscator):
     public_key, private_key = small_key
