@@ -28,6 +28,7 @@ import secrets
 import gmpy2
 
 from ppml.crypto.paillier.fixed_base import FixedBaseTable, squarings
+from ppml.crypto.paillier.keys import check_residues
 
 COMPLEMENT_BASES = 128
 """Uniform n-th residues in the subset-product complement: the leftover-hash bound above."""
@@ -65,14 +66,8 @@ class ShortExponentBase:
     """
 
     def __init__(self, public_key, complement, window: int = DEFAULT_WINDOW):
-        complement = list(complement)
-        if len(complement) < COMPLEMENT_BASES:
-            raise ValueError(f"complement must hold at least {COMPLEMENT_BASES} fresh n-th "
-                             f"residues (the leftover-hash bound), got {len(complement)}")
-        for index, value in enumerate(complement):
-            if not 0 < value < public_key.nsquare:
-                raise ValueError(f"complement value {index} must lie in (0, n^2) for this "
-                                 f"{public_key.bits}-bit key")
+        complement = check_residues("complement", complement, COMPLEMENT_BASES,
+                                    "the leftover-hash bound", public_key)
         self.public_key = public_key
         self.h_s = short_exponent_generator(public_key)
         self.short_bits = exponent_bits(public_key.bits)

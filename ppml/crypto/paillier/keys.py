@@ -52,6 +52,20 @@ def check_key_bits(bits: int, insecure_key_bits_ok: bool = False) -> int:
     return bits
 
 
+def check_residues(name: str, values, count: int, why: str, public_key) -> list:
+    """``values`` as a list of at least ``count`` values in (0, n^2) (fresh n-th residues for a
+    table of obfuscators); ``why`` says where ``count`` comes from."""
+    values = list(values)
+    if len(values) < count:
+        raise ValueError(f"{name} must hold at least {count} fresh n-th residues ({why}), got "
+                         f"{len(values)}")
+    for index, value in enumerate(values):
+        if not 0 < value < public_key.nsquare:
+            raise ValueError(f"{name} value {index} must lie in (0, n^2) for this "
+                             f"{public_key.bits}-bit key")
+    return values
+
+
 class PublicKey:
     """A Paillier public key (n; g = n + 1 is implied).  Equal keys have equal n.
 

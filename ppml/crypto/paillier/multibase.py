@@ -40,6 +40,7 @@ import secrets
 
 from ppml.checks import check_int
 from ppml.crypto.paillier.fixed_base import FixedBaseTable, squarings
+from ppml.crypto.paillier.keys import check_residues
 
 STATISTICAL_BITS = 128
 """lambda: an obfuscator is within 2^-lambda of r^n (the module's bound)."""
@@ -86,16 +87,9 @@ class MultiBase:
                  window: int = DEFAULT_WINDOW):
         statistical_bits = check_int("statistical_bits", statistical_bits, 40, 256,
                                      what="an integer")
-        bases = list(bases)
         need = base_count(statistical_bits)
-        if len(bases) < need:
-            raise ValueError(f"bases must hold at least {need} fresh n-th residues for "
-                             f"statistical_bits={statistical_bits} (2 lambda + 4), got "
-                             f"{len(bases)}")
-        for index, value in enumerate(bases):
-            if not 0 < value < public_key.nsquare:
-                raise ValueError(f"base {index} must lie in (0, n^2) for this "
-                                 f"{public_key.bits}-bit key")
+        bases = check_residues("bases", bases, need,
+                               f"2 lambda + 4 for statistical_bits={statistical_bits}", public_key)
         self.public_key = public_key
         self.statistical_bits = statistical_bits
         self.exponent_bits = exponent_bits(public_key.bits, statistical_bits)

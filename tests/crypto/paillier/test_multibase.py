@@ -98,9 +98,9 @@ def test_a_multibase_pool_encrypts_and_rerandomises_like_full(small_key, encodin
 def test_bad_input_is_refused(small_key):
     public_key = small_key[0]
     with pytest.raises(ValueError, match=rf"at least {base_count(LAMBDA)} fresh n-th residues "
-                                         rf"for statistical_bits={LAMBDA}"):
+                                         rf"\(2 lambda \+ 4 for statistical_bits={LAMBDA}\)"):
         MultiBase(public_key, fresh_obfuscators(public_key, 3), LAMBDA)
-    with pytest.raises(ValueError, match=r"base 1 must lie in \(0, n\^2\)"):
+    with pytest.raises(ValueError, match=r"bases value 1 must lie in \(0, n\^2\)"):
         MultiBase(public_key, [1, public_key.nsquare] + [1] * base_count(LAMBDA), LAMBDA)
     with pytest.raises(ValueError, match="statistical_bits must be an integer in"):
         MultiBase(public_key, [], 20)
