@@ -8,6 +8,7 @@ the path written are printed at the end.
 
 import datetime as dt
 import logging
+import secrets
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import hydra
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from ppml.experiments import registry  # importing the package registers every experiment
 from ppml.experiments.config import RunConfig, load_config, refuse_renamed
@@ -27,6 +28,11 @@ log = logging.getLogger(__name__)
 # Absolute, so `main` finds the configs however it is started: `python -m jobs.run` or imported
 # by another script (Hydra would resolve a relative path against the importing package).
 CONF_DIR = str(Path(__file__).resolve().parent.parent / "conf")
+
+RUN_TOKEN = secrets.token_hex(4)
+"""This process's token in its Hydra folder (conf/config.yaml: ``${ppml.run_token:}``): two runs
+started in the same second get two folders."""
+OmegaConf.register_new_resolver("ppml.run_token", lambda: RUN_TOKEN, replace=True)
 
 
 def run(cfg: DictConfig) -> Path:

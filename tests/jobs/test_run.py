@@ -104,6 +104,20 @@ def test_multirun_sweeps_one_file_per_job(tmp_path, searchpath):
     assert not (REPO / "multirun").exists() and not (REPO / "outputs").exists()
 
 
+def test_runs_started_in_the_same_second_get_a_folder_each(tmp_path, searchpath):
+    results_dir = tmp_path / "results"
+    command = [sys.executable, str(PROBE_JOB), "experiment=probe", searchpath,
+               f"results_dir={results_dir}"]
+    children = [subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for child in children:
+        assert child.wait(timeout=300) == 0, child.stderr.read()
+        child.stderr.close()
+    folders = list((results_dir / ".hydra" / "runs").iterdir())
+    assert len(folders) == 2 and all((f / ".hydra" / "config.yaml").exists() for f in folders)
+    assert len(list(results_dir.glob("*.parquet"))) == 2
+
+
 @pytest.mark.ray
 @pytest.mark.slow  # starts a full Ray instance with its dashboard (about 10 s on 2 cores)
 def test_runtime_ray_starts_a_private_instance(tmp_path, searchpath):
