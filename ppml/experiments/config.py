@@ -201,7 +201,8 @@ def engine_options(config: RunConfig) -> dict:
     """The keyword arguments of ``ppml.runtime.spmd.run`` that a run's config sets."""
     options = {"parties": config.parties, "runtime": config.runtime,
                "precision_bits": config.precision_bits, "seed": config.seed,
-               "truncation": config.mpc.truncation, "workers": config.workers}
+               "truncation": config.mpc.truncation, "workers": config.workers,
+               "timeout_s": config.party_timeout_s}
     if config.runtime == "ray" and config.placement:
         options["placement"] = True
     return options

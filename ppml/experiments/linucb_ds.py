@@ -151,7 +151,7 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
             horizon=N, scale_bits=options.scale_bits, key_bits=config.key_bits,
             insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
             runtime=config.runtime, workers=config.workers, seed=config.seed,
-            record_views=config.record_views)
+            record_views=config.record_views, timeout_s=config.party_timeout_s)
         secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], protocol,
                               coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]))
     fixed = run_fixed_point(make_policy(data, N), data["theta"], data["noise"], N,

@@ -115,19 +115,19 @@ def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
     if options.backend == "shares":
         return run_shares_time_trials(options, config.parties, config.data_seed, trials,
                                       key_seed=config.seed, record_views=record,
-                                      runtime=config.runtime)
+                                      runtime=config.runtime, timeout_s=config.party_timeout_s)
     trial, = trials
     if options.partition == "time":
         return [run_time_protocol(options, config.parties, config.data_seed, trial,
                                   config.key_bits, config.insecure_key_bits_ok,
                                   key_seed=config.seed, record_views=record,
                                   workers=config.workers, runtime=config.runtime,
-                                  progress=config.progress)]
+                                  progress=config.progress, timeout_s=config.party_timeout_s)]
     return [run_observation_protocol(options, config.parties, config.data_seed, trial,
                                      config.key_bits, config.insecure_key_bits_ok,
                                      key_seed=config.seed, record_views=record,
                                      workers=config.workers, runtime=config.runtime,
-                                     progress=config.progress)]
+                                     progress=config.progress, timeout_s=config.party_timeout_s)]
 
 
 def run_federated(config: RunConfig) -> list:

@@ -61,7 +61,8 @@ def samba(config: RunConfig) -> RunOutput:
     setup = SambaConfig(config.horizon, spec, runtime=config.runtime, mask=options.mask,
                         owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                         insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
-                        record_views=config.record_views, collect_keys=config.seed is None)
+                        record_views=config.record_views, collect_keys=config.seed is None,
+                        timeout_s=config.party_timeout_s)
     federated = config.runtime == "federated"
     distributed = run_samba(data, replace(setup, crypto=False, mask="paper", record_views=False,
                                           collect_keys=False,

@@ -21,15 +21,14 @@ import time
 
 import ray
 
-from ppml.checks import check_positive
 from ppml.mpc.context import EngineConfig
 from ppml.runtime import placement as placement_
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 from ppml.runtime.party import PartyActor
 
-DEFAULT_TIMEOUT_S = 300.0
-OPTIONS = ("timeout_s", "placement")
+OPTIONS = ("placement",)
 
 
 class PartyError(RuntimeError):
@@ -44,19 +43,18 @@ class PartyError(RuntimeError):
 
 
 def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | None = None,
-            **options) -> list:
+            timeout_s: float = DEFAULT_TIMEOUT_S, **options) -> list:
     """Run ``program(ctx, **inputs[i])`` in rank i's actor for every i; return the P + C results.
 
     Ranks 0..P-1 are compute parties, P..P+C-1 clients (actors that hold no shares).
 
-    Options: ``timeout_s`` (default 300): how long a party waits for a peer's message, and
+    ``timeout_s``: how long a party waits for a peer's message, and
     each setup step for the actors; ``placement``: see :mod:`ppml.runtime.placement`.
     Arguments were checked by :func:`ppml.runtime.spmd.run`.
     """
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"unknown options for the ray runtime: {unknown} (known: {OPTIONS})")
-    timeout_s = check_positive("timeout_s", options.get("timeout_s", DEFAULT_TIMEOUT_S))
     ensure_ray()
     parties, seed = config.parties, config.seed
     resources = placement_.resources(options.get("placement"), config.ranks)

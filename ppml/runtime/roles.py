@@ -7,11 +7,15 @@ so the protocol code is the same in both.
 
 * ``role.call(method, *args)`` runs a method and returns its value;
 * ``role.submit(method, *args)`` starts it and returns a `Pending`; `gather` waits for many at
-  once (they run in parallel on Ray), each wait bounded by the role's ``timeout_s``; `call_all`
-  does both for a list of calls;
+  once (they run in parallel on Ray); `call_all` does both for a list of calls;
+* ``timeout_s`` bounds a role's silence, not its work: an actor's call may run as long as it
+  needs while the actor answers liveness checks (`LIVENESS`, answered on a thread of their own
+  beside the call); an actor that dies, or that stops answering them for ``timeout_s`` (a
+  stopped or frozen process, a lost node), fails the wait with `RoleError`, which names the
+  role and the method.  A role in this process cannot go silent alone: its background calls are
+  bounded by ``timeout_s`` from their start;
 * a method's own error reaches the caller as itself (on Ray, as Ray's error that is also an
-  instance of it), with a note naming the role and the method; a role that dies or does not
-  answer within ``timeout_s`` raises `RoleError`, which names the role and the method;
+  instance of it), with a note naming the role and the method;
 * `teardown` closes and stops every role it is given, each independently: one role's failure to
   close never leaves another alive.
 
@@ -29,11 +33,15 @@ import ray
 
 from ppml.checks import check_int, check_positive
 from ppml.runtime.cluster import cluster_cpus, ensure_ray
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 RUNTIMES = ("local", "ray")
 """Where roles run: ``local`` objects in this process, ``ray`` actors."""
-DEFAULT_TIMEOUT_S = 300.0
-"""How long a call may take before the run fails naming the role."""
+LIVENESS = "liveness"
+"""An actor's concurrency group for liveness checks: one thread beside its calls."""
+CHECKS_PER_TIMEOUT = 4
+"""A busy actor is checked every ``timeout_s`` / 4 (at most every `CHECK_EVERY_S`)."""
+CHECK_EVERY_S = 5.0
 CLOSE_TIMEOUT_S = 30.0
 """How long `teardown` lets a role close before it stops it anyway."""
 STOP_TIMEOUT_S = 5.0
@@ -71,7 +79,8 @@ class Pending:
 
 def gather(pendings: list) -> list:
     """The values of ``pendings`` in order; the first failure raises a `RoleError` naming its
-    role and method.  Ray calls are waited for together, each role within its ``timeout_s``."""
+    role and method.  Ray calls are waited for together, each role's silence bounded by its
+    ``timeout_s`` (`Liveness`)."""
     refs = {p._ref: p for p in pendings if p._ref is not None}
     futures = [p for p in pendings if p._future is not None]
     if not refs and not futures and all(p._error is None for p in pendings):
@@ -128,29 +137,69 @@ def call_all(calls: list) -> list:
 
 
 def _wait(refs: dict) -> dict:
-    """The value of every ref, each awaited within its own role's ``timeout_s``.  The first
-    failure raises as soon as it is known: a call's own error, a dead role, or the first role
-    whose deadline has passed (naming that role, not another still at work)."""
-    start = time.monotonic()
-    deadlines = {ref: start + p.role.timeout_s for ref, p in refs.items()
-                 if p.role.timeout_s is not None}
+    """The value of every ref.  The first failure raises as soon as it is known: a call's own
+    error, a dead role, or a role that left a liveness check unanswered for its ``timeout_s``
+    (`Liveness`; naming that role, not another still at work)."""
     values, pending = {}, list(refs)
+    liveness = Liveness({p.role for p in refs.values()})
     while pending:
-        due = [deadlines[ref] for ref in pending if ref in deadlines]
-        left = max(min(due) - time.monotonic(), 0.0) if due else None
-        ready, pending = ray.wait(pending, num_returns=1, timeout=left)
+        ready, pending = ray.wait(pending, num_returns=1, timeout=liveness.next_check())
         if ready and pending:                       # and every other call already answered
             more, pending = ray.wait(pending, num_returns=len(pending), timeout=0)
             ready += more
         for ref in ready:
             values[ref] = _value(refs[ref])
-        now = time.monotonic()
-        late = [ref for ref in pending if ref in deadlines and deadlines[ref] <= now]
-        if late:
-            late = refs[min(late, key=deadlines.__getitem__)]
-            raise RoleError(late.role.name, f"{late.role.name} did not answer {late.method} "
-                                            f"within {late.role.timeout_s:g} s")
+            liveness.heard(refs[ref].role)
+        liveness.check([refs[ref] for ref in pending])
     return values
+
+
+class Liveness:
+    """Liveness checks of the actors whose calls a wait is waiting for.
+
+    Each busy role is sent a check (`ActorRole.ping`) once it has been quiet for a quarter of
+    its ``timeout_s``; a check unanswered for ``timeout_s`` fails the wait, naming the role and
+    the call it was running.  Roles with ``timeout_s`` None are never checked."""
+
+    def __init__(self, roles: set):
+        start = time.monotonic()
+        self.last = {role: start for role in roles if role.timeout_s is not None}
+        """role -> when it last answered (or the wait began)."""
+        self.checks = {}
+        """role -> (the ref of its check in flight, when it was sent)."""
+
+    def heard(self, role) -> None:
+        if role in self.last:
+            self.last[role] = time.monotonic()
+
+    def next_check(self) -> float | None:
+        """How long the wait may block before `check` should look again (None: for ever, when
+        no role is checked)."""
+        return min((_interval(role) for role in self.last), default=None)
+
+    def check(self, pendings: list) -> None:
+        now = time.monotonic()
+        for pending in pendings:
+            role = pending.role
+            if role not in self.last:
+                continue
+            if role in self.checks:
+                ref, sent = self.checks[role]
+                answered, _ = ray.wait([ref], timeout=0)
+                if answered:
+                    del self.checks[role]
+                    _value(Pending(role, pending.method, ref=ref))   # a dead role raises
+                    self.heard(role)
+                elif now - sent > role.timeout_s:
+                    raise RoleError(role.name, f"{role.name} stopped answering during "
+                                               f"{pending.method}: no reply to a liveness "
+                                               f"check within {role.timeout_s:g} s")
+            elif now - self.last[role] >= _interval(role):
+                self.checks[role] = (role.ping(), now)
+
+
+def _interval(role) -> float:
+    return min(role.timeout_s / CHECKS_PER_TIMEOUT, CHECK_EVERY_S)
 
 
 def _value(pending: Pending):
@@ -244,11 +293,16 @@ class ActorRole(Role):
                  concurrency: int = 1):
         super().__init__(cls, name, timeout_s)
         ensure_ray()
-        actor = ray.remote(num_cpus=0, max_concurrency=concurrency)(cls)
+        actor = ray.remote(num_cpus=0, max_concurrency=concurrency,
+                           concurrency_groups={LIVENESS: 1})(cls)
         self.actor = actor.remote(*args, **kwargs)
 
     def submit(self, method: str, *args) -> Pending:
         return Pending(self, method, ref=getattr(self.actor, method).remote(*args))
+
+    def ping(self):
+        """A liveness check: Ray's own ready call, on the actor's `LIVENESS` thread."""
+        return self.actor.__ray_ready__.options(concurrency_group=LIVENESS).remote()
 
     def close_within(self, method: str, timeout_s: float) -> None:
         ref = getattr(self.actor, method).remote()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ppml.checks import check_int
+from ppml.checks import check_int, check_positive
 from ppml.crypto.rng import warn_insecure
 from ppml.mpc.context import EngineConfig, PerParty
 from ppml.mpc.local import check_key, in_process
 from ppml.runtime.cluster import ensure_ray
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 RUNTIMES = ("local", "ray")
 
@@ -37,7 +38,7 @@ def select_party(value, party: int):
 def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
         inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
         clients: int = 0, dealer_secret: bytes | None = None, workers: int = 1,
-        **runtime_options) -> list:
+        timeout_s: float = DEFAULT_TIMEOUT_S, **runtime_options) -> list:
     """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
 
     Ranks 0..parties-1 compute on shares; ranks parties..parties+clients-1 are clients that hold
@@ -52,6 +53,10 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     ``workers > 1`` splits large party-local products over arms into that many Ray tasks on
     each party's node (:mod:`ppml.mpc.local_tasks`); a private Ray instance starts if needed.
 
+    ``timeout_s``: how long a party waits for a peer's message (and the run for each party's
+    set-up) before the run fails naming the silent one (`ppml.runtime.deadlines`); in the local
+    runtime nobody waits.
+
     ``seed=None`` (default) draws every key from the OS CSPRNG; an integer seed is an INSECURE
     reproducible mode and says so in the log.  The same seed gives bit-identical results in the
     ``local`` and the ``ray`` runtime.
@@ -61,13 +66,14 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     if runtime not in RUNTIMES:
         raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
     inputs = check_inputs(inputs, config.ranks)
+    check_positive("timeout_s", timeout_s)
     if dealer_secret is not None:
         check_key(dealer_secret)
     if seed is not None:
         warn_insecure(seed)
     if runtime == "ray":
         from ppml.runtime.ray_spmd import run_ray  # imports the Ray party actors
-        return run_ray(program, config, inputs, dealer_secret, **runtime_options)
+        return run_ray(program, config, inputs, dealer_secret, timeout_s, **runtime_options)
     if runtime_options:
         raise ValueError(f"unknown options for the local runtime: {sorted(runtime_options)}")
     merged = {}

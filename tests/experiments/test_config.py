@@ -142,9 +142,9 @@ def test_a_misspelt_group_key_is_refused(compose_run_config):
 
 def test_engine_options_follow_the_config():
     from ppml.experiments.config import engine_options
-    local = engine_options(RunConfig(parties=3, seed=4, placement=True))
+    local = engine_options(RunConfig(parties=3, seed=4, placement=True, party_timeout_s=9.0))
     assert local == {"parties": 3, "runtime": "local", "precision_bits": 20, "seed": 4,
-                     "truncation": "bounded", "workers": 1}
+                     "truncation": "bounded", "workers": 1, "timeout_s": 9.0}
     exact = RunConfig(mpc=MPCOptions(truncation="exact"))
     assert engine_options(exact)["truncation"] == "exact"
     assert engine_options(RunConfig(runtime="ray", placement=True))["placement"] is True

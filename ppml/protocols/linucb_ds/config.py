@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ppml.checks import check_int, check_one_of
+from ppml.checks import check_int, check_one_of, check_positive
 from ppml.crypto.paillier.encoding import MAX_SCALE_BITS, MIN_SCALE_BITS
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.data.linear_arms import ARM_CHOICES
-from ppml.runtime.roles import RUNTIMES
+from ppml.runtime.roles import DEFAULT_TIMEOUT_S, RUNTIMES
 
 
 
@@ -61,6 +61,9 @@ class LinUCBDSConfig:
     """An integer derives the Paillier keys from a public seed: INSECURE, experiments only."""
     record_views: bool = False
     """Comp records what it decrypts (`ppml.privacy.views`)."""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    """How long a party may stay silent before the run fails naming it (the run key
+    ``party_timeout_s``; `ppml.runtime.roles`)."""
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)
@@ -69,5 +72,6 @@ class LinUCBDSConfig:
         check_one_of("obfuscator", self.obfuscator, OBFUSCATORS)
         check_one_of("runtime", self.runtime, RUNTIMES)
         check_int("workers", self.workers, 1)
+        check_positive("party_timeout_s", self.timeout_s)
         if self.seed is not None:
             check_int("seed", self.seed, 0)

@@ -315,14 +315,14 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
     made = []                          # every role made so far is torn down, whatever fails
 
     def spawn(cls, *args, **options):
-        made.append(roles.spawn(cls, c.runtime, *args, **options))
+        made.append(roles.spawn(cls, c.runtime, *args, timeout_s=c.timeout_s, **options))
         return made[-1]
 
     try:
         comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views)
         dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
         do = spawn(DataOwner)
-        p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator, timeout_s=None)
+        p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
         parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
         p.call("connect", do, dc, comp, comp.call("key"), dc.call("key"), coin_key)

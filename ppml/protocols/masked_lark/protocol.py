@@ -60,20 +60,13 @@ def run_aggregation(options: MaskedLarkOptions, helpers: int, data_seed: int,
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,
                         inputs={0: {"browsers": browsers, "adnet": adnet}},
-                        **peer_timeout(runtime, timeout_s))
+                        timeout_s=timeout_s)
         run_s = time.perf_counter() - start
         made_s = browsers.call("seconds")
         truth = browsers.call("truth")
     finally:
         roles.teardown([adnet, browsers])
     return evaluate_aggregation(options, outs, truth, setup_s, run_s, made_s)
-
-
-def peer_timeout(runtime: str, timeout_s: float) -> dict:
-    """``spmd.run``'s bound on a helper's wait for a peer (the other helpers wait for the
-    leader while the browsers make the reports): the run's ``timeout_s`` with Ray; the local
-    runtime waits for nobody."""
-    return {"timeout_s": timeout_s} if runtime == "ray" else {}
 
 
 def evaluate_aggregation(options: MaskedLarkOptions, outs: list, truth: tuple,

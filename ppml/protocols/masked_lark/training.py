@@ -33,7 +33,6 @@ from ppml.protocols.masked_lark.lemma import inner_product_share
 from ppml.protocols.masked_lark.models import label_gradients, loss, parameters, probabilities
 from ppml.protocols.masked_lark.noise import helper_noise
 from ppml.protocols.masked_lark.plan import Plan, sensitivity, training_plan
-from ppml.protocols.masked_lark.protocol import peer_timeout
 from ppml.protocols.masked_lark.roles import LabelHolders, ModelOwner, release_info
 from ppml.runtime import roles, spmd
 from ppml.runtime.cluster import ensure_ray
@@ -151,7 +150,7 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,
                         inputs={LEADER: {"browsers": browsers, "adnet": adnet}},
-                        **peer_timeout(runtime, timeout_s))
+                        timeout_s=timeout_s)
         run_s = time.perf_counter() - start
         thetas, released = adnet.call("history")
     finally:

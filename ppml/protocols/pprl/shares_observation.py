@@ -198,7 +198,7 @@ def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list
         else:
             from ppml.runtime import spmd
             outs = spmd.run(program, parties=agents, runtime=runtime, seed=key_seed,
-                            record_views=record_views,
+                            record_views=record_views, timeout_s=timeout_s,
                             inputs={i: {"world": world} for i in range(agents)})
         report = world.call("report")
     finally:

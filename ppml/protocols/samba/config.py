@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ppml.checks import check_int
+from ppml.checks import check_int, check_positive
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.data.bernoulli_items import DENOMINATORS
 from ppml.protocols.samba.policies import AlgorithmSpec
-from ppml.runtime.roles import RUNTIMES
+from ppml.runtime.roles import DEFAULT_TIMEOUT_S, RUNTIMES
 
 
 MASKS = ("mpc", "paper")
@@ -95,6 +95,9 @@ class SambaConfig:
     record_views: bool = False
     """Every role records what it receives (`ppml.privacy.views`): the Controller its sealed
     messages, Comp the masked scores, each DO its pull bits, DC the decrypted total."""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    """How long a role may stay silent before the run fails naming it (the run key
+    ``party_timeout_s``; `ppml.runtime.roles`)."""
     collect_keys: bool = False
     """EVALUATION ONLY: after the run, collect each role's own keys so that a plaintext
     reference can replay its draws (`SambaRun.replay_keys`); the seeded mode needs none."""
@@ -107,6 +110,7 @@ class SambaConfig:
         if self.mask not in MASKS:
             raise ValueError(f"samba.mask must be one of {', '.join(MASKS)}; got {self.mask!r}")
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
+        check_positive("party_timeout_s", self.timeout_s)
         if self.owners_per_actor is not None:
             check_int("owners_per_actor", self.owners_per_actor, 1)
         if self.seed is not None:

@@ -93,7 +93,8 @@ class Controller:
             self._share_keys = [role_key(setup.seed, "shares", i) for i in range(arms)]
             self.shares = [Words(Stream(key)).word for key in self._share_keys]
             self.match = match_words(self._permutation_key)
-            self.seat = seat.make(setup.runtime, 0, engine_config(setup.record_views))
+            self.seat = seat.make(setup.runtime, 0, engine_config(setup.record_views),
+                                  setup.timeout_s)
         self.groups, self.layout, self.customer = groups, layout, customer
         self.comp = None
         """Comp's role, attached once Comp is made with this run's id."""
@@ -294,7 +295,8 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
     participants = []                  # every role made so far is torn down, whatever fails
 
     def make(cls, *args, **options):
-        participants.append(roles.spawn(cls, setup.runtime, *args, **options))
+        participants.append(roles.spawn(cls, setup.runtime, *args, timeout_s=setup.timeout_s,
+                                        **options))
         return participants[-1]
 
     controller = None

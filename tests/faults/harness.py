@@ -1,0 +1,147 @@
+"""Fault injection on real runs: start ``python -m jobs.run``, wait for a role's process, kill or
+stop it mid-run, and report how the run ended, how long after the fault, and which of its
+processes outlived it.
+
+A run's processes are its descendants, sampled from /proc while it runs (a process killed or
+exited leaves its children to init, so they are remembered, not looked up at the end): Ray's
+daemons and workers under ``runtime=ray`` (the workers show their actor's class,
+``ray::PartyActor.run``), the parties' processes under ``runtime=federated`` (``-m jobs.party
+party=<name>``).  Nothing else on the machine is ever counted or signalled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def processes() -> dict:
+    """{pid: (parent pid, command line)} of every live (not zombie) process of this machine."""
+    found = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = Path(entry.path, "cmdline").read_bytes()
+            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            found[int(entry.name)] = (int(fields[1]),
+                                      raw.replace(b"\0", b" ").decode(errors="replace").strip())
+    return found
+
+
+def descendants(root: int, table: dict) -> dict:
+    """{pid: command line} of ``root``'s live descendants in ``table`` (`processes`)."""
+    children = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = {}, list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        found[pid] = table[pid][1]
+        todo += children.get(pid, ())
+    return found
+
+
+@dataclass
+class Outcome:
+    """How a run with an injected fault ended."""
+
+    returncode: int | None
+    """None: the run was still going at the deadline (a hang), and was killed."""
+    seconds_after_fault: float
+    output: str
+    leaked: dict
+    """{pid: command line} of the run's processes alive after it ended (and a grace period)."""
+    parquet_files: list
+
+    @property
+    def hung(self) -> bool:
+        return self.returncode is None
+
+
+class FaultyRun:
+    """``python -m jobs.run <overrides> results_dir=<results>`` in its own session."""
+
+    def __init__(self, overrides: list, results: Path):
+        self.results = Path(results)
+        self.seen: dict = {}
+        """Every descendant of the run seen so far: {pid: command line}."""
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "jobs.run", *overrides, f"results_dir={self.results}",
+             "progress=false"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            start_new_session=True)
+
+    def sample(self) -> dict:
+        """The run's live descendants now, remembered in `seen`."""
+        live = descendants(self.process.pid, processes())
+        self.seen.update(live)
+        return live
+
+    def alive(self) -> dict:
+        """Which processes of `seen` are still alive (and are still the same process)."""
+        table = processes()
+        return {pid: line for pid, line in self.seen.items()
+                if pid in table and table[pid][1] == line}
+
+    def wait_for(self, pattern: str, timeout_s: float = 120.0) -> int:
+        """The pid of the run's first new process whose command line matches ``pattern``."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"the run ended before {pattern!r} appeared: "
+                                     f"{self.process.stdout.read().decode()[-2000:]}")
+            matches = sorted(pid for pid, line in self.sample().items() if re.search(pattern, line))
+            if matches:
+                return matches[0]
+            time.sleep(0.2)
+        raise AssertionError(f"no process matching {pattern!r} within {timeout_s} s")
+
+    def inject(self, pid: int, sig: int) -> None:
+        self.sample()
+        os.kill(pid, sig)
+        self.fault_at = time.monotonic()
+
+    def finish(self, deadline_s: float, grace_s: float = 10.0) -> Outcome:
+        """Wait up to ``deadline_s`` after the fault for the run to end (else kill it: a hang),
+        then up to ``grace_s`` for its processes to go; SIGKILL whatever is left, so that no
+        test leaves a process behind even when it finds a leak."""
+        code = None
+        while time.monotonic() < self.fault_at + deadline_s:
+            self.sample()
+            code = self.process.poll()
+            if code is not None:
+                break
+            time.sleep(0.2)
+        if code is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        after = time.monotonic() - self.fault_at
+        output = self.process.stdout.read().decode(errors="replace")
+        self.process.stdout.close()
+        leaked = self.alive()
+        end = time.monotonic() + grace_s
+        while leaked and time.monotonic() < end:
+            time.sleep(0.25)
+            leaked = self.alive()
+        for pid in leaked:
+            _kill(pid, signal.SIGCONT)
+            _kill(pid, signal.SIGKILL)
+        return Outcome(code, after, output, leaked, sorted(self.results.glob("*.parquet")))
+
+
+def _kill(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
