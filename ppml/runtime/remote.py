@@ -13,6 +13,12 @@ A call is ``[id, method, args]`` on channel `CALL`; its answer ``[id, ok, value 
 channel `ANSWER`.  The server runs calls on a small thread pool, so the link's reader never
 blocks; a thread waiting for an answer reads its links meanwhile (`Links.wait`, through the
 answer's future); when a link breaks, the calls waiting on it fail at once.
+
+A call may run as long as it needs: while it runs, the server sends ``[id, None, None]`` on
+`ANSWER` every `BUSY_EVERY_S` (a busy note), and the caller's ``timeout_s`` counts from the last
+thing it heard about the call, not from its start.  A peer that stops (a stopped or frozen
+process, a lost machine) falls silent and is named within ``timeout_s``; a long aggregation or
+turn is not cut short.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import concurrent.futures
 import itertools
 import logging
 import threading
+import time
 
 from ppml.runtime import codec
 from ppml.runtime.links import ANSWER, CALL, Links
@@ -30,14 +37,55 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING = 64
 """Calls a served role queues at most; more are refused (a peer cannot flood its memory)."""
+BUSY_EVERY_S = 1.0
+"""How often a server tells a caller that its call is still running."""
+
+
+class Server(concurrent.futures.ThreadPoolExecutor):
+    """The pool that runs the served calls, and the busy notes of those that run long: one
+    thread sends them for every call running longer than `BUSY_EVERY_S`."""
+
+    def __init__(self, links: Links, workers: int, busy_every_s: float = BUSY_EVERY_S):
+        super().__init__(workers, thread_name_prefix=f"serve-{links.name}")
+        self.links, self.busy_every_s = links, busy_every_s
+        self.running = {}          # (peer, call id) -> when it started
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._notes = threading.Thread(target=self._send_notes, daemon=True,
+                                       name=f"busy-{links.name}")
+        self._notes.start()
+
+    def started(self, peer: str, call_id: int) -> None:
+        with self._lock:
+            self.running[peer, call_id] = time.monotonic()
+
+    def finished(self, peer: str, call_id: int) -> None:
+        with self._lock:
+            self.running.pop((peer, call_id), None)
+
+    def _send_notes(self) -> None:
+        while not self._stop.wait(self.busy_every_s / 2):
+            now = time.monotonic()
+            with self._lock:
+                late = [key for key, began in self.running.items()
+                        if now - began >= self.busy_every_s]
+            for peer, call_id in late:
+                try:
+                    self.links.send(peer, codec.encode([call_id, None, None]), ANSWER)
+                except Exception as exc:               # noqa: BLE001 - the link is gone
+                    log.debug("%s could not tell %s it is busy: %s", self.links.name, peer, exc)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._stop.set()
+        super().shutdown(wait, cancel_futures=cancel_futures)
 
 
 def serve(links: Links, role, allowed: dict, pass_caller: bool = False,
-          workers: int = 4) -> concurrent.futures.ThreadPoolExecutor:
+          workers: int = 4) -> Server:
     """Answer the calls of ``links``' peers on ``role``: ``allowed[peer]`` is the set of
     methods that peer may call; with ``pass_caller`` each method gets the caller's name first
     (the dealer answers each party with its own key).  Returns the pool (shut it down last)."""
-    pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix=f"serve-{links.name}")
+    pool = Server(links, workers)
     pending = threading.BoundedSemaphore(MAX_PENDING)
 
     def answer(peer: str, call_id: int, ok: bool, value) -> None:
@@ -52,11 +100,14 @@ def serve(links: Links, role, allowed: dict, pass_caller: bool = False,
             log.warning("%s could not answer %s: %s", links.name, peer, exc)
 
     def run(peer: str, call_id: int, method: str, args: list) -> None:
+        pool.started(peer, call_id)
         try:
             value = getattr(role, method)(*([peer] if pass_caller else []), *args)
         except Exception as exc:                       # noqa: BLE001 - it goes to the caller
+            pool.finished(peer, call_id)
             answer(peer, call_id, False, exc)
         else:
+            pool.finished(peer, call_id)
             answer(peer, call_id, True, value)
 
     def on_call(peer: str, payload: bytes) -> None:
@@ -96,6 +147,7 @@ class Caller:
     def start(self, peer: str, method: str, args: tuple) -> concurrent.futures.Future:
         future = concurrent.futures.Future()
         future.waiter = self.links.wait        # `roles.gather` reads the links while it waits
+        future.heard = time.monotonic()        # ... and counts its silence from here
         with self._lock:
             call_id = next(self._ids)
             self._waiting[call_id] = (peer, future)
@@ -114,6 +166,9 @@ class Caller:
             waiting = self._waiting.get(call_id)
             if waiting is None or waiting[0] != peer:
                 raise ValueError(f"{peer} answered call {call_id}, which it was not asked")
+            if ok is None:                           # a busy note: the call is still running
+                waiting[1].heard = time.monotonic()
+                return
             del self._waiting[call_id]
         future = waiting[1]
         future.set_result(value) if ok else future.set_exception(

@@ -96,14 +96,15 @@ def gather(pendings: list) -> list:
 
 def _finish(pendings: list) -> dict:
     """The value of every background call (future -> value), each within its role's
-    ``timeout_s`` from now.  The first failure raises as soon as it is known, noted with its
-    role: a call's own error, or the first role whose deadline has passed."""
+    ``timeout_s``: from now for a call in this process, from the last busy note of a call to
+    another party (`ppml.runtime.remote`).  The first failure raises as soon as it is known,
+    noted with its role: a call's own error, or the first role whose deadline has passed."""
     start = time.monotonic()
-    deadlines = {p._future: start + p.role.timeout_s for p in pendings
-                 if p.role.timeout_s is not None}
     by_future = {p._future: p for p in pendings}
     waiting = set(by_future)
     while waiting:
+        deadlines = {f: max(start, getattr(f, "heard", start)) + by_future[f].role.timeout_s
+                     for f in waiting if by_future[f].role.timeout_s is not None}
         due = [deadlines[f] for f in waiting if f in deadlines]
         left = max(min(due) - time.monotonic(), 0.0) if due else None
         waiter = next((f.waiter for f in waiting if hasattr(f, "waiter")), None)
@@ -118,12 +119,15 @@ def _finish(pendings: list) -> dict:
         for future in done:
             if future.exception() is not None:
                 raise _noted(future.exception(), by_future[future])
-        late = [f for f in waiting if f in deadlines and deadlines[f] <= time.monotonic()]
+        late = [f for f in waiting if f in deadlines and
+                max(start, getattr(f, "heard", start)) + by_future[f].role.timeout_s
+                <= time.monotonic()]
         if late:
             pending = by_future[min(late, key=deadlines.__getitem__)]
-            raise RoleError(pending.role.name, f"{pending.role.name} did not answer "
-                                               f"{pending.method} within "
-                                               f"{pending.role.timeout_s:g} s")
+            name, seconds = pending.role.name, pending.role.timeout_s
+            raise RoleError(name, f"{name} went silent during {pending.method}: nothing heard "
+                                  f"for {seconds:g} s" if hasattr(pending._future, "heard") else
+                                  f"{name} did not answer {pending.method} within {seconds:g} s")
     return {future: future.result() for future in by_future}
 
 

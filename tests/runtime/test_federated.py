@@ -60,6 +60,10 @@ class Vault:
     def secret(self):
         return b"the vault's key"
 
+    def slow(self, seconds):
+        time.sleep(seconds)
+        return seconds
+
 
 @pytest.fixture
 def star(tmp_path):
@@ -123,6 +127,28 @@ def test_a_party_holds_only_its_own_keys_and_no_handle_of_another(star):
         assert not [o for o in reachable if any(o is other for other in others)]
     assert star["alice"].links.agreed["server"] == star["server"].links.agreed["alice"]
     assert star["alice"].links.agreed["server"] != star["bob"].links.agreed["server"]
+
+
+def test_a_long_call_is_waited_for_and_a_silent_server_is_named(tmp_path):
+    """The caller's timeout counts silence: busy notes (every second) carry a 4 s call past
+    a 3 s timeout; once they stop (as from a stopped process) the caller names the server
+    about 3 s after it last heard from it."""
+    loopback(tmp_path, ["server", "alice"])
+    up = nodes_up(tmp_path, {"server": ["alice"], "alice": ["server"]}, timeout_s=3.0)
+    nodes = {n: node for n, (node, _) in up.items()}
+    try:
+        nodes["server"].serve(Vault(), {"alice": {"slow"}})
+        server = nodes["alice"].remote("server")
+        assert server.call("slow", 4.0) == 4.0
+        nodes["server"]._pool._stop.set()                  # no more busy notes
+        start = time.monotonic()
+        with pytest.raises(RoleError, match="server went silent during slow: nothing heard "
+                                            "for 3 s") as info:
+            server.call("slow", 8.0)
+        assert info.value.role == "server" and 3.0 <= time.monotonic() - start < 4.5
+    finally:
+        for node in nodes.values():
+            node.close()
 
 
 def test_a_broken_link_fails_the_waiting_call_naming_the_party(star):
