@@ -34,6 +34,7 @@ from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.private_cb.config import PrivateCBOptions
 from ppml.protocols.samba.config import SambaOptions
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 from ppml.runtime.roles import RUNTIMES
 
 RUN_RUNTIMES = RUNTIMES + ("federated",)
@@ -114,9 +115,10 @@ class RunConfig:
     """Seed of the data stream (order, reward draws): public, so secure runs stay comparable."""
     placement: bool = False
     """runtime=ray: pin party i's actor to a node with the custom resource party_<i>."""
-    party_timeout_s: float = 300.0
-    """runtime=federated: how long a party waits for a peer (to connect, to send a round's
-    message, to answer a call) before the run fails naming it."""
+    party_timeout_s: float = DEFAULT_TIMEOUT_S
+    """How long a party or role may stay silent (not connect, send nothing, not even a
+    keepalive, leave a liveness check unanswered) before the run fails naming it, in every
+    runtime; a busy party is waited for as long as it works (`ppml.runtime.deadlines`)."""
     record_views: bool = False
     """Each role records what it received (after its own decryptions); the run writes the views
     to views/<run_id>/<role>.parquet beside its results (Samba's Controller, Comp, DC and DO

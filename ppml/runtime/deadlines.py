@@ -7,5 +7,6 @@ peers hear its rounds.  So the default can stay short without cutting a long tur
 aggregation short.
 """
 
-DEFAULT_TIMEOUT_S = 300.0
-"""Seconds of silence after which a wait for a party or role fails, naming it."""
+DEFAULT_TIMEOUT_S = 30.0
+"""Seconds of silence after which a wait for a party or role fails, naming it.  Raise it for
+clusters whose nodes start on demand (an autoscaler's node may take minutes to come)."""

@@ -37,13 +37,13 @@ from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import Dealer, material
 from ppml.mpc.keys import dealer_party_key, dealer_secret_key, pair, pair_key
 from ppml.runtime import codec
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 from ppml.runtime.links import Links
 from ppml.runtime.mailbox import Mailbox
 from ppml.runtime.remote import Caller, RemoteRole, serve
 from ppml.runtime.seat import RoleDealer, link_context
 from ppml.runtime.tls import Authority, Identity, Trust, check_name, fingerprint
 
-DEFAULT_PARTY_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class Node:
     none), so that engine frames reach this node's mailbox."""
 
     def __init__(self, identity: Identity, peers: Peers, talks_to: list, ranks: dict,
-                 timeout_s: float = DEFAULT_PARTY_TIMEOUT_S):
+                 timeout_s: float = DEFAULT_TIMEOUT_S):
         self.name = identity.name
         if self.name not in peers.parties:
             raise ValueError(f"party={self.name} is not in peers.yaml (parties: {peers.order})")

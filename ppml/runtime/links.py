@@ -24,6 +24,13 @@ block each other.  TLS runs over memory buffers (`ssl.MemoryBIO`) under one lock
 the reader and the senders never drive one SSL object at once (OpenSSL objects are not
 thread-safe); when a link breaks, the mailbox and the handlers are told, so a party waiting on
 that peer fails at once, naming it.
+
+Silence, not work, is what times out.  A link on which this party has sent nothing for
+`KEEPALIVE_S` gets an empty frame on channel `KEEPALIVE` (from a thread of its own, so also
+while the party computes for minutes between two rounds); every frame that comes in counts as
+hearing from its sender (`heard_from`).  A party waiting for a round's message
+(`ppml.runtime.mailbox.Mailbox.collect`) thus fails only when the sender has been silent for its
+``timeout_s``: stopped, frozen or cut off, not busy.
 """
 
 from __future__ import annotations
@@ -57,8 +64,11 @@ WELCOMING = 8
 """Connections whose handshake a listener runs at once."""
 MAX_REFUSED = 5
 """Refused connections a timeout's error lists."""
-ENGINE, CALL, ANSWER = 0, 1, 2
-"""Channels: the engine's rounds; calls to a role and their answers (`ppml.runtime.remote`)."""
+ENGINE, CALL, ANSWER, KEEPALIVE = 0, 1, 2, 3
+"""Channels: the engine's rounds; calls to a role and their answers (`ppml.runtime.remote`);
+empty frames that say the sender is alive."""
+KEEPALIVE_S = 1.0
+"""A link this party has sent nothing on for this long gets a keepalive frame."""
 IDLE_S = 0.005
 """After a thread last waited, how long the links stay the waiting threads' to read before the
 background reader takes them back."""
@@ -261,6 +271,9 @@ class Links:
         self._closers = []   # handler(peer, reason) when a link breaks
         self._closed = {}    # peer -> why its link closed
         self._heard = time.monotonic()   # when a frame last came in
+        self.heard_from = {}             # peer -> when a frame of it last came in
+        self._sent_at = {}               # peer -> when this party last sent it a frame
+        self._keepalive = None
         self._change = threading.Condition()
         self._lock = threading.Lock()
         self.timeout_s: float | None = None
@@ -280,6 +293,7 @@ class Links:
         self._backlog = set()                # peers whose buffered records are still unread
         if mailbox is not None:
             mailbox.waiter = self.wait
+            mailbox.heard = self._heard_from_rank
 
     @property
     def address(self) -> tuple:
@@ -431,6 +445,7 @@ class Links:
                              f"{MAX_FRAME_BYTES} bytes")
         try:
             link.send(LENGTH.pack(len(payload), channel) + payload, self._write_all)
+            self._sent_at[peer] = time.monotonic()
         except TimeoutError:
             raise LinkError(peer, f"{peer} took nothing from {self.name} for "
                                   f"{self.timeout_s:g} s (timeout_s)") from None
@@ -505,6 +520,9 @@ class Links:
                 self._background = threading.Thread(target=self._read_in_background,
                                                      daemon=True, name=f"ppml-links-{self.name}")
                 self._background.start()
+                self._keepalive = threading.Thread(target=self._keep_alive, daemon=True,
+                                                   name=f"ppml-keepalive-{self.name}")
+                self._keepalive.start()
         self._backlog.add(peer)           # what came with the handshake: read on the next pass
         self._wake()
 
@@ -573,6 +591,23 @@ class Links:
                 self._lead.release()
                 self._passed()
 
+    def _keep_alive(self) -> None:
+        """Send an empty frame on every link quiet for `KEEPALIVE_S`, until the links close."""
+        while not self._closing:
+            time.sleep(KEEPALIVE_S / 2)
+            now = time.monotonic()
+            for peer in list(self._links):
+                if now - self._sent_at.get(peer, 0.0) >= KEEPALIVE_S and not self._closing:
+                    try:
+                        self.send(peer, b"", KEEPALIVE)
+                    except (ConnectionError, OSError, ValueError) as exc:   # the link is gone
+                        log.debug("%s: no keepalive to %s: %s", self.name, peer, exc)
+
+    def _heard_from_rank(self, rank: int) -> float | None:
+        """When a frame last came in from the peer of engine rank ``rank`` (None: never)."""
+        peer = next((p for p, r in self.ranks.items() if r == rank), None)
+        return self.heard_from.get(peer)
+
     def _pump(self, timeout: float) -> None:
         """One pass of the reader (the caller holds ``_lead``): wait up to ``timeout`` for a
         link to have bytes, then deliver every whole frame that came."""
@@ -621,7 +656,9 @@ class Links:
                 return
             payload = bytes(buffer[LENGTH.size:end])
             del buffer[:end]
-            self._heard = time.monotonic()
+            self._heard = self.heard_from[peer] = time.monotonic()
+            if channel == KEEPALIVE:
+                continue
             if channel == ENGINE and self.mailbox is not None and rank is not None:
                 self._deliver(rank, payload)
             elif channel in self._handlers:

@@ -25,6 +25,9 @@ class Mailbox:
         self._closed = {}       # sender -> why its link closed
         self.waiter = None
         """``waiter(done, deadline)``: waits until done() or the deadline, reading the links."""
+        self.heard = None
+        """``heard(sender)``: when anything (a keepalive too) last came from ``sender``, or None;
+        given by the links with the waiter."""
 
     def deliver(self, number: int, sender: int, tag: str, body) -> bool:
         """Put message ``number`` of ``sender`` in the box; False (and nothing changes) when it
@@ -46,8 +49,10 @@ class Mailbox:
         """Wait for message ``wanted[s]`` of every sender s; returns sender -> (tag, body).
 
         ``where`` (for example "round 12") names the wait in errors.  Raises TimeoutError when
-        a sender's message does not come within ``timeout_s`` seconds, and ConnectionError when
-        a sender's link closed before its message came.
+        a sender's message does not come within ``timeout_s`` seconds (over links: when nothing
+        at all, not even a keepalive, has come from it for ``timeout_s`` seconds, so a sender
+        busy between two rounds is waited for), and ConnectionError when a sender's link closed
+        before its message came.
         """
         keys = list(wanted.items())
         at = f" for {where}" if where else ""
@@ -59,7 +64,7 @@ class Mailbox:
             return not any(s not in self._closed for s in missing())
 
         if self.waiter is not None:
-            self.waiter(settled, time.monotonic() + timeout_s)
+            self._wait_while_heard(settled, missing, timeout_s)
         with self._ready:
             arrived = self._ready.wait_for(settled, 0 if self.waiter is not None else timeout_s)
             absent = missing()
@@ -74,3 +79,14 @@ class Mailbox:
             for s, n in keys:
                 self._collected[s] = max(self._collected.get(s, 0), n)
             return {s: self._messages.pop((s, n)) for s, n in keys}
+
+    def _wait_while_heard(self, settled, missing, timeout_s: float) -> None:
+        """Read the links (`waiter`) until ``settled()``, or until some sender still missing has
+        been silent for ``timeout_s`` (counted from now at the latest)."""
+        start = time.monotonic()
+        while not settled():
+            quiet = [max(start, (self.heard(s) if self.heard else None) or start)
+                     for s in missing() if s not in self._closed]
+            deadline = min(quiet) + timeout_s
+            if time.monotonic() >= deadline or self.waiter(settled, deadline):
+                return

@@ -107,6 +107,17 @@ class FaultyRun:
             time.sleep(0.2)
         raise AssertionError(f"no process matching {pattern!r} within {timeout_s} s")
 
+    def wait_until_busy(self, pid: int, cpu_s: float, timeout_s: float = 120.0) -> None:
+        """Until process ``pid`` has used ``cpu_s`` seconds of CPU (past its imports and set-up:
+        mid-run)."""
+        deadline = time.monotonic() + timeout_s
+        while cpu_seconds(pid) < cpu_s:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise AssertionError(f"process {pid} used {cpu_seconds(pid):.1f} s of CPU, not "
+                                     f"{cpu_s} s, before the run ended or {timeout_s} s passed")
+            self.sample()
+            time.sleep(0.2)
+
     def inject(self, pid: int, sig: int) -> None:
         self.sample()
         os.kill(pid, sig)
@@ -138,6 +149,15 @@ class FaultyRun:
             _kill(pid, signal.SIGCONT)
             _kill(pid, signal.SIGKILL)
         return Outcome(code, after, output, leaked, sorted(self.results.glob("*.parquet")))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _kill(pid: int, sig: int) -> None:

@@ -143,6 +143,26 @@ def test_closing_the_links_fails_the_waits_on_them_at_once():
     high.close()
 
 
+def test_a_busy_peer_is_waited_for_and_a_silent_one_is_named():
+    """A wait times out on silence, not on time: keepalives (every KEEPALIVE_S = 1 s) carry a
+    wait for a peer busy 3.5 s past a 2 s timeout; a peer that sends nothing at all, not even
+    keepalives (as a stopped process), is named about 2 s after it was last heard."""
+    ids, trust = federation()
+    (low, _), (high, _) = link_up(ids, [trust, trust])
+    try:
+        later = threading.Timer(3.5, high.send, ["party-0", wire.encode_value(1, "shape", (2,))])
+        later.start()
+        assert low.mailbox.collect({1: 1}, timeout_s=2.0) == {1: ("shape", (2,))}
+        high._sent_at["party-0"] = float("inf")          # silent from now on
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match="no message from party 1 for round 2"):
+            low.mailbox.collect({1: 2}, timeout_s=2.0, where="round 2")
+        assert 1.0 <= time.monotonic() - start < 3.5
+    finally:
+        low.close()
+        high.close()
+
+
 def test_self_signed_pinned_certificates_link_up():
     ids = [Identity.self_signed(n) for n in NAMES]
     trusts = [Trust.pinned({ids[1 - r].name: ids[1 - r].certificate}) for r in range(2)]

@@ -1,0 +1,87 @@
+"""Faults injected into real runs: a role or party killed (SIGKILL) or stopped (SIGSTOP) mid-run
+ends the run with an error naming it, within ``party_timeout_s`` and a few seconds, with no
+process of the run left and no Parquet file written; never a hang.
+
+Three cases run in every test session (CI); the whole table runs with ``PPML_FAULTS=all``
+(about ten minutes on 2 cores).  The outcomes are in docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from tests.faults.harness import FaultyRun
+
+TIMEOUT_S = 10
+"""party_timeout_s of every faulty run: how long a stopped role may stay silent."""
+SLACK_S = 20
+"""What the run may take beyond TIMEOUT_S to notice, fail and stop its processes."""
+KEYS = ["key_bits=1024", "insecure_key_bits_ok=true"]
+PRIVATE_CB = ["experiment=private_cb", "parties=2", "arms=10", "dims=5", "horizon=20000",
+              "seed=1"]
+SAMBA = ["experiment=samba", "horizon=200000", "seed=1", "dataset=synthetic", *KEYS]
+LINUCB_DS = ["experiment=linucb_ds", "horizon=3000", "seed=1", *KEYS]
+PPRL = ["experiment=pprl", "pprl.steps_per_agent=20000", "pprl.methods=[pprl]",
+        "pprl.trials=1", "seed=1", *KEYS]
+ALL = os.environ.get("PPML_FAULTS") == "all"
+
+# (case, overrides, the target's command line, its CPU seconds before the fault, signal,
+#  what the error must name, runs in every session)
+CASES = [
+    ("private_cb-ray-party-stop", PRIVATE_CB + ["runtime=ray"], r"ray::PartyActor\.run", 4,
+     signal.SIGSTOP, "party", True),
+    ("private_cb-federated-party-kill", PRIVATE_CB + ["runtime=federated"],
+     r"-m jobs\.party party=party-1", 5, signal.SIGKILL, "party-1", True),
+    ("samba-ray-comp-stop", SAMBA + ["runtime=ray"], r"ray::Comp", 4, signal.SIGSTOP,
+     "Comp", True),
+    ("private_cb-ray-party-kill", PRIVATE_CB + ["runtime=ray"], r"ray::PartyActor\.run", 4,
+     signal.SIGKILL, "party", False),
+    ("private_cb-ray-dealer-kill", PRIVATE_CB + ["runtime=ray"], r"ray::DealerActor", 3,
+     signal.SIGKILL, "dealer", False),
+    ("private_cb-ray-dealer-stop", PRIVATE_CB + ["runtime=ray"], r"ray::DealerActor", 3,
+     signal.SIGSTOP, "dealer", False),
+    ("private_cb-federated-party-stop", PRIVATE_CB + ["runtime=federated"],
+     r"-m jobs\.party party=party-1", 5, signal.SIGSTOP, "party-1", False),
+    ("private_cb-federated-dealer-kill", PRIVATE_CB + ["runtime=federated"],
+     r"-m jobs\.party party=dealer", 4, signal.SIGKILL, "dealer", False),
+    ("samba-ray-comp-kill", SAMBA + ["runtime=ray"], r"ray::Comp", 4, signal.SIGKILL, "Comp",
+     False),
+    ("samba-federated-comp-stop", SAMBA + ["runtime=federated"], r"-m jobs\.party party=comp",
+     5, signal.SIGSTOP, "comp", False),
+    ("linucb_ds-ray-comp-kill", LINUCB_DS + ["runtime=ray"], r"ray::Comp", 4, signal.SIGKILL,
+     "Comp", False),
+    ("linucb_ds-ray-comp-stop", LINUCB_DS + ["runtime=ray"], r"ray::Comp", 4, signal.SIGSTOP,
+     "Comp", False),
+    ("linucb_ds-federated-comp-stop", LINUCB_DS + ["runtime=federated"],
+     r"-m jobs\.party party=comp", 5, signal.SIGSTOP, "comp", False),
+    ("pprl-ray-agent-stop", PPRL + ["runtime=ray"], r"ray::TimeAgent", 4, signal.SIGSTOP,
+     "agent", False),
+    ("pprl-federated-agent-kill", PPRL + ["runtime=federated"],
+     r"-m jobs\.party party=agent-1", 5, signal.SIGKILL, "agent-1", False),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, overrides, target, cpu_s, sig, named, always", CASES,
+                         ids=[case[0] for case in CASES])
+def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
+        tmp_path, case, overrides, target, cpu_s, sig, named, always):
+    if not (always or ALL):
+        pytest.skip("on demand: PPML_FAULTS=all")
+    run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
+    pid = run.wait_for(target)
+    run.wait_until_busy(pid, cpu_s)
+    run.inject(pid, sig)
+    outcome = run.finish(TIMEOUT_S + SLACK_S + 60)
+    tail = outcome.output[-3000:]
+    assert not outcome.hung, f"{case}: still running {outcome.seconds_after_fault:.0f} s " \
+                             f"after the fault: {tail}"
+    assert outcome.returncode != 0, tail
+    assert named in tail, f"{case}: the error does not name {named!r}: {tail}"
+    assert outcome.seconds_after_fault < TIMEOUT_S + SLACK_S, \
+        f"{case}: took {outcome.seconds_after_fault:.0f} s after the fault: {tail}"
+    assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
+    assert outcome.parquet_files == []
