@@ -254,7 +254,9 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
     """Run one ``python -m jobs.party`` process per party of ``names`` on loopback, with the
     same config ``overrides``; returns each party's output.  The first party to fail (or
     ``timeout_s`` with parties still running) stops every process and raises RuntimeError
-    naming the party and the tail of its log; no process is left behind."""
+    naming the party, the tail of its log and the parties still running then (a stopped or
+    frozen party is one of them: the others fail waiting for it); no process is left
+    behind."""
     directory.mkdir(parents=True, exist_ok=True)
     loopback(directory, names)
     processes = {}
@@ -275,7 +277,9 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
             failed = [n for n, code in codes.items() if code not in (None, 0)]
             if failed:
                 first = min(failed, key=lambda n: _finished_at(directory / f"{n}.log"))
-                raise RuntimeError(f"{first} failed (exit code {codes[first]}): "
+                running = [n for n, code in codes.items() if code is None]
+                still = f" (still running then: {', '.join(running)})" if running else ""
+                raise RuntimeError(f"{first} failed (exit code {codes[first]}){still}: "
                                    f"{_tail(directory / (first + '.log'))}")
             if all(code == 0 for code in codes.values()):
                 break

@@ -42,6 +42,8 @@ LIVENESS = "liveness"
 CHECKS_PER_TIMEOUT = 4
 """A busy actor is checked every ``timeout_s`` / 4 (at most every `CHECK_EVERY_S`)."""
 CHECK_EVERY_S = 5.0
+TEARDOWN_CHECK_S = 3.0
+"""How long `teardown` waits for the liveness checks that decide whom it asks to close."""
 CLOSE_TIMEOUT_S = 30.0
 """How long `teardown` lets a role close before it stops it anyway."""
 STOP_TIMEOUT_S = 5.0
@@ -125,6 +127,7 @@ def _finish(pendings: list) -> dict:
         if late:
             pending = by_future[min(late, key=deadlines.__getitem__)]
             name, seconds = pending.role.name, pending.role.timeout_s
+            pending.role.failed = True
             raise RoleError(name, f"{name} went silent during {pending.method}: nothing heard "
                                   f"for {seconds:g} s" if hasattr(pending._future, "heard") else
                                   f"{name} did not answer {pending.method} within {seconds:g} s")
@@ -195,6 +198,7 @@ class Liveness:
                     _value(Pending(role, pending.method, ref=ref))   # a dead role raises
                     self.heard(role)
                 elif now - sent > role.timeout_s:
+                    role.failed = True
                     raise RoleError(role.name, f"{role.name} stopped answering during "
                                                f"{pending.method}: no reply to a liveness "
                                                f"check within {role.timeout_s:g} s")
@@ -213,6 +217,7 @@ def _value(pending: Pending):
     except ray.exceptions.RayTaskError as err:
         raise _noted(err, pending)
     except ray.exceptions.RayActorError as err:
+        pending.role.failed = True
         raise RoleError(pending.role.name, f"{pending.role.name} died during "
                                            f"{pending.method}: {err}") from err
 
@@ -228,6 +233,9 @@ class Role:
     def __init__(self, cls, name: str, timeout_s: float | None):
         self.cls, self.name = cls, name
         self.timeout_s = None if timeout_s is None else check_positive("timeout_s", timeout_s)
+        self.failed = False
+        """Set when the role died or went silent: `teardown` stops it without asking it to
+        close."""
 
     def call(self, method: str, *args):
         """``method(*args)`` at the role; its value."""
@@ -355,14 +363,17 @@ def spawn(cls, runtime: str, *args, name: str | None = None,
 
 def teardown(roles: list, close: str | None = "close",
              close_timeout_s: float = CLOSE_TIMEOUT_S) -> None:
-    """Call ``close`` on every role whose class has it (unless ``close`` is None), waiting at
-    most ``close_timeout_s`` for all of them together (a role still busy with a call, after an
+    """Call ``close`` on every role whose class has it (unless ``close`` is None, or the role
+    died or went silent: `Role.failed`), waiting at most ``close_timeout_s`` for all of them
+    together (a role still busy with a call, after an
     interrupt or another role's failure, is not waited for), then stop every role.  Each step
     runs for each role whatever happened to the others; failures are logged with the role's
     name, never raised, so a teardown in a ``finally`` clause neither hides the run's own error
     nor leaves a role alive."""
-    closing = [role for role in roles if close is not None and hasattr(role.cls, close)]
     deadline = time.monotonic() + check_positive("close_timeout_s", close_timeout_s)
+    closing = [role for role in roles
+               if close is not None and hasattr(role.cls, close) and not role.failed]
+    closing = _answering(closing, min(close_timeout_s, TEARDOWN_CHECK_S))
     for role in closing:
         try:
             role.close_within(close, max(deadline - time.monotonic(), 0.0))
@@ -373,6 +384,21 @@ def teardown(roles: list, close: str | None = "close",
             role.stop()
         except Exception as err:            # noqa: BLE001
             log.warning("%s could not be stopped: %s", role.name, err)
+
+
+def _answering(roles: list, within_s: float) -> list:
+    """The roles that answer a liveness check within ``within_s`` (a role in this process
+    always does); the others are marked `Role.failed`: a role stopped or frozen in another
+    role's call, which the caller never saw fail, is not waited for to close."""
+    checks = {role: role.ping() for role in roles if isinstance(role, ActorRole)}
+    if checks:
+        ray.wait(list(checks.values()), num_returns=len(checks), timeout=within_s)
+    for role, ref in checks.items():
+        if not ray.wait([ref], timeout=0)[0]:
+            role.failed = True
+            log.warning("%s did not answer a liveness check within %g s: stopping it without "
+                        "closing", role.name, within_s)
+    return [role for role in roles if not role.failed]
 
 
 def slots(runtime: str) -> int:

@@ -3,11 +3,13 @@ ends the run with an error naming it, within ``party_timeout_s`` and a few secon
 process of the run left and no Parquet file written; never a hang.
 
 Three cases run in every test session (CI); the whole table runs with ``PPML_FAULTS=all``
-(about ten minutes on 2 cores).  The outcomes are in docs/reliability.md.
+(about ten minutes on 2 cores), and ``PPML_FAULTS_REPORT=<file>`` appends each outcome to a file
+as a JSON line.  The outcomes are in docs/reliability.md.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
@@ -15,7 +17,7 @@ import pytest
 
 from tests.faults.harness import FaultyRun
 
-TIMEOUT_S = 10
+TIMEOUT_S = 15
 """party_timeout_s of every faulty run: how long a stopped role may stay silent."""
 SLACK_S = 20
 """What the run may take beyond TIMEOUT_S to notice, fail and stop its processes."""
@@ -23,10 +25,12 @@ KEYS = ["key_bits=1024", "insecure_key_bits_ok=true"]
 PRIVATE_CB = ["experiment=private_cb", "parties=2", "arms=10", "dims=5", "horizon=20000",
               "seed=1"]
 SAMBA = ["experiment=samba", "horizon=200000", "seed=1", "dataset=synthetic", *KEYS]
-LINUCB_DS = ["experiment=linucb_ds", "horizon=3000", "seed=1", *KEYS]
+LINUCB_DS = ["experiment=linucb_ds", "horizon=3000", "seed=1", "dataset=synthetic", *KEYS]
 PPRL = ["experiment=pprl", "pprl.steps_per_agent=20000", "pprl.methods=[pprl]",
         "pprl.trials=1", "seed=1", *KEYS]
 ALL = os.environ.get("PPML_FAULTS") == "all"
+REPORT = os.environ.get("PPML_FAULTS_REPORT")
+"""A file to which each case appends its outcome as a JSON line (docs/reliability.md's table)."""
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, signal,
 #  what the error must name, runs in every session)
@@ -77,6 +81,15 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
     run.inject(pid, sig)
     outcome = run.finish(TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
+    if REPORT:
+        error = [line for line in tail.splitlines() if "Error" in line][-1:]
+        with open(REPORT, "a") as out:
+            out.write(json.dumps({"case": case, "hung": outcome.hung,
+                                  "returncode": outcome.returncode,
+                                  "seconds": round(outcome.seconds_after_fault, 1),
+                                  "named": named in tail, "leaked": len(outcome.leaked),
+                                  "parquet": len(outcome.parquet_files),
+                                  "error": error[0][:300] if error else ""}) + "\n")
     assert not outcome.hung, f"{case}: still running {outcome.seconds_after_fault:.0f} s " \
                              f"after the fault: {tail}"
     assert outcome.returncode != 0, tail

@@ -19,6 +19,8 @@ from ppml.runtime.roles import RoleError, gather, slots, spawn, teardown
 
 TIMEOUT_S = 0.5
 """The small deadline of the role whose method sleeps past it."""
+STARTING_S = 60.0
+"""The deadline of actors while they start (a process and its imports, on a loaded machine)."""
 
 
 class Boom(ValueError):
@@ -268,14 +270,17 @@ def test_a_busy_actor_is_waited_for_and_a_stopped_one_is_named(comp, tmp_path):
     """timeout_s bounds silence, not work: a call longer than it returns, since the actor
     answers liveness checks meanwhile; an actor whose process is stopped (SIGSTOP) is named
     within about timeout_s and a check interval, and teardown still kills it."""
-    slow = spawn(Adder, "ray", 0, name="Slow", timeout_s=TIMEOUT_S)
-    frozen = spawn(Adder, "ray", 0, name="Frozen", timeout_s=1.0)
+    slow = spawn(Adder, "ray", 0, name="Slow", timeout_s=STARTING_S)
+    frozen = spawn(Adder, "ray", 0, name="Frozen", timeout_s=STARTING_S)
     marker = tmp_path / "closed"
-    closing = spawn(Closable, "ray", None, str(marker), name="Closing", timeout_s=5.0)
+    closing = spawn(Closable, "ray", None, str(marker), name="Closing", timeout_s=STARTING_S)
     try:
         assert closing.call("ping") == "pong"
+        pid = frozen.call("pid")
+        assert slow.call("add", 1) == 1
+        slow.timeout_s, frozen.timeout_s = TIMEOUT_S, 1.0    # started: the short deadlines
         assert slow.call("sleep", 4 * TIMEOUT_S) == 4 * TIMEOUT_S
-        os.kill(frozen.call("pid"), signal.SIGSTOP)
+        os.kill(pid, signal.SIGSTOP)
         start = time.monotonic()
         with pytest.raises(RoleError, match="Frozen stopped answering during sleep") as info:
             gather([slow.submit("sleep", 6.0), frozen.submit("sleep", 0.1)])
