@@ -61,7 +61,7 @@ def ray_runtime(config: RunConfig) -> Iterator[None]:
     if config.runtime != "ray" and config.workers == 1:
         yield
         return
-    with cluster.connected(config.ray_address):
+    with cluster.connected(config.ray_address, timeout_s=config.party_timeout_s):
         yield
 
 

@@ -9,10 +9,13 @@ worker processes before a benchmark's timed part.
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import ray
+
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 
 def ensure_ray() -> None:
@@ -23,10 +26,14 @@ def ensure_ray() -> None:
 
 @contextmanager
 def connected(address: str | None = None, num_cpus: int | None = None,
-              dashboard: bool = True) -> Iterator[None]:
+              dashboard: bool = True, timeout_s: float = DEFAULT_TIMEOUT_S) -> Iterator[None]:
     """Join the cluster at ``address`` ('auto' inside ``ray job submit``, or host:port), or
     with None start a private local instance with ``num_cpus`` (default: every CPU of this
-    machine); leave it afterwards.  If Ray is already running here, use it and leave it on."""
+    machine); leave it afterwards.  If Ray is already running here, use it and leave it on.
+    A host:port that does not answer within ``timeout_s`` (Ray itself would retry for many
+    minutes) raises ConnectionError naming it."""
+    if address is not None:
+        check_reachable(address, timeout_s)
     if ray.is_initialized():
         yield
         return
@@ -39,6 +46,19 @@ def connected(address: str | None = None, num_cpus: int | None = None,
         yield
     finally:
         ray.shutdown()
+
+
+def check_reachable(address: str, timeout_s: float) -> None:
+    """ConnectionError naming ``address`` (host:port) unless a TCP connection to it opens
+    within ``timeout_s``; other forms ('auto', ray://...) are left to Ray."""
+    host, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit() or "/" in address:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ConnectionError(f"ray_address={address}: no Ray cluster answers there within "
+                              f"{timeout_s:g} s (party_timeout_s): {exc}") from None
 
 
 def _pid() -> int:

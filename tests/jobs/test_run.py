@@ -77,6 +77,14 @@ def test_a_failed_run_writes_nothing_and_keeps_earlier_runs(
     assert earlier.read_bytes() == before
 
 
+def test_an_unreachable_ray_address_fails_before_anything_runs(tmp_path, compose_run_config):
+    cfg = compose_run_config("experiment=bench_ops", "runtime=ray", "ray_address=127.0.0.1:1",
+                             f"results_dir={tmp_path}")
+    with pytest.raises(ConnectionError, match=r"ray_address=127\.0\.0\.1:1"):
+        run(cfg)
+    assert not list(tmp_path.glob("*.parquet"))
+
+
 def test_an_unregistered_experiment_is_refused_naming_the_known_ones(tmp_path, compose_run_config):
     cfg = compose_run_config(f"results_dir={tmp_path}")
     cfg.experiment = "not_registered"
