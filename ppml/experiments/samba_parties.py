@@ -58,7 +58,7 @@ def setup_of(config: RunConfig) -> SambaConfig:
     return SambaConfig(config.horizon, options.spec(), runtime="federated", mask=options.mask,
                        owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                        insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
-                       collect_keys=config.seed is None)
+                       collect_keys=config.seed is None, timeout_s=config.party_timeout_s)
 
 
 def load(config: RunConfig):
@@ -80,7 +80,7 @@ class CompParty:
             raise RuntimeError("Comp has already started")
         setup = setup_of(self.config)
         self.comp = Comp(self.config.arms, setup.spec, run_id, setup.crypto, setup.seed,
-                         False, setup.mask, "federated")
+                         False, setup.mask, "federated", setup.timeout_s)
 
     def __getattr__(self, method: str):
         if method.startswith("_") or self.__dict__.get("comp") is None:

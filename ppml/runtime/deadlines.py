@@ -7,6 +7,10 @@ peers hear its rounds.  So the default can stay short without cutting a long tur
 aggregation short.
 """
 
+LIVENESS = "liveness"
+"""A Ray actor's concurrency group for liveness checks: one thread beside its calls
+(`ppml.runtime.roles.Liveness`)."""
+
 DEFAULT_TIMEOUT_S = 30.0
 """Seconds of silence after which a wait for a party or role fails, naming it.  Raise it for
 clusters whose nodes start on demand (an autoscaler's node may take minutes to come)."""

@@ -16,11 +16,13 @@ from __future__ import annotations
 import ray
 
 from ppml.mpc.dealer import Dealer, material
+from ppml.runtime.deadlines import LIVENESS
+from ppml.runtime.roles import ActorRole, Pending, gather
 from ppml.crypto.agreement import KeyAgreement
 from ppml.mpc.keys import agreement_key, dealer_party_key, dealer_secret_key, sealed_context
 
 
-@ray.remote
+@ray.remote(concurrency_groups={LIVENESS: 1})
 class DealerActor:
     """The dealer's keys, and the batches made from them (seeded like ``ppml.mpc.keys``)."""
 
@@ -68,7 +70,8 @@ class DealerProxy:
 
     def __init__(self, dealer, timeout_s: float):
         self._dealer = dealer
-        self._timeout_s = timeout_s
+        self._role = ActorRole.attach(dealer, "the dealer", timeout_s)
+        """Waits for a batch count the dealer's silence, not its work (`roles.Liveness`)."""
         self._ahead = {}  # material key -> (batch, count, reference to the dealer's answer)
 
     def corrections(self, material, batch: int, count: int) -> dict:
@@ -78,8 +81,4 @@ class DealerProxy:
             self._dealer.corrections.remote(kind, spec, batch, count)
         self._ahead[material.key] = (batch + 1, count,
                                      self._dealer.corrections.remote(kind, spec, batch + 1, count))
-        try:
-            return ray.get(answer, timeout=self._timeout_s)
-        except ray.exceptions.GetTimeoutError:
-            raise TimeoutError(f"the dealer did not make batch {batch} of {material.key} within "
-                               f"{self._timeout_s:g} s (timeout_s)") from None
+        return gather([Pending(self._role, f"batch {batch} of {material.key}", ref=answer)])[0]

@@ -33,12 +33,10 @@ import ray
 
 from ppml.checks import check_int, check_positive
 from ppml.runtime.cluster import cluster_cpus, ensure_ray
-from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, LIVENESS
 
 RUNTIMES = ("local", "ray")
 """Where roles run: ``local`` objects in this process, ``ray`` actors."""
-LIVENESS = "liveness"
-"""An actor's concurrency group for liveness checks: one thread beside its calls."""
 CHECKS_PER_TIMEOUT = 4
 """A busy actor is checked every ``timeout_s`` / 4 (at most every `CHECK_EVERY_S`)."""
 CHECK_EVERY_S = 5.0
@@ -308,6 +306,15 @@ class ActorRole(Role):
         actor = ray.remote(num_cpus=0, max_concurrency=concurrency,
                            concurrency_groups={LIVENESS: 1})(cls)
         self.actor = actor.remote(*args, **kwargs)
+
+    @classmethod
+    def attach(cls, actor, name: str, timeout_s: float) -> "ActorRole":
+        """A role for an actor made elsewhere (declared with a `LIVENESS` concurrency group),
+        so that waits for it count its silence (the Ray runtime's dealer)."""
+        role = cls.__new__(cls)
+        Role.__init__(role, type(actor), name, timeout_s)
+        role.actor = actor
+        return role
 
     def submit(self, method: str, *args) -> Pending:
         return Pending(self, method, ref=getattr(self.actor, method).remote(*args))

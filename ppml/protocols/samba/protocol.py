@@ -308,7 +308,7 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
         controller = Controller(setup, arms, groups, layout, customer)
         controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
                                setup.seed, setup.record_views, setup.mask, setup.runtime,
-                               background=setup.mask == "mpc")     # its seat meets the caller's
+                               setup.timeout_s, background=setup.mask == "mpc")     # its seat meets the caller's
         return play(data, setup, start, controller)
     finally:
         if controller is not None and controller.seat is not None:

@@ -35,6 +35,7 @@ from ppml.mpc.context import EngineConfig
 from ppml.mpc.dealer import Dealer, material
 from ppml.privacy.views import ViewRecorder
 from ppml.runtime import seat
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 MASK_EXPONENT = 32
 """alpha_t = 2^w with w in [-32, 32): the mask hides a score's scale within 64 binades."""
@@ -278,11 +279,11 @@ class Comp:
 
     def __init__(self, arms: int, spec: AlgorithmSpec, run_id: bytes, crypto: bool,
                  seed: int | None = None, record_views: bool = False, mask: str = "mpc",
-                 runtime: str = "local"):
+                 runtime: str = "local", timeout_s: float = DEFAULT_TIMEOUT_S):
         self.arms, self.policy, self.run_id = arms, spec.policy(arms), run_id
         self.view = ViewRecorder(record_views)
-        self.seat = seat.make(runtime, 1, engine_config(record_views)) if mask == "mpc" \
-            else None
+        self.seat = seat.make(runtime, 1, engine_config(record_views), timeout_s) \
+            if mask == "mpc" else None
         self._own_key = role_key(seed, "comp")
         self._aes_key = role_key(seed, "aes-gcm")            # Enc's key: Comp makes it
         self.agreement = KeyAgreement(role_key(seed, "x25519", "comp"))
