@@ -108,7 +108,7 @@ def test_ties_first_picks_the_first_maximum_of_integer_keys_up_to_2_63(method, a
     ``list.index(max(...))``, with no dealer permutation."""
     keys = rng.choice([0, 1, 2**62, 2**63 - 1], size=(40, arms)).astype(np.uint64)
     ctx = mpc.local_context(2, seed=12)
-    x = ctx.share(keys, owner=0, frac_bits=0)
+    x = ctx.share(keys, owner=0, frac_bits=0, wide=True)
     expected = np.eye(arms, dtype=np.int64)[[row.index(max(row)) for row in keys.tolist()]]
     assert np.array_equal(mpc.argmax(x, method=method, ties="first").reveal(), expected)
     assert np.array_equal(mpc.reveal_argmax(x, to=1, method=method, ties="first")[1], expected)
