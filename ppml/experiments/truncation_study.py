@@ -38,7 +38,7 @@ def failures(parties: int, precision_bits: int, mode: str, samples: int, seed,
         a, b = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
         product = (encode(a, precision_bits).view(np.int64)
                    * encode(b, precision_bits).view(np.int64))
-        shared = ctx.share(product, owner=0, frac_bits=0)
+        shared = ctx.share(product, owner=0, frac_bits=0, wide=True)   # |ab| 2^2L < 2^56
         (out,) = ctx.open([truncate(ctx, shared.data, precision_bits)], ARITHMETIC)
         error = np.abs(out.view(np.int64) - product / 2.0**precision_bits)
         failed += int(np.sum(error > parties + 1))

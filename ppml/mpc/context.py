@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ppml.checks import check_int
-from ppml.crypto.fixed import check_precision_bits, encode, encode_integers
+from ppml.crypto.fixed import check_precision_bits, decode, encode_words, to_signed
+from ppml.mpc.ranges import encode_input
 from ppml.mpc.ring import ARITHMETIC, BINARY, Ring
 from ppml.mpc.tensor import ArithmeticShared, BinaryShared
 
@@ -95,30 +96,40 @@ class Context:
             return value[self.comm.held_ranks.index(rank)] if self.holds(rank) else None
         return value if self.holds(rank) else None
 
-    def constant(self, value, frac_bits: int | None = None):
-        """Shares of a public constant: party 0 holds its encoding, the others zero (local)."""
+    def constant(self, value, frac_bits: int | None = None, wide: bool = False):
+        """Shares of a public constant: party 0 holds its encoding, the others zero (local).
+
+        ``value`` must lie in the product range (reals |v| < 2^(31-L), integers with
+        frac_bits=0 |v| < 2^31), or in the ring's with ``wide=True`` (`ppml.mpc.ranges`).  The
+        tensor keeps the value it holds (``public``), so that functions check their domain on it.
+        """
         frac = self.precision_bits if frac_bits is None else frac_bits
-        encoded = (encode(value, frac, name="constant") if frac
-                   else encode_integers(value, "constant"))
+        encoded = encode_input(value, frac, "constant", wide)
         zeros = np.zeros((len(self.held),) + encoded.shape, dtype=np.uint64)
-        return ArithmeticShared(self, self.add_public(zeros, encoded, inplace=True), frac)
+        held = decode(encoded, frac) if frac else to_signed(encoded).copy()
+        return ArithmeticShared(self, self.add_public(zeros, encoded, inplace=True), frac,
+                                public=held)
 
     # -- sharing -----------------------------------------------------------------------------
-    def share(self, value, owner: int, shape=None, frac_bits: int | None = None):
+    def share(self, value, owner: int, shape=None, frac_bits: int | None = None,
+              wide: bool = False):
         """Arithmetic sharing of ``owner``'s real array (fixed point), or integers with
         frac_bits=0.
 
-        Parties other than the owner pass None; they learn only the shape (given here, or sent
-        by the owner in one round).  Shares are derived from pairwise-shared keys, so no share
-        travels over the network.
+        ``value`` must lie in the product range: reals |v| < 2^(31-L), integers |v| < 2^31, so
+        that a product of two inputs fits the ring.  ``wide=True`` takes the ring's range
+        (reals |v| < 2^(62-L), integers in the signed 64-bit range) and leaves every product's
+        range to the caller (`ppml.mpc.ranges`; docs/mpc.md, "Ranges").  Parties other than the
+        owner pass None; they learn only the shape (given here, or sent by the owner in one
+        round).  Shares are derived from pairwise-shared keys, so no share travels over the
+        network.
         """
         frac = self.precision_bits if frac_bits is None else frac_bits
         encoded = None
         if self.holds(self.comm.check_party(owner, "owner")):
             if value is None:
                 raise ValueError(f"party {owner} owns the input but passed value=None")
-            encoded = (encode(value, frac, name=f"input of party {owner}") if frac
-                       else encode_integers(value, name=f"input of party {owner}"))
+            encoded = encode_input(value, frac, f"input of party {owner}", wide)
         data = self._share_encoded(encoded, owner, shape, ARITHMETIC)
         return ArithmeticShared(self, data, frac)
 
@@ -128,7 +139,7 @@ class Context:
         if self.holds(self.comm.check_party(owner, "owner")):
             if value is None:
                 raise ValueError(f"party {owner} owns the input but passed value=None")
-            encoded = encode_integers(value, name=f"input of party {owner}")
+            encoded = encode_words(value, name=f"input of party {owner}")
         return BinaryShared(self, self._share_encoded(encoded, owner, shape, BINARY))
 
     def _share_encoded(self, encoded, owner: int, shape, ring: Ring) -> np.ndarray:
@@ -175,12 +186,15 @@ class Context:
 
     def add_public(self, data: np.ndarray, public, ring: Ring = ARITHMETIC,
                    inplace: bool = False) -> np.ndarray:
-        """Add (or XOR) a public array into the shared value: party 0 alone adds it to its share.
+        """Add (or XOR) public ring elements into the shared value: party 0 alone adds them to
+        its share.
 
-        ``inplace=True`` reuses ``data`` (a fresh array the caller owns) when the shapes allow.
+        ``public`` holds words (uint64, or signed integers in two's complement): encodings, not
+        reals; anything else is refused (`encode_words`).  ``inplace=True`` reuses ``data`` (a
+        fresh array the caller owns) when the shapes allow.
         """
         if not (isinstance(public, (np.ndarray, np.uint64)) and public.dtype == np.uint64):
-            public = np.asarray(public, dtype=np.uint64)
+            public = encode_words(public, "public ring elements")
         if public.ndim <= data.ndim - 1 and public.shape == data.shape[data.ndim - public.ndim:]:
             out = data if inplace else data.copy()
         else:

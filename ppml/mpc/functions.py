@@ -20,6 +20,11 @@ instead of 4); in exact arithmetic the iterates are identical.  Two start values
 
 Exponential: e^x ~ (1 + x / 2^k)^(2^k) with k = 8: one division by 2^k (truncation protocol)
 and k squarings.
+
+Domains: each function computes its value for x in a stated domain (`reciprocal_domain`,
+`exp_domain`), a precondition for a shared x, which cannot be checked without opening it.  A
+tensor that holds a public constant (`Context.constant`, its ``public``) is checked, and a value
+outside the domain raises a ValueError naming the domain.
 """
 
 from __future__ import annotations
@@ -29,18 +34,41 @@ import math
 import numpy as np
 
 from ppml.checks import check_int
+from ppml.crypto.fixed import VALUE_BITS
 from ppml.mpc.products import products
 
 START_VALUES = ("linear", "paper")
 PAPER_ITERATIONS = 7   # the paper's experiments (section 5)
 EXP_SQUARINGS = 8      # the paper's k
+EXP_GUARD_BITS = 8
+"""exp needs precision_bits >= squarings + 8: fixed-point rounding adds up to
+(P + 1) 2^(k - L) to its relative error (P parties; docs/mpc.md, "Ranges"), at most
+(P + 1) 2^-8 at the limit, beside the approximation's x^2 / 2^(k+1)."""
+
+
+def check_domain(x, function: str, domain: tuple, bound: str) -> None:
+    """A ValueError naming ``function`` and ``bound`` when ``x`` holds a public constant with a
+    value outside ``domain`` = [low, high]; nothing for a shared x (its domain is a
+    precondition)."""
+    if x.public is None or not x.public.size:
+        return
+    low, high = float(x.public.min()), float(x.public.max())
+    if not domain[0] <= low <= high <= domain[1]:
+        raise ValueError(f"{function} of a public value outside its domain: every x must lie in "
+                         f"{bound} = [{domain[0]:g}, {domain[1]:g}], got x in [{low:g}, {high:g}]")
+
+
+def positive_interval(domain: tuple) -> tuple:
+    """``domain`` = (a, b) as floats, or a ValueError unless 0 < a < b."""
+    a, b = float(domain[0]), float(domain[1])
+    if not 0 < a < b:
+        raise ValueError(f"reciprocal domain must satisfy 0 < a < b, got {domain}")
+    return a, b
 
 
 def linear_start(domain: tuple) -> tuple:
     """(alpha, beta, E): minimax linear start for 1/x on [a, b] and its relative error."""
-    a, b = float(domain[0]), float(domain[1])
-    if not 0 < a < b:
-        raise ValueError(f"reciprocal domain must satisfy 0 < a < b, got {domain}")
+    a, b = positive_interval(domain)
     beta = 8.0 / (4.0 * a * b + (a + b) ** 2)
     return beta * (a + b), beta, 1.0 - beta * a * b
 
@@ -50,14 +78,37 @@ def iterations_for(error: float, precision_bits: int) -> int:
     return max(1, math.ceil(math.log2(precision_bits * math.log(2) / -math.log(error))))
 
 
+def reciprocal_domain(domain: tuple, precision_bits: int) -> tuple:
+    """``domain`` = (a, b) as floats after checking 0 < a < b and that the iterates, at most
+    (1 + E) / a < 2 / a, keep their products at scale 2^-2L in the ring: 2 / a <= 2^(62-2L)."""
+    a, b = positive_interval(domain)
+    floor = 2.0 ** (2 * precision_bits + 1 - VALUE_BITS)
+    if a < floor:
+        raise ValueError(f"reciprocal domain must have a >= 2^{2 * precision_bits + 1 - VALUE_BITS}"
+                         f" = {floor:.6g} at precision_bits={precision_bits} (the iterates reach "
+                         f"2 / a, and their products at scale 2^-{2 * precision_bits} must fit "
+                         f"the ring), got a = {a:g}")
+    return a, b
+
+
 def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator=None):
-    """[1/x] for shared x in ``domain`` (positive); [n/x] for a shared ``numerator`` n.
+    """[1/x] for x in ``domain`` = [a, b]; [n/x] for a shared ``numerator`` n.
+
+    Precondition (docs/mpc.md, "Ranges"): every x lies in [a, b], 0 < a < b,
+    a >= 2^(2L-61) (`reciprocal_domain`); for n / x also |n| / a < 2^(62-2L).  The
+    linear start's relative error E then squares every iteration down to the fixed-point floor
+    (2e-5 at L = 20 on [1, 10], docs/mpc.md, "Functions"); outside [a, b] the start may not
+    converge (|1 - x y_0| >= 1 for x <= 0) and the result is wrong without warning.  The paper's
+    start assumes the same domain (its iterations are tabulated on [1, 10]).  A public constant
+    outside [a, b] raises a ValueError (`check_domain`).
 
     With a numerator the iterates are n y_k: n y_0 is computed in the round of e_0 = 1 - x y_0,
     and n y_(k+1) = n y_k (1 + e_k) like y itself, so the quotient costs no round more than the
     reciprocal (a product n * (1/x) would cost one).  The errors e_k keep x's shape and broadcast
     against n's (for u_a / den_a: D times fewer elements than n y_k).
     """
+    domain = reciprocal_domain(domain, x.ctx.precision_bits)
+    check_domain(x, "reciprocal", domain, "domain")
     if numerator is not None:
         np.broadcast_shapes(x.shape, numerator.shape)     # ValueError unless they broadcast
     if start == "paper":
@@ -66,7 +117,9 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
         iterations = PAPER_ITERATIONS if iterations is None else iterations
     elif start == "linear":
         alpha, beta, error = linear_start(domain)
-        y = alpha - beta * x
+        # alpha and beta x are at most 2 / a, which `reciprocal_domain` keeps within the ring's
+        # products at 2L: they may leave the product range, so they ask for the ring's.
+        y = x.ctx.constant(alpha, wide=True) - x.times(beta, wide=True)
         if iterations is None:
             iterations = iterations_for(error, x.ctx.precision_bits)
     else:
@@ -84,9 +137,32 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
     return y * (1 + error)                                  # the last iterate needs no e^2
 
 
+def exp_domain(squarings: int, precision_bits: int) -> tuple:
+    """[-2^k, (62 - 2L) ln 2]: below it 1 + x / 2^k < 0, above it the last squaring, at most
+    e^x at scale 2^-2L, leaves the ring (2^62); a ValueError naming ``squarings`` and
+    ``precision_bits`` when L < k + `EXP_GUARD_BITS`, where rounding would swamp the result."""
+    squarings = check_int("exp squarings", squarings, 0, what="an integer")
+    if precision_bits < squarings + EXP_GUARD_BITS:
+        raise ValueError(f"exp with squarings={squarings} needs precision_bits >= "
+                         f"{squarings + EXP_GUARD_BITS}, got precision_bits={precision_bits}: "
+                         f"its rounding error grows as (P + 1) 2^(squarings - precision_bits); "
+                         f"lower squarings (the approximation error x^2 / 2^(squarings + 1) "
+                         f"grows) or raise precision_bits")
+    return -2.0 ** squarings, (VALUE_BITS - 2 * precision_bits) * math.log(2)
+
+
 def exp(x, squarings: int | None = None):
-    """[e^x] = [(1 + x / 2^k)^(2^k)] with k = ``squarings`` (default `EXP_SQUARINGS`)."""
+    """[e^x] = [(1 + x / 2^k)^(2^k)] with k = ``squarings`` (default `EXP_SQUARINGS`).
+
+    Precondition (docs/mpc.md, "Ranges"): x in `exp_domain` = [-2^k, (62 - 2L) ln 2]
+    ([-256, 15.25] at L = 20), and L >= k + 8.  There the error is at most about
+    max(1, e^x) (x^2 / 2^(k+1) + (P + 1) 2^(k-L)): the approximation's, then fixed-point
+    rounding's (P parties).  A public constant outside the domain raises a ValueError
+    (`check_domain`)."""
     squarings = EXP_SQUARINGS if squarings is None else squarings
+    check_domain(x, "exp", exp_domain(squarings, x.ctx.precision_bits),
+                 f"[-2^squarings, (62 - 2 precision_bits) ln 2] at squarings={squarings}, "
+                 f"precision_bits={x.ctx.precision_bits}")
     y = x.divide_by_power_of_two(squarings) + 1
     for _ in range(squarings):
         y = y.square()

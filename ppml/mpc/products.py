@@ -9,12 +9,9 @@ both sit above it.
 
 from __future__ import annotations
 
+from ppml.crypto.fixed import MAX_PRODUCT_SCALE
 from ppml.mpc.protocols import multiply
 from ppml.mpc.protocols.truncate import truncate_each
-
-MAX_PRODUCT_SCALE = 61
-"""The largest scale a product may have: a value of magnitude 1 at 2^-62 already reaches the
-bound |x| < 2^62 of the bounded truncation, and at 2^-64 it wraps the ring."""
 
 
 def check_product_scales(fracs: list) -> None:

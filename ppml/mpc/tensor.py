@@ -6,7 +6,9 @@ reals, 0 for bits and integers.  Products add scales and are truncated back to L
 sum exceeds L, so a bit times a real costs one round and no truncation.
 
 Public operands: Python ints and integer arrays act at scale 0 (exact); floats are encoded at
-the context's precision.
+the context's precision.  Every public operand must lie in the product range (`ppml.mpc.ranges`):
+|v| < 2^(31-L) for a real or on a real tensor, |v| < 2^31 for an integer on an integer tensor;
+`ArithmeticShared.times` takes a wider factor when asked.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import functools
 
 import numpy as np
 
-from ppml.crypto.fixed import decode, encode, encode_at_scale, encode_integers, to_signed
-from ppml.mpc import dealer, functions
+from ppml.crypto.fixed import decode, encode_words, real_array, signed_integers, to_signed
+from ppml.mpc import dealer, functions, ranges
 from ppml.mpc.products import check_product_scales, products, rescaled_together
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, multiply
@@ -33,22 +35,12 @@ def _is_integer(value) -> bool:
     return np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_
 
 
-def _scaled_int(value: int, frac_bits: int) -> np.uint64:
-    """The ring element of the public integer ``value`` at scale 2^-frac_bits (two's
-    complement), or a ValueError outside the fixed-point range |v| 2^frac_bits < 2^62 (the
-    bounded truncation's, as for reals)."""
-    bound = 1 << (62 - frac_bits)
-    if not -bound < value < bound:
-        raise ValueError(f"public operand {value} is outside the ring at scale 2^-{frac_bits}: "
-                         f"|v| must be < 2^{62 - frac_bits}")
-    return np.uint64((value << frac_bits) & 0xFFFFFFFFFFFFFFFF)
-
-
 @functools.lru_cache(maxsize=256)
-def _scaled_float(value: float, frac_bits: int) -> np.uint64:
-    """`encode_at_scale` of one public real, cached: the constants of an iteration recur every
-    step."""
-    return encode_at_scale(value, frac_bits, "public operand")[()]
+def _scaled_float(value: float, frac_bits: int, bound: ranges.Limit,
+                  name: str = "public operand") -> np.uint64:
+    """`ranges.encode_reals` of one public real, cached: the constants of an iteration recur
+    every step."""
+    return ranges.encode_reals(value, frac_bits, bound, name)[()]
 
 
 class ArithmeticShared:
@@ -56,10 +48,13 @@ class ArithmeticShared:
 
     __array_ufunc__ = None  # numpy operands defer to the reflected operators below
 
-    def __init__(self, ctx, data: np.ndarray, frac_bits: int):
+    def __init__(self, ctx, data: np.ndarray, frac_bits: int, public: np.ndarray | None = None):
         self.ctx = ctx
         self.data = data
         self.frac_bits = int(frac_bits)
+        self.public = public
+        """The value, when it is a public constant (`Context.constant`): functions check their
+        domain on it.  None for every other tensor, whose domain is a precondition."""
 
     # -- shape -------------------------------------------------------------------------------
     @property
@@ -113,9 +108,11 @@ class ArithmeticShared:
         return self._like(self.data << np.uint64(frac_bits - self.frac_bits), frac_bits)
 
     def _aligned(self, other: "ArithmeticShared"):
-        """Both operands' data at the larger of the two scales (a local shift)."""
+        """Both operands' data at the larger of the two scales (a local shift), with unit axes
+        after the held-party axis so that the logical axes broadcast by numpy's rules."""
         frac = max(self.frac_bits, other.frac_bits)
-        return self.at_scale(frac).data, other.at_scale(frac).data, frac
+        ndim = max(self.ndim, other.ndim)
+        return pad(self.at_scale(frac).data, ndim), pad(other.at_scale(frac).data, ndim), frac
 
     def _rescaled(self, data: np.ndarray, frac_bits: int) -> "ArithmeticShared":
         """Truncate a product back to the context precision when its scale exceeds it."""
@@ -127,19 +124,29 @@ class ArithmeticShared:
         L, as a state or product kept at 2L is; itself otherwise."""
         return self._rescaled(self.data, self.frac_bits)
 
+    def _limit(self, real: bool, scale: int | None = None, wide: bool = False,
+               widen: str = "") -> ranges.Limit:
+        """The range of a public operand (`ranges.limit`): a real's, or an integer's on an
+        integer tensor; added at ``scale``, it must also fit the ring there."""
+        return ranges.limit(self.ctx.precision_bits, real or self.frac_bits > 0, scale, wide,
+                            widen)
+
     # -- linear operations (local) -------------------------------------------------------------
     def __add__(self, other):
         if isinstance(other, ArithmeticShared):
             a, b, frac = self._aligned(other)
             return self._like(a + b, frac)
+        frac = self.frac_bits
         if type(other) is int:                # the common scalar (1 + e, 1 - y), cheaply
-            return self._like(self.ctx.add_public(self.data, _scaled_int(other, self.frac_bits)))
-        if _is_integer(other):
-            public = encode_integers(other, "public operand") << np.uint64(self.frac_bits)
+            public = ranges.encode_integer(other, frac, self._limit(False, frac), "public operand")
             return self._like(self.ctx.add_public(self.data, public))
-        me = self.at_scale(max(self.frac_bits, self.ctx.precision_bits))
-        public = _scaled_float(float(other), me.frac_bits) if isinstance(other, float) else \
-            encode_at_scale(other, me.frac_bits, "public operand")
+        if _is_integer(other):
+            public = ranges.encode_integers(other, self._limit(False, frac), "public operand")
+            return self._like(self.ctx.add_public(self.data, public << np.uint64(frac)))
+        me = self.at_scale(max(frac, self.ctx.precision_bits))
+        bound = self._limit(True, me.frac_bits)
+        public = _scaled_float(float(other), me.frac_bits, bound) if isinstance(other, float) \
+            else ranges.encode_reals(other, me.frac_bits, bound, "public operand")
         return me._like(self.ctx.add_public(me.data, public))
 
     __radd__ = __add__
@@ -148,9 +155,11 @@ class ArithmeticShared:
         return self._like(np.uint64(0) - self.data)
 
     def __sub__(self, other):
-        if isinstance(other, (ArithmeticShared, int)):
+        if isinstance(other, (ArithmeticShared, int, float)):
             return self + (-other)
-        return self + -np.asarray(other)
+        if _is_integer(other):                # negated after the check: -uint64 would wrap
+            return self + -signed_integers(other, "public operand")
+        return self + -real_array(other, "public operand")
 
     def __rsub__(self, other):
         return (-self) + other
@@ -159,20 +168,42 @@ class ArithmeticShared:
     def __mul__(self, other):
         if isinstance(other, ArithmeticShared):
             return products([(self, other)])[0]
-        if _is_integer(other):
-            return self._like(self.data * encode_integers(other, "public operand"))
-        with self.ctx.comm.operation("mul"):
-            precision = self.ctx.precision_bits
-            public = _scaled_float(float(other), precision) if isinstance(other, float) else \
-                encode(other, precision, name="public operand")
-            return self._rescaled(self.data * public, self.frac_bits + precision)
+        return self.times(other)
 
     __rmul__ = __mul__
 
+    def times(self, public, wide: bool = False, name: str = "public operand"):
+        """self * ``public`` for a public number or array: local for an integer (scale 1), a
+        local product and one truncation round for a real (encoded at L).
+
+        ``public`` must lie in the product range (`ppml.mpc.ranges`), so that its product with
+        an input cannot wrap.  ``wide=True`` takes it in the ring's range: |v| < 2^(62-L) for a
+        real or on a real tensor, the signed 64-bit range for an integer on an integer tensor;
+        the caller keeps the product in the ring (|self * public| 2^frac < 2^62 for a real
+        factor, which is truncated, < 2^63 for an integer).
+        """
+        widen = "times(..., wide=True)"
+        if _is_integer(public):
+            factor = ranges.encode_integers(public, self._limit(False, wide=wide, widen=widen),
+                                            name)
+            return self._like(self.data * factor)
+        with self.ctx.comm.operation("mul"):
+            precision = self.ctx.precision_bits
+            bound = self._limit(True, wide=wide, widen=widen)
+            factor = (_scaled_float(float(public), precision, bound, name)
+                      if isinstance(public, float)
+                      else ranges.encode_reals(public, precision, bound, name))
+            return self._rescaled(self.data * factor, self.frac_bits + precision)
+
     def __truediv__(self, other):
+        """self / other: by a shared ``other`` its reciprocal (on its default domain [1, 10]),
+        by a public one the product with 1 / other, which must lie in the product range."""
         if isinstance(other, ArithmeticShared):
             return other.reciprocal(numerator=self)
-        return self * (1.0 / np.asarray(other, dtype=np.float64))
+        divisor = real_array(other, "public divisor")
+        if not np.all(divisor):
+            raise ValueError("public divisor must be non-zero, got 0")
+        return self.times(1.0 / divisor, name="1 / public divisor")
 
     def __matmul__(self, other):
         if isinstance(other, ArithmeticShared):
@@ -187,9 +218,11 @@ class ArithmeticShared:
             return self._rescaled(matmul(public[None], self.data), self.frac_bits + frac)
 
     def _public_factor(self, value):
+        """A public matrix factor's ring elements and scale, in the product range."""
         if _is_integer(value):
-            return encode_integers(value, "public operand"), 0
-        return encode(value, self.ctx.precision_bits, "public operand"), self.ctx.precision_bits
+            return ranges.encode_integers(value, self._limit(False), "public operand"), 0
+        precision = self.ctx.precision_bits
+        return ranges.encode_reals(value, precision, self._limit(True), "public operand"), precision
 
     def square(self) -> "ArithmeticShared":
         check_product_scales([2 * self.frac_bits])
@@ -287,7 +320,7 @@ class BinaryShared:
         return self.data.shape[1:]
 
     def _public(self, value) -> np.ndarray:
-        return encode_integers(value, "public operand")
+        return encode_words(value, "public operand")
 
     def __xor__(self, other):
         if isinstance(other, BinaryShared):
@@ -376,8 +409,11 @@ def argmax(x: ArithmeticShared, method: str = "auto", ties: str = "random") -> A
     ``method``: "pairwise" (Algorithm 2: fewest rounds, A^2 memory and bytes), "tournament"
     (O(A) memory and bytes, more rounds) or "auto", the default (pairwise up to
     `ppml.mpc.protocols.argmax.AUTO_CROSSOVER` = 128 arms, tournament above).
-    ``ties``: "random" (uniformly, by a dealer permutation) or "first" (the lowest position;
-    keys may then differ by up to 2^63 - 1).
+    ``ties``: "random" (uniformly, by a dealer permutation) or "first" (the lowest position).
+    Precondition (docs/mpc.md, "Ranges"): |x| 2^f < 2^62 / A for "random", whose keys are
+    x A + gamma (f the scale, A the values on the last axis), |x| 2^f < 2^62 for "first";
+    inputs in the product range meet both.  Beyond it the comparisons of the keys wrap and the
+    one-hot is wrong, possibly all zero.
     """
     with x.ctx.comm.operation("argmax"):
         return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method, ties), 0)
@@ -388,7 +424,7 @@ def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "aut
     """``argmax(x, method).reveal(to)`` (int64 one-hot) in one round fewer (Hannun et al.,
     Algorithm 1, lines 15-16: the argmax is opened to p' only): ``pairwise`` opens its XOR-shared
     one-hot without the B2A conversion, ``tournament`` opens the winner's index, whose one-hot
-    is then made in the clear."""
+    is then made in the clear.  The precondition of :func:`argmax` holds."""
     argmax_protocol.check(x.data, method, ties)
     arms = x.shape[-1]
     if arms == 1:

@@ -27,8 +27,10 @@ def test_input_values():
     ctx = mpc.local_context(2, seed=1)
     with pytest.raises(ValueError, match="NaN or inf"):
         ctx.share(np.array([np.nan]), owner=0)
-    with pytest.raises(ValueError, match="fixed-point range"):
+    with pytest.raises(ValueError, match="product range"):
         ctx.share(np.array([1e13]), owner=0)
+    with pytest.raises(ValueError, match="fixed-point range"):
+        ctx.share(np.array([1e13]), owner=0, wide=True)
     with pytest.raises(ValueError, match="shape"):
         ctx.share(np.ones(3), owner=0, shape=(4,))
     with pytest.raises(ValueError, match="owner"):
@@ -36,15 +38,18 @@ def test_input_values():
     with pytest.raises(ValueError, match="value=None"):
         ctx.share(None, owner=0)
     x = ctx.share(np.ones(3), owner=0)
-    with pytest.raises(ValueError,
-                       match=r"outside the ring at scale 2\^-20: \|v\| must be < 2\^42"):
-        x + 2**42                                  # an integer operand is never wrapped
-    assert np.allclose((x - (2**42 - 1) + (2**42 - 1)).reveal(), 1.0)
+    with pytest.raises(ValueError, match=r"public operand is outside the product range: "
+                                         r"\|v\| must be < 2\^11 = 2048 at precision_bits=20"):
+        x + 2**11                                  # an integer operand is never wrapped
+    assert np.allclose((x - (2**11 - 1) + (2**11 - 1)).reveal(), 1.0)
     wide = x.at_scale(40)                          # a state kept at 2L takes public reals too
     assert np.allclose((wide + np.float64(0.5)).reveal(), 1.5)
     assert np.allclose((wide + np.array([0.25, 0.5, 1.0])).reveal(), [1.25, 1.5, 2.0])
-    with pytest.raises(ValueError, match=r"\|v\| must be < 2\^22"):
-        wide + np.array([2.0**22, 0, 0])
+    with pytest.raises(ValueError, match=r"\|v\| must be < 2\^11"):
+        wide + np.array([2.0**11, 0, 0])
+    with pytest.raises(ValueError, match=r"outside the ring: \|v\| must be < 2\^1 = 2 at scale "
+                                         r"2\^-61"):
+        x.at_scale(61) + 2.0                        # and must fit the ring at its scale
 
 
 def test_operations_on_bad_shapes_and_parties():
@@ -63,7 +68,7 @@ def test_operations_on_bad_shapes_and_parties():
     with pytest.raises(ValueError, match="'matmul' exists in the arithmetic ring only"):
         beaver(ctx, [(x.data, x.data)], BINARY, kind="matmul")
     for bad in (float("nan"), float("inf"), 1e30):           # scalar floats, cached path
-        with pytest.raises(ValueError, match=r"public operand .* \|v\| must be < 2\^42"):
+        with pytest.raises(ValueError, match=r"public operand .* \|v\| must be < 2\^11"):
             x * bad
         with pytest.raises(ValueError, match="public operand"):
             x + bad

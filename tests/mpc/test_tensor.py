@@ -107,6 +107,19 @@ def test_a_product_beyond_the_ring_is_refused_before_its_round(rng):
                        x.reveal() ** 3, atol=1e-5)          # one truncation makes room
 
 
+@pytest.mark.parametrize("parties", [2, 3])
+def test_shared_operands_of_different_ranks_broadcast_like_numpy(parties, rng):
+    """A scalar or a row meets a matrix by numpy's rules; the held-party axis never broadcasts
+    against a logical one (constant(5) + x gave [11, 2] for x = [1, 2] at P = 2)."""
+    ctx = mpc.local_context(parties, seed=2)
+    a, row = rng.uniform(-3, 3, (parties, 4)), rng.uniform(-3, 3, 4)
+    x, r, five = ctx.share(a, owner=0), ctx.constant(row), ctx.constant(5.0)
+    assert np.allclose((five + x).reveal(), 5 + a, atol=ULP)
+    assert np.allclose((x - five).reveal(), a - 5, atol=ULP)
+    assert np.allclose((r + x).reveal(), row + a, atol=2 * ULP)
+    assert np.allclose((x - r).reveal(), a - row, atol=2 * ULP)
+
+
 def test_integer_sharing_reveals_integers():
     ctx = mpc.local_context(3, seed=4)
     x = ctx.share(np.array([-5, 7]), owner=2, frac_bits=0)

@@ -5,12 +5,15 @@ Ties are broken one of two ways (`TIES`):
 * ``random`` (the default): uniformly at random by a dealer permutation gamma of {0..A-1}.
   Instead of the paper's second pass of Algorithm 2 over y * gamma, the keys x * A + gamma are
   compared once: they order like x where x differs (x is an integer at its fixed-point scale and
-  gamma < A) and like gamma where x ties, so one pass yields exactly one maximum.  This needs
-  |x| * A < 2^63 for the ring-level integer x, far beyond any real score at 20 fractional bits.
+  gamma < A) and like gamma where x ties, so one pass yields exactly one maximum.  The sign of
+  a difference of two keys is right while A |x_i - x_j| + A - 1 < 2^63, which
+  |x| 2^f < 2^62 / A (f the scale) guarantees: a precondition on shared x (docs/mpc.md,
+  "Ranges").  Inputs in the product range (|x| 2^f <= 2^31, `ppml.mpc.ranges`) meet it for
+  every A up to `MAX_RANDOM_TIES_ARMS` = 2^31 - 1, which `check` enforces.
 * ``first``: the lowest position among the maxima wins, with no dealer material; the keys are
-  compared as they are, so any two may differ by up to 2^63 - 1.  A caller whose positions are
-  already in random order (Samba's sigma_t) gets uniform tie-breaking from it, and the same
-  decision as a plaintext ``list.index(max(...))``.
+  compared as they are, so any two may differ by up to 2^63 - 1 (|x| 2^f < 2^62).  A caller
+  whose positions are already in random order (Samba's sigma_t) gets uniform tie-breaking from
+  it, and the same decision as a plaintext ``list.index(max(...))``.
 
 * ``pairwise`` (Algorithm 2): the comparisons of all pairs in parallel (lines 1-3), then the
   product over j (lines 5-9) as an AND reduction tree in ceil(log2 A) rounds, kept in the binary
@@ -42,6 +45,10 @@ TIES = ("random", "first")
 
 #: ``auto`` runs ``pairwise`` up to this many arms and ``tournament`` above (docs/mpc.md)
 AUTO_CROSSOVER = 128
+
+MAX_RANDOM_TIES_ARMS = 2**31 - 1
+"""The most values ``ties="random"`` takes: A (2^32 + 1) - 1 < 2^63, so the keys x A + gamma of
+inputs in the product range (|x_i - x_j| 2^f <= 2^32) differ by less than 2^63."""
 
 
 def _tie_broken_keys(ctx, x: np.ndarray, ties: str) -> np.ndarray:
@@ -160,6 +167,9 @@ def check(x: np.ndarray, method: str, ties: str = "random") -> None:
     if x.ndim < 2 or x.shape[-1] < 1:
         raise ValueError("argmax needs at least one element on the last axis, got shape "
                          f"{x.shape[1:]}")
+    if ties == "random" and x.shape[-1] > MAX_RANDOM_TIES_ARMS:
+        raise ValueError(f"argmax with ties='random' takes at most 2^31 - 1 values (its keys "
+                         f"x A + gamma must stay in the ring), got {x.shape[-1]}")
 
 
 def argmax(ctx, x: np.ndarray, method: str = "auto", ties: str = "random") -> np.ndarray:

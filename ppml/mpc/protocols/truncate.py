@@ -9,15 +9,18 @@ whenever the shares wrap.  Three modes:
   opened z = x + r with its wrap count theta_z (lines 7-8), and eta_xr = [z < r] (line 9) by a
   binary comparison of the public z against the dealer-provided bits of r (a Kogge-Stone carry,
   6 AND rounds, plus one B2A round).  The value is offset by 2^63 so that everything is read
-  unsigned; no catastrophic error can occur, for any P and any value in the ring.  Then
+  unsigned; no catastrophic error can occur, for any P and any -2^63 <= x < 2^63 - P 2^(k-1)
+  (above, the rounding offset P 2^(k-1) wraps x first).  Then
       x / 2^k = sum_p (x_p >> k) - theta_x * 2^(64-k).
 * ``probabilistic``: Algorithm 3 with eta_xr = 0, as the paper runs it, read signed.  It fails
   (an error of about 2^(64-k)) with probability |x| / 2^64 per element.
-* ``bounded`` (the default): exact whenever |x| < 2^62, which every product that fits the ring
-  with one bit of headroom satisfies, at one round and no wrap counting.  From
+* ``bounded`` (the default): exact whenever |x| <= 2^62, which every product that fits the ring
+  with one bit of headroom satisfies (a product of two inputs in the product range,
+  `ppml.mpc.ranges`, among them), at one round and no wrap counting; above 2^62 it misses a
+  wrap with probability (|x| - 2^62) / 2^63.  From
   s(x) + s(r) = s(z) + eta Q (signed readings), x / 2^k = (z >> k) - (r >> k) + eta 2^(64-k)
   up to one unit in the last place, with the dealer sharing -(r >> k) and -m 2^(64-k) for the
-  sign bit m of r; and for |x| < 2^62 the signed wrap eta depends only on the public z and m:
+  sign bit m of r; and for |x| <= 2^62 the signed wrap eta depends only on the public z and m:
       eta = [z < -2^62] (1 - m) - [z >= 2^62] m
   (the proof is in docs/mpc.md, "Truncation").
 

@@ -47,9 +47,11 @@ def less_than(ctx, owner_values, holder_values, bits: int, owner: int = 0, holde
     check_int("bits", bits, 1)
     held = owner_values if owner_values is not None else holder_values
     shape = (len(held), limb_count(bits))
+    # The ring's range (limbs of up to 62 bits), safely: limbs are only compared, never
+    # multiplied, and the difference of two stays within 2^62 (`LIMB_BITS`).
     a = ctx.share(None if owner_values is None else limbs(owner_values, bits), owner=owner,
-                  shape=shape, frac_bits=0)
+                  shape=shape, frac_bits=0, wide=True)
     b = ctx.share(None if holder_values is None else limbs(holder_values, bits), owner=holder,
-                  shape=shape, frac_bits=0)
+                  shape=shape, frac_bits=0, wide=True)
     with ctx.comm.operation("compare"):
         return less_than_limbs(ctx, a.data, b.data)

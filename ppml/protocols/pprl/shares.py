@@ -61,12 +61,15 @@ class SharedTable:
         (`shares_observation`), each of these has a leading trials axis: ``q`` of shape [T],
         ``here`` [T, cells], each reward term T integers."""
         f, shape = self.rules, q.shape
+        # The reward terms and the coefficients alpha K, alpha gamma K take the ring's range
+        # (wide): `shared_division.check_ring` has bounded |K dQ| < 2^62 for the whole update.
         reward = sum((self.ctx.share(None if term is None else
                                      np.asarray(term, np.int64).reshape(shape),
-                                     owner=owner, shape=shape, frac_bits=0)
+                                     owner=owner, shape=shape, frac_bits=0, wide=True)
                       for owner, term in rewards),
                      start=self.ctx.constant(np.zeros(shape, np.int64), 0))
-        k_delta = reward + q_next * f.alpha_gamma_k - q * f.alpha_k
+        k_delta = (reward + q_next.times(f.alpha_gamma_k, wide=True)
+                   - q.times(f.alpha_k, wide=True))
         held = k_delta.data.shape[0]
         delta = floor_divide(self.ctx, k_delta.data.reshape(held, -1), f.division_bits)
         cells = self.states * self.actions

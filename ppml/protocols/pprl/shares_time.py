@@ -61,8 +61,10 @@ class SharedTurn(SharedTable):
         cells = (states * actions,)
         values = None if first is None else \
             np.array([int(v) for v in first.q.ravel()], dtype=np.int64)
-        super().__init__(ctx, ctx.share(values, owner=0, shape=cells, frac_bits=0),  # agent 0's
-                         states, actions, rules, views)                              # input
+        # Agent 0's input, in the ring's range: Q-values scaled by 2^scale_bits, which
+        # `shared_division.check_ring` bounds with every product the update makes of them.
+        super().__init__(ctx, ctx.share(values, owner=0, shape=cells, frac_bits=0, wide=True),
+                         states, actions, rules, views)
         self.reward_bound, self.selections = reward_bound, selections
         self.holder = 1
         self.q = PrivateRows(self)

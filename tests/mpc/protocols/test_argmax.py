@@ -108,7 +108,7 @@ def test_ties_first_picks_the_first_maximum_of_integer_keys_up_to_2_63(method, a
     ``list.index(max(...))``, with no dealer permutation."""
     keys = rng.choice([0, 1, 2**62, 2**63 - 1], size=(40, arms)).astype(np.uint64)
     ctx = mpc.local_context(2, seed=12)
-    x = ctx.share(keys, owner=0, frac_bits=0)
+    x = ctx.share(keys, owner=0, frac_bits=0, wide=True)
     expected = np.eye(arms, dtype=np.int64)[[row.index(max(row)) for row in keys.tolist()]]
     assert np.array_equal(mpc.argmax(x, method=method, ties="first").reveal(), expected)
     assert np.array_equal(mpc.reveal_argmax(x, to=1, method=method, ties="first")[1], expected)
@@ -121,3 +121,32 @@ def test_unknown_ties_is_refused():
         mpc.argmax(x, ties="last")
     with pytest.raises(ValueError, match="ties must be one of"):
         mpc.reveal_argmax(x, ties="last")
+
+
+@pytest.mark.parametrize("method", ["pairwise", "tournament"])
+def test_keys_of_inputs_at_the_product_bound_cannot_overflow(method):
+    """The reported all-zero one-hot at |x| ~ 4e11: such an input is refused where it enters
+    (the product range), inputs at its bound (|x| 2^L = 2^31 - 1) keep the keys x A + gamma in
+    the ring, and a wide input is right up to its precondition |x| 2^L < 2^62 / A."""
+    ctx = mpc.local_context(2, seed=3)
+    top = (2**31 - 1) / 2**20
+    rows = np.array([[-top, top, top - 2**-20, 0.0], [-top, -top + 2**-20, -top, -top]])
+    expected = np.eye(4, dtype=np.int64)[[1, 1]]
+    x = ctx.share(rows, owner=0)
+    assert np.array_equal(mpc.argmax(x, method=method).reveal(), expected)
+    assert np.array_equal(mpc.reveal_argmax(x, to=1, method=method)[1], expected)
+    with pytest.raises(ValueError, match=r"input of party 0 is outside the product range"):
+        ctx.share(np.full(16, 4e11), owner=0)
+    edge = (2**58 - 64) / 2**20              # keys of 16 values stay in the ring (exact float)
+    wide = np.linspace(-edge, edge, 16)[np.random.default_rng(3).permutation(16)]
+    shared = ctx.share(wide, owner=0, wide=True)
+    assert mpc.reveal_argmax(shared, to=1, method=method)[1].tolist() == \
+        np.eye(16, dtype=np.int64)[np.argmax(wide)].tolist()
+
+
+def test_random_ties_take_at_most_2_31_minus_1_values():
+    from ppml.mpc.protocols.argmax import MAX_RANDOM_TIES_ARMS, check
+    check(np.zeros((0, MAX_RANDOM_TIES_ARMS), dtype=np.uint64), "auto")
+    with pytest.raises(ValueError, match=r"ties='random' takes at most 2\^31 - 1 values"):
+        check(np.zeros((0, MAX_RANDOM_TIES_ARMS + 1), dtype=np.uint64), "auto")
+    check(np.zeros((0, MAX_RANDOM_TIES_ARMS + 1), dtype=np.uint64), "auto", ties="first")

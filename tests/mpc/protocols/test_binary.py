@@ -55,7 +55,7 @@ def test_the_carry_tree_gives_the_carry_out_of_the_top_bit(bits):
 def test_the_sign_of_a_sum_of_shares_is_exact_at_the_edges(parties):
     values = np.array([0, -1, 1, 2**63 - 1, -(2**63), 2**62, -(2**62) - 1, 7], dtype=np.int64)
     ctx = mpc.local_context(parties, seed=5)
-    x = ctx.share(values, owner=parties - 1, frac_bits=0)
+    x = ctx.share(values, owner=parties - 1, frac_bits=0, wide=True)   # the ring's edges
     signs = np.bitwise_xor.reduce(most_significant_bit(ctx, x.data), axis=0)
     assert signs.tolist() == [int(v < 0) for v in values]
     word = np.array([5, 2**63 + 1], dtype=np.uint64)
@@ -65,9 +65,9 @@ def test_the_sign_of_a_sum_of_shares_is_exact_at_the_edges(parties):
 
 def test_a_sign_bit_opens_a_fraction_of_the_prefix_adders_words():
     ctx = mpc.local_context(2, seed=6)
-    x = ctx.share(np.arange(6400.0), owner=1)
+    x = ctx.share(np.arange(6400.0) / 4, owner=1)
     most_significant_bit(ctx, x.data)
     sent = ctx.comm.stats[0].bytes_sent
     ctx = mpc.local_context(2, seed=6)
-    ctx.share(np.arange(6400.0), owner=1).to_binary()            # the whole sum: the adder
+    ctx.share(np.arange(6400.0) / 4, owner=1).to_binary()            # the whole sum: the adder
     assert sent < ctx.comm.stats[0].bytes_sent / 3

@@ -41,8 +41,8 @@ def test_limb_comparison_matches_python_integers(parties, limbs):
     b[40:44] = np.uint64(2**62 - 1)
     a[40:44] = np.uint64(0)
     ctx = mpc.local_context(parties, seed=5)
-    x = ctx.share(a, owner=0, frac_bits=0).data
-    y = ctx.share(b, owner=1, frac_bits=0).data
+    x = ctx.share(a, owner=0, frac_bits=0, wide=True).data      # limbs of up to 62 bits
+    y = ctx.share(b, owner=1, frac_bits=0, wide=True).data
     bits = np.bitwise_xor.reduce(compare.less_than_limbs(ctx, x, y), axis=0)
     number = lambda row: sum(int(v) << (62 * k) for k, v in enumerate(row))   # noqa: E731
     assert list(bits) == [int(number(u) < number(v)) for u, v in zip(a, b)]

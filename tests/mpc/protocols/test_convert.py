@@ -10,7 +10,7 @@ from ..conftest import PARTIES
 def test_a2b_and_b2a_round_trip(parties, rng):
     values = rng.integers(-(2**63), 2**63 - 1, 300, dtype=np.int64, endpoint=True)
     ctx = mpc.local_context(parties, seed=3)
-    x = ctx.share(values, owner=parties - 1, frac_bits=0)
+    x = ctx.share(values, owner=parties - 1, frac_bits=0, wide=True)   # the whole ring
     words = x.to_binary()
     assert np.array_equal(words.reveal().view(np.int64), values)
     assert np.array_equal(words.to_arithmetic().reveal(), values)

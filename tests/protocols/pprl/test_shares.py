@@ -45,7 +45,7 @@ def test_the_floor_division_is_exact_for_every_sign_and_boundary(bits, parties):
               *[int(v) for v in rng.integers(-2**62, 2**62, 60)]]
     values = [v for v in values if -2**62 <= v < 2**62]          # the division's domain
     ctx = mpc.local_context(parties, seed=bits)
-    x = ctx.share(np.array(values, dtype=np.int64), owner=parties - 1, frac_bits=0)
+    x = ctx.share(np.array(values, dtype=np.int64), owner=parties - 1, frac_bits=0, wide=True)
     out = floor_divide(ctx, x.data, bits)
     opened = mpc.tensor.ArithmeticShared(ctx, out, 0).reveal()
     assert [int(v) for v in opened] == [v >> bits for v in values]
@@ -165,7 +165,7 @@ def test_the_floor_division_runs_with_each_party_in_its_own_process(ray_cluster)
 
     def program(ctx, x=None):
         shared = ctx.share(None if x is None else np.array(x, dtype=np.int64), owner=0,
-                           shape=(len(values),), frac_bits=0)
+                           shape=(len(values),), frac_bits=0, wide=True)
         out = floor_divide(ctx, shared.data, 16)
         return mpc.tensor.ArithmeticShared(ctx, out, 0).reveal()
 
