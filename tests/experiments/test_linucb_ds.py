@@ -41,7 +41,7 @@ def test_small_keys_are_refused_without_the_flag(compose_run_config, tmp_path):
 def test_an_unknown_obfuscator_is_refused(compose_run_config, tmp_path):
     cfg = compose_run_config("experiment=linucb_ds", *SMALL, "linucb_ds.obfuscator=short",
                              f"results_dir={tmp_path}")
-    with pytest.raises(ValueError, match="obfuscator must be one of full, djn; got 'short'"):
+    with pytest.raises(ValueError, match="obfuscator must be one of full, djn, multibase; got 'short'"):
         run(cfg)
 
 
