@@ -35,6 +35,7 @@ import numpy as np
 from tqdm import tqdm
 
 import ppml.mpc as mpc
+from ppml.mpc.ranges import limit
 from ppml.mpc.together import together
 from ppml.protocols.private_cb.config import PrivateCBConfig
 
@@ -44,6 +45,7 @@ class PrivateLinearBandit:
 
     def __init__(self, ctx, config: PrivateCBConfig):
         self.ctx, self.config = ctx, config
+        limit(ctx.precision_bits, real=True).check("reward_bound", config.reward_bound)
         a, d = config.arms, config.dims
         eye = np.tile(np.eye(d), (a, 1, 1))
         self.wide = config.wide(ctx.precision_bits, ctx.truncation)

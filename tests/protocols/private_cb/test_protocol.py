@@ -128,3 +128,14 @@ def test_membership_audit_on_checkpoints():
     audited = [r for r in out.rows if r.get("mi_advantage") is not None]
     assert [r["step"] + 1 for r in audited] == [50, 100, 150, 200]
     assert all(-1 <= r["mi_advantage"] <= 1 and 0 <= r["mi_tpr"] <= 1 for r in audited)
+
+
+def test_a_reward_bound_beyond_the_product_range_is_refused_before_any_step():
+    """Rewards enter the engine as inputs: at L = 20 they must stay below 2^11, and a bound
+    above that is refused at the start, naming it, not when the first large reward comes."""
+    import ppml.mpc as mpc
+    from ppml.protocols.private_cb.protocol import PrivateLinearBandit
+
+    config = PrivateCBConfig(parties=2, arms=3, dims=4, horizon=2, reward_bound=5000.0)
+    with pytest.raises(ValueError, match=r"reward_bound .*2\^11"):
+        PrivateLinearBandit(mpc.local_context(2, seed=1, precision_bits=20), config)
