@@ -40,6 +40,12 @@ def products(pairs: list, kind="mul", keep_scale: bool = False) -> list:
     one Beaver round, and those that need it truncated together in one more (Hannun et al.,
     section 3, "Multiplication").
 
+    Precondition (docs/mpc.md, "Ranges"): each product's value v, at scale f = frac_x + frac_y,
+    fits its truncation: |v| 2^f <= 2^62 in the bounded mode, -2^63 <= v 2^f < 2^63 - P 2^(k-1)
+    in the exact one (k the bits truncated), below 2^63 without truncation.  A matrix product
+    counts its whole sum (its partial sums may wrap); two inputs in the product range
+    (`ppml.mpc.ranges`) always fit.  Beyond it the result wraps without warning.
+
     ``keep_scale=True`` skips the truncation: each product comes back at its full scale
     frac_x + frac_y, for a caller that accumulates into a state kept at that scale and knows
     the values fit the ring there."""

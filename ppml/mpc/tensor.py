@@ -225,6 +225,8 @@ class ArithmeticShared:
         return ranges.encode_reals(value, precision, self._limit(True), "public operand"), precision
 
     def square(self) -> "ArithmeticShared":
+        """self^2 with a square pair, in the rounds of a product and under its precondition
+        (`products`)."""
         check_product_scales([2 * self.frac_bits])
         with self.ctx.comm.operation("square"):
             return rescaled_together(self, [multiply.square(self.ctx, self.data)],

@@ -194,9 +194,16 @@ class EncryptedArray:
 
     def decrypt_integers(self, key) -> np.ndarray:
         """The signed integers m (object array); ``key`` is a `keys.PrivateKey` or a
-        `bulk.Decryptor` for this array's public key."""
-        if key.public_key != self.public_key:
-            raise ValueError("this key does not match the array's public key")
+        `bulk.Decryptor` for this array's public key.  A key for another public key is refused
+        (naming both): its decryptions would be unrelated residues, which nothing in a
+        ciphertext reveals (`keys.PrivateKey.decrypt_raw`)."""
+        theirs = getattr(key, "public_key", None)
+        if theirs is None:
+            raise TypeError(f"key must be a PrivateKey or a Decryptor, got {type(key).__name__}")
+        if theirs != self.public_key:
+            raise ValueError(f"this private key is for {theirs!r}, but the array is encrypted "
+                             f"under {self.public_key!r}: decrypt with the key of that public "
+                             "key")
         residues = key.decrypt_raw(self.ciphertexts.ravel())
         return objects(from_residues(residues, self.public_key.n), self.shape)
 

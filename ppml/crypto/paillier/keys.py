@@ -166,7 +166,14 @@ class PrivateKey:
 
     def decrypt_raw(self, ciphertexts) -> list:
         """Residues m in [0, n) of ciphertexts, by CRT.  A ciphertext outside [0, n^2) or not
-        coprime with n (tampered, or not a Paillier ciphertext) raises a ValueError."""
+        coprime with n (tampered, or not a Paillier ciphertext) raises a ValueError.
+
+        A ciphertext made under another key cannot be detected here: (m, r) -> (1 + m n) r^n
+        mod n^2 maps Z_n x Z_n^* one-to-one onto the units of Z_(n^2), so every unit below n^2
+        is the encryption of some m under this key, and another key's ciphertext decrypts to an
+        unrelated residue without error (only one at or above this n^2, from a larger key, is
+        refused).  The caller must know which key a ciphertext is for:
+        `array.EncryptedArray.decrypt` checks its public key against this key's."""
         p, q, psquare, qsquare = self.p, self.q, self.psquare, self.qsquare
         hp, hq, p_inverse, nsquare = self.hp, self.hq, self.p_inverse, self.public_key.nsquare
         out = []

@@ -121,8 +121,12 @@ def test_mismatched_operands_are_refused(small_key, key_1024, pool, encoding):
     other = EncryptedArray.encrypt([1.0, 2.0], ObfuscatorPool(key_1024[0], 2), encoding)
     with pytest.raises(ValueError, match="different keys or encodings"):
         X + other
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match=r"this private key is for PublicKey\(1024 bits, n=0x"
+                                         r"[0-9a-f]{8}\.\.\.\), but the array is encrypted "
+                                         r"under PublicKey\(512 bits, n=0x[0-9a-f]{8}\.\.\.\)"):
         X.decrypt(key_1024[1])
+    with pytest.raises(TypeError, match="key must be a PrivateKey or a Decryptor, got int"):
+        X.decrypt(7)
     with pytest.raises(ValueError, match="contracted dimensions differ"):
         X @ np.ones(3)
     with pytest.raises(ValueError, match=r"ciphertexts must lie in \(0, n\^2\)"):

@@ -107,6 +107,21 @@ def test_tampered_ciphertexts_are_refused(small_key):
             private_key.decrypt_raw([bad])
 
 
+def test_another_keys_ciphertext_decrypts_undetected_unless_above_n_squared(small_key, pool,
+                                                                            key_1024):
+    """What decrypt_raw cannot check: under another 512-bit key a ciphertext is a unit below
+    n^2, so it decrypts to an unrelated residue without error; only one at or above n^2 (here
+    from a larger key) is refused.  `EncryptedArray.decrypt` knows its key and refuses."""
+    public_key, private_key = small_key
+    other_public, other_private = generate_keypair(512, insecure_key_bits_ok=True, seed=513)
+    mine = public_key.encrypt_raw([42], pool.take(1))
+    assert mine[0] < other_public.nsquare                     # holds for this seed's pair
+    assert other_private.decrypt_raw(mine) != [42]
+    large = key_1024[0].encrypt_raw([42], [key_1024[0].nsquare - 1])
+    with pytest.raises(ValueError, match=r"outside \[0, n\^2\)"):
+        private_key.decrypt_raw(large)
+
+
 def test_no_weak_randomness_in_the_paillier_package():
     """Randomness comes from os.urandom / secrets only: never `random`, never numpy's RNG."""
     for path in Path(paillier.__file__).parent.glob("*.py"):
