@@ -263,6 +263,7 @@ class Links:
         self.name = identity.name
         self.mailbox = mailbox
         self.ranks = dict(ranks or {})
+        self._peer_of_rank = {rank: peer for peer, rank in self.ranks.items()}
         self.agreed = {}     # peer -> the key agreed over the link
         self.refused = []    # (address, why) of connections refused while accepting
         self._server = socket.create_server((host, port))
@@ -605,8 +606,7 @@ class Links:
 
     def _heard_from_rank(self, rank: int) -> float | None:
         """When a frame last came in from the peer of engine rank ``rank`` (None: never)."""
-        peer = next((p for p, r in self.ranks.items() if r == rank), None)
-        return self.heard_from.get(peer)
+        return self.heard_from.get(self._peer_of_rank.get(rank))
 
     def _pump(self, timeout: float) -> None:
         """One pass of the reader (the caller holds ``_lead``): wait up to ``timeout`` for a

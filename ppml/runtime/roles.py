@@ -102,10 +102,13 @@ def _finish(pendings: list) -> dict:
     start = time.monotonic()
     by_future = {p._future: p for p in pendings}
     waiting = set(by_future)
+
+    def deadline(future) -> float:         # a busy note (`heard`) moves it on
+        return max(start, getattr(future, "heard", start)) + by_future[future].role.timeout_s
+
     while waiting:
-        deadlines = {f: max(start, getattr(f, "heard", start)) + by_future[f].role.timeout_s
-                     for f in waiting if by_future[f].role.timeout_s is not None}
-        due = [deadlines[f] for f in waiting if f in deadlines]
+        deadlines = {f: deadline(f) for f in waiting if by_future[f].role.timeout_s is not None}
+        due = list(deadlines.values())
         left = max(min(due) - time.monotonic(), 0.0) if due else None
         waiter = next((f.waiter for f in waiting if hasattr(f, "waiter")), None)
         if waiter is not None and left is not None:   # answers over links: read them meanwhile
@@ -119,9 +122,7 @@ def _finish(pendings: list) -> dict:
         for future in done:
             if future.exception() is not None:
                 raise _noted(future.exception(), by_future[future])
-        late = [f for f in waiting if f in deadlines and
-                max(start, getattr(f, "heard", start)) + by_future[f].role.timeout_s
-                <= time.monotonic()]
+        late = [f for f in waiting if f in deadlines and deadline(f) <= time.monotonic()]
         if late:
             pending = by_future[min(late, key=deadlines.__getitem__)]
             name, seconds = pending.role.name, pending.role.timeout_s
