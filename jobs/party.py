@@ -7,7 +7,8 @@ with the peers it talks to, plays its role and writes its own outputs to ``out``
 `ppml.runtime.codec`; nothing is written without ``out``).  The other keys are the run's config,
 composed by Hydra as ``python -m jobs.run`` composes it; every party of a run must be given the
 same.  ``runtime`` is ``federated`` whatever is given.  Exit code 0 when the party's role is
-done, 1 with the error (naming the party) when it failed.  docs/federated.md.
+done; with the error (naming the party) when it failed, 75 (`deadlines.LOST_EXIT`) when a peer
+died or went silent, 1 otherwise.  docs/federated.md.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ppml.experiments.config import load_config, refuse_renamed
 from ppml.experiments.federation import form
 from ppml.runtime import codec
 from ppml.runtime.cluster import NODE_ADDRESS_ENV
+from ppml.runtime.deadlines import LOST_EXIT, peer_lost
 from ppml.runtime.federated import Peers
 from ppml.runtime.tls import Identity
 
@@ -71,7 +73,7 @@ def main(argv: list) -> int:
         notes = "".join(f" ({note})" for note in getattr(exc, "__notes__", ()))
         print(f"party {name} failed: {type(exc).__name__}: {exc}{notes}", file=sys.stderr,
               flush=True)
-        return 1
+        return LOST_EXIT if peer_lost(exc) else 1
     if "out" in own:                              # the party's own: readable by it only
         fd = os.open(own["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:

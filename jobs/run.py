@@ -18,6 +18,7 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from ppml.experiments import checkpointing
 from ppml.experiments import registry  # importing the package registers every experiment
 from ppml.experiments.config import RunConfig, load_config, refuse_renamed
 from ppml.experiments.results import RunOutput, write_run
@@ -44,10 +45,12 @@ def run(cfg: DictConfig) -> Path:
             "INSECURE: seeded reproducible mode (seed=%d); shares, masks and keys are predictable",
             config.seed,
         )
+    checkpointing.prepare(config)          # a resume that cannot work fails before Ray starts
     started_at = dt.datetime.now(dt.timezone.utc)
     with ray_runtime(config):
         output = experiment(config)
     path = write_run(config.results_dir, config.columns(), output, started_at=started_at)
+    checkpointing.discard(config)
     print(summary_text(output))
     print(f"results: {path}")
     return path

@@ -49,19 +49,30 @@ def warn_insecure(seed: int) -> None:
 
 
 class Stream:
-    """An AES-256-CTR keystream read as numpy arrays; same key, same sequence of draws."""
+    """An AES-256-CTR keystream read as numpy arrays; same key, same sequence of draws.
 
-    def __init__(self, key: bytes):
+    ``position`` counts the bytes read so far; ``Stream(key, position)`` starts there (counter
+    mode seeks: the block counter starts at position // 16), so a checkpoint keeps a stream as
+    its position alone.
+    """
+
+    def __init__(self, key: bytes, position: int = 0):
         if len(key) != KEY_BYTES:
             raise ValueError(f"stream key must be {KEY_BYTES} bytes, got {len(key)}")
         self.key = key
-        self._encryptor = Cipher(algorithms.AES(key), modes.CTR(bytes(16))).encryptor()
+        self.position = check_int("position", position, 0, what="a byte count")
+        block, skip = divmod(self.position, 16)
+        counter = block.to_bytes(16, "big")
+        self._encryptor = Cipher(algorithms.AES(key), modes.CTR(counter)).encryptor()
+        if skip:
+            self._encryptor.update(bytes(skip))
 
     def child(self, *label) -> "Stream":
         """An independent stream keyed by this stream's key and ``label``."""
         return Stream(derive_key(self.key, *label))
 
     def bytes(self, n: int) -> bytes:
+        self.position += n
         return self._encryptor.update(bytes(n))
 
     def uint64(self, shape=()) -> np.ndarray:

@@ -17,7 +17,9 @@ the wrong type (``parties=two``) while Hydra composes the config, before anythin
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import secrets
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Optional
 
@@ -119,6 +121,20 @@ class RunConfig:
     """How long a party or role may stay silent (not connect, send nothing, not even a
     keepalive, leave a liveness check unanswered) before the run fails naming it, in every
     runtime; a busy party is waited for as long as it works (`ppml.runtime.deadlines`)."""
+    run_id: Optional[str] = None
+    """This run's id: the stem of its Parquet file and the folder of its checkpoints.  None: made
+    when the run starts (``<experiment>-<UTC time>-<8 hex digits>``); ``resume`` sets it."""
+    checkpoint_every: int = 0
+    """Every this many steps each party saves its own state to its own storage, sealed
+    (docs/reliability.md, "Checkpoints and resume"); 0: no checkpoints."""
+    checkpoint_dir: Optional[str] = None
+    """Folder of the checkpoints, one subfolder per run and party; None: <results_dir>/checkpoints."""
+    resume: Optional[str] = None
+    """The run_id of an interrupted run to go on with, from the last step every party holds a
+    checkpoint of; its settings must be this run's."""
+    restarts: int = 2
+    """With checkpoints, how often a run whose party or role died or went silent starts again
+    by itself from its last checkpoints (runtime=ray and federated)."""
     record_views: bool = False
     """Each role records what it received (after its own decryptions); the run writes the views
     to views/<run_id>/<role>.parquet beside its results (Samba's Controller, Comp, DC and DO
@@ -139,6 +155,19 @@ class RunConfig:
         check_int("horizon", self.horizon, 1)
         check_int("workers", self.workers, 1)
         check_int("data_seed", self.data_seed, 0)
+        check_int("checkpoint_every", self.checkpoint_every, 0)
+        check_int("restarts", self.restarts, 0)
+        for name in ("run_id", "resume"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, str) and value
+                                          and value.replace("-", "").replace("_", "").isalnum()):
+                raise ValueError(f"{name} must be a run id (letters, digits, '-' and '_'), "
+                                 f"got {value!r}")
+        if self.run_id is not None and self.resume is not None and self.run_id != self.resume:
+            raise ValueError(f"resume={self.resume} goes on with that run: run_id must be "
+                             f"unset or the same, got run_id={self.run_id}")
+        if self.run_id is None:
+            self.run_id = self.resume
         if self.seed is not None:
             check_int("seed", self.seed, 0)
         check_one_of("runtime", self.runtime, RUN_RUNTIMES)
@@ -233,7 +262,15 @@ def load_config(cfg: DictConfig) -> RunConfig:
         )
     if config.data_dir is None and os.environ.get(DATA_DIR_ENV):
         config = replace(config, data_dir=os.environ[DATA_DIR_ENV])
+    if config.run_id is None:
+        config = replace(config, run_id=new_run_id(config.experiment))
     return config
+
+
+def new_run_id(experiment: str) -> str:
+    """``<experiment>-<UTC time>-<8 random hex digits>``: unique, and sorted by time."""
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{experiment}-{stamp}-{secrets.token_hex(4)}"
 
 
 ConfigStore.instance().store(name="base_config", node=RunConfig)

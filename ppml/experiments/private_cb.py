@@ -27,6 +27,7 @@ from ppml.checks import check_int
 from ppml.crypto.fixed import decode
 from ppml.crypto.rng import fresh_key
 from ppml.data import load_contextual
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig, engine_options
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
@@ -89,16 +90,24 @@ def membership_audit(config: RunConfig, data, saved: list) -> dict:
     return audit
 
 
+def engine_names(parties: int) -> list:
+    """The engine's ranks by name: the feature parties, p' and p'' (their checkpoint folders,
+    and their parties' names in a federated run)."""
+    return [f"party-{p}" for p in range(parties)] + ["puller", "rewarder"]
+
+
 def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: bytes) -> dict:
-    """Algorithm 1 with every role a party; returns arms, rewards, stats, checkpoints, time
-    (and under runtime=federated the dealer's own secret, which the reference replays)."""
+    """Algorithm 1 with every role a party; returns arms, rewards, stats, checkpoints, time,
+    the replays of a resumed run (and under runtime=federated the dealer's own secret, which
+    the reference replays)."""
     if config.runtime == "federated":
         return run_federated(config, bandit)
-    inputs = {p: {f"features_{p}": data.contexts[:bandit.horizon, cols]}
+    plan = checkpointing.plan(config, engine_names(bandit.parties))
+    inputs = {p: {f"features_{p}": data.contexts[:bandit.horizon, cols], "checkpoints": plan}
               for p, cols in enumerate(bandit.feature_blocks)}
     world = roles.spawn(World, config.runtime, data, concurrency=4)
-    inputs[bandit.puller] = {"world": world}
-    inputs[bandit.rewarder] = {"world": world}
+    inputs[bandit.puller] = {"world": world, "checkpoints": plan}
+    inputs[bandit.rewarder] = {"world": world, "checkpoints": plan}
     body = functools.partial(program, config=bandit, progress=config.progress,
                              checkpoint_steps=checkpoint_steps(bandit.horizon, bandit.checkpoints))
     start = time.perf_counter()
@@ -112,7 +121,8 @@ def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: 
     return {"arms": outs[bandit.puller]["arms"], "rewards": outs[bandit.rewarder]["rewards"],
             "wall_s": wall, "stats": stats,
             "program_s": max(out["program_s"] for out in outs),
-            "checkpoints": [out["checkpoints"] for out in outs[:bandit.parties]]}
+            "checkpoints": [out["checkpoints"] for out in outs[:bandit.parties]],
+            "replays": outs[0]["replays"]}
 
 
 def run_federated(config: RunConfig, bandit: PrivateCBConfig) -> dict:
@@ -124,6 +134,7 @@ def run_federated(config: RunConfig, bandit: PrivateCBConfig) -> dict:
             "wall_s": time.perf_counter() - start, "stats": [out["stats"] for out in feature],
             "checkpoints": [out["checkpoints"] for out in feature],
             "program_s": max(out["program_s"] for out in outs.values() if "program_s" in out),
+            "replays": outs["party-0"]["replays"],
             "dealer_secret": outs["dealer"]["audit_dealer_secret"]}
 
 
@@ -162,17 +173,23 @@ def private_cb(config: RunConfig) -> RunOutput:
     data = load_contextual(config.dataset, arms=config.arms, dims=config.dims,
                            horizon=config.horizon, data_seed=config.data_seed,
                            data_dir=config.data_dir)
-    dealer_secret = fresh_key() if config.seed is None else dealer_secret_key(config.seed)
-    secure = run_secure(config, bandit, data, dealer_secret)
+    checkpointing.prepare(config)
+    dealer_secret = checkpointing.kept_key(      # EVALUATION ONLY: the reference replays it
+        config, "harness", lambda: fresh_key() if config.seed is None else
+        dealer_secret_key(config.seed))
+    secure = checkpointing.with_restarts(
+        config, lambda attempt: run_secure(attempt, bandit, data, dealer_secret))
     plain = run_plaintext(bandit, data, secure.get("dealer_secret", dealer_secret),
                           config.precision_bits)
     steps = np.arange(1, bandit.horizon + 1)
     secure_avg = np.cumsum(secure["rewards"]) / steps
     plain_avg = np.cumsum(plain["rewards"]) / steps
+    replayed = checkpointing.replayed(secure["replays"], bandit.horizon)
     rows = [{"step": t, "arm": secure["arms"][t], "reward": secure["rewards"][t],
              "plaintext_arm": plain["arms"][t], "plaintext_reward": plain["rewards"][t],
              "average_reward": float(secure_avg[t]),
-             "plaintext_average_reward": float(plain_avg[t])} for t in range(bandit.horizon)]
+             "plaintext_average_reward": float(plain_avg[t]), "replayed": replayed[t]}
+            for t in range(bandit.horizon)]
     for step, attack in membership_audit(config, data, secure["checkpoints"]).items() \
             if config.private_cb.checkpoints else ():
         rows[step - 1].update({"mi_advantage": attack["advantage"], "mi_tpr": attack["tpr"],

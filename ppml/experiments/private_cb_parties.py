@@ -23,8 +23,10 @@ import functools
 from ppml.data import load_contextual
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import register_parties
-from ppml.experiments.private_cb import bandit_config, checkpoint_steps
+from ppml.experiments import checkpointing
+from ppml.experiments.private_cb import bandit_config, checkpoint_steps, engine_names
 from ppml.mpc.context import EngineConfig
+from ppml.mpc.keys import dealer_secret_key
 from ppml.protocols.private_cb.protocol import program
 from ppml.protocols.private_cb.world import World
 from ppml.runtime.federated import Node, serve_dealer
@@ -34,7 +36,7 @@ WORLD, DEALER = "world", "dealer"
 
 def names(config: RunConfig) -> list:
     """The run's parties in roster order."""
-    return [f"party-{p}" for p in range(config.parties)] + ["puller", "rewarder", DEALER, WORLD]
+    return engine_names(config.parties) + [DEALER, WORLD]
 
 
 def _layout(config: RunConfig) -> tuple:
@@ -63,7 +65,9 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
     try:
         if name == DEALER:
             compute = {n: r for n, r in ranks.items() if r < config.parties}
-            return {"audit_dealer_secret": serve_dealer(node, compute, config.seed)}
+            secret = checkpointing.kept_key(config, DEALER,
+                                            lambda: dealer_secret_key(config.seed))
+            return {"audit_dealer_secret": serve_dealer(node, compute, config.seed, secret)}
         data = load_contextual(config.dataset, arms=config.arms, dims=config.dims,
                                horizon=config.horizon, data_seed=config.data_seed,
                                data_dir=config.data_dir)
@@ -85,7 +89,9 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             inputs = {"world": node.remote(WORLD)}
         body = functools.partial(program, config=bandit, progress=config.progress,
                                  checkpoint_steps=checkpoint_steps(bandit.horizon,
-                                                                   bandit.checkpoints))
+                                                                   bandit.checkpoints),
+                                 checkpoints=checkpointing.plan(config, engine_names(
+                                     config.parties)))
         return body(ctx, **inputs)
     finally:
         node.close()

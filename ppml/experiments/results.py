@@ -20,6 +20,7 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
@@ -39,8 +40,10 @@ STEP_COLUMNS: dict[str, pa.DataType] = {
     "arm": pa.int64(),
     "reward": pa.float64(),
     "plaintext_arm": pa.int64(),
+    "replayed": pa.bool_(),
 }
-"""Per-step rows of bandit / RL runs (plaintext_arm where a plaintext reference runs beside)."""
+"""Per-step rows of bandit / RL runs (plaintext_arm where a plaintext reference runs beside;
+replayed where the run checkpoints: the step ran twice, after a resume)."""
 
 BENCH_COLUMNS: dict[str, pa.DataType] = {
     "op": pa.string(),
@@ -105,6 +108,8 @@ def validate_summary(summary: Mapping[str, Any]) -> None:
 
 
 def _has_type(value: Any, expected: pa.DataType) -> bool:
+    if pa.types.is_boolean(expected):
+        return isinstance(value, (bool, np.bool_))
     if isinstance(value, bool):  # bool is an Integral: never a valid count, index or measurement
         return False
     if pa.types.is_integer(expected):
@@ -142,7 +147,8 @@ def write_run(
     *,
     started_at: dt.datetime,
 ) -> Path:
-    """Write one run as ``<experiment>-<UTC timestamp>-<8 hex>.parquet`` in results_dir.
+    """Write one run as ``<run_id>.parquet`` in results_dir: the config's ``run_id`` (a resumed
+    run keeps the interrupted one's), else ``<experiment>-<UTC timestamp>-<8 hex>``.
 
     ``config`` must hold an ``experiment`` key; its values become columns under the same names.
     ``started_at`` must be timezone-aware. Returns the path written; the file stem is the run_id.
@@ -154,13 +160,14 @@ def write_run(
     _refuse_clashes(config, output)
 
     started_at = started_at.astimezone(dt.timezone.utc)
-    run_id = f"{config['experiment']}-{started_at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+    run_id = config.get("run_id") or \
+        f"{config['experiment']}-{started_at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
     run_values = {
-        "run_id": run_id,
         "experiment": config["experiment"],
         "code_version": code_version(),
         "started_at": started_at,
         **config,
+        "run_id": run_id,
         **output.summary,
     }
     table = _to_table(run_values, output.rows)
@@ -203,7 +210,7 @@ def _refuse_clashes(config: Mapping[str, Any], output: RunOutput) -> None:
     if "experiment" not in config:
         raise ValueError("config must contain 'experiment'")
     for name in config:
-        if name in RESERVED_COLUMNS and name != "experiment":
+        if name in RESERVED_COLUMNS and name not in ("experiment", "run_id"):
             raise ValueError(f"config key {name!r} is a reserved results column")
     sources = {"config": set(config), "summary": set(output.summary)}
     row_fields = {name for row in output.rows for name in row}

@@ -122,6 +122,21 @@ class Comm:
                 sent[op] = sent.get(op, 0) + nbytes * copies
         return sent
 
+    def counters(self, rank: int) -> dict:
+        """What a checkpoint keeps of ``rank``'s communication: its round number and stats."""
+        return {"round": self._round, "rounds_by_op": dict(self._rounds_by_op),
+                "bytes_by_op": dict(self._bytes_by_op[rank]),
+                "exchanged": [(op, to, n) for (op, to), n in self._exchanged.items()],
+                "wait_seconds": self.wait_seconds}
+
+    def restore_counters(self, rank: int, counters: dict) -> None:
+        """Go on counting from :meth:`counters` (the round numbers then match the peers')."""
+        self._round = counters["round"]
+        self._rounds_by_op = dict(counters["rounds_by_op"])
+        self._bytes_by_op[rank] = dict(counters["bytes_by_op"])
+        self._exchanged = {(op, to): n for op, to, n in counters["exchanged"]}
+        self.wait_seconds = counters["wait_seconds"]
+
     # -- bookkeeping ---------------------------------------------------------------------------
     def operation(self, name: str) -> "_Operation":
         """Attribute the rounds and bytes inside the block to ``name`` (outermost label wins)."""

@@ -223,6 +223,26 @@ class Context:
             out.append(d)
         return self.per_party(out)
 
+    # -- checkpoints ---------------------------------------------------------------------------
+    def snapshot(self) -> list:
+        """Per held rank (in held-rank order), the engine's public state: where its pair streams and the dealer
+        store stand and its communication counters.  With a rank's shares and the step, it is
+        what the rank's checkpoint holds; no key is in it (a resumed run makes its keys again:
+        the same ones in seeded mode, fresh ones otherwise)."""
+        store = self.store.positions()
+        return [{"pairs": self.keys.positions(rank), "comm": self.comm.counters(rank),
+                 "store": store} for rank in self.comm.held_ranks]
+
+    def restore(self, states: list) -> None:
+        """Go on from :meth:`snapshot`'s states, one per held rank (in held-rank order)."""
+        if len(states) != len(self.comm.held_ranks):
+            raise ValueError(f"restore needs one state per held rank {self.comm.held_ranks}, "
+                             f"got {len(states)}")
+        for rank, state in zip(self.comm.held_ranks, states):
+            self.keys.seek(state["pairs"])
+            self.comm.restore_counters(rank, state["comm"])
+        self.store.seek(states[0]["store"])
+
     def view(self):
         """Everything each held party received: (round, op, tag, sender, payload) entries.
 

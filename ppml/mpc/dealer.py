@@ -266,7 +266,23 @@ class DealerStore:
         self.source = source
         self.offline_seconds = 0.0
         self.generated = {}  # material key -> instances generated
-        self._buffers = {}   # material key -> [batch index, offset, count, pieces]
+        self._buffers = {}   # material key -> [batch index, offset, count, pieces, material]
+
+    def positions(self) -> dict:
+        """What a checkpoint keeps of the store: per material used so far, (kind, spec, batch,
+        instances taken from it), and the counters of the stats; all public."""
+        return {"buffers": [(buf[4].kind, buf[4].spec, buf[0], buf[1])
+                            for buf in self._buffers.values()],
+                "generated": dict(self.generated), "offline_seconds": self.offline_seconds}
+
+    def seek(self, positions: dict) -> None:
+        """Go on where :meth:`positions` found the store: each material's batch is made again
+        (from the keys, the same in a seeded run) and its first instances skipped."""
+        for kind, spec, batch, taken in positions["buffers"]:
+            buf = self._refill(material(kind, spec), batch - 1)
+            buf[1] = taken
+        self.generated = dict(positions["generated"])
+        self.offline_seconds = positions["offline_seconds"]
 
     def take(self, material: Material) -> dict:
         buf = self._buffers.get(material.key)
@@ -285,7 +301,7 @@ class DealerStore:
             pieces = self._own_pieces(material, batch, count)
         # per instance, its fields with the held-party axis first (views, made offline)
         buf = [batch, 0, count, [{name: arr[:, index] for name, arr in pieces.items()}
-                                 for index in range(count)]]
+                                 for index in range(count)], material]
         self._buffers[material.key] = buf
         self.generated[material.kind] = self.generated.get(material.kind, 0) + count
         self.offline_seconds += time.perf_counter() - start

@@ -33,6 +33,17 @@ class PartyKeys:
     def pair_stream(self, i: int, j: int) -> Stream:
         return self._pair_streams[pair(i, j)]
 
+    def positions(self, rank: int) -> list:
+        """[(i, j, bytes read)] for the pair streams ``rank`` takes part in: what a checkpoint
+        keeps of them (the keys themselves are the run's, made again when it resumes)."""
+        return [(i, j, stream.position) for (i, j), stream in sorted(self._pair_streams.items())
+                if rank in (i, j)]
+
+    def seek(self, positions: list) -> None:
+        """Put the pair streams back where :meth:`positions` found them."""
+        for i, j, position in positions:
+            self._pair_streams[(i, j)] = Stream(self.pairs[(i, j)], position)
+
 
 def pair_key(seed, i: int, j: int) -> bytes:
     return _key(seed, "pair", *pair(i, j))

@@ -14,3 +14,22 @@ LIVENESS = "liveness"
 DEFAULT_TIMEOUT_S = 30.0
 """Seconds of silence after which a wait for a party or role fails, naming it.  Raise it for
 clusters whose nodes start on demand (an autoscaler's node may take minutes to come)."""
+
+LOST_EXIT = 75
+"""A federated party's exit code when it failed because a peer died or went silent (EX_TEMPFAIL:
+the run may go on from its checkpoints), as opposed to 1 for an error of its own."""
+
+
+def peer_lost(error: BaseException) -> bool:
+    """Whether ``error`` says a party or role died or went silent (a run with checkpoints may
+    then resume), not that something was wrong with the run itself (that would fail again).
+
+    A timeout or a broken connection is a loss; so is the runtimes' own report of one: an error
+    with a ``lost`` attribute (the Ray runtime's `PartyError`, the federated launcher's
+    `PartyFailed`) says which it is, and a role's `RoleError` is raised only for a role that
+    died or stopped answering (a method's own error keeps its type)."""
+    if isinstance(error, (TimeoutError, ConnectionError)):
+        return True
+    if hasattr(error, "lost"):
+        return bool(error.lost)
+    return type(error).__name__ == "RoleError"

@@ -37,7 +37,7 @@ from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import Dealer, material
 from ppml.mpc.keys import dealer_party_key, dealer_secret_key, pair, pair_key
 from ppml.runtime import codec
-from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, LOST_EXIT
 from ppml.runtime.links import Links
 from ppml.runtime.mailbox import Mailbox
 from ppml.runtime.remote import Caller, RemoteRole, serve
@@ -191,10 +191,10 @@ class DealerService:
     for its dealer key, which the dealer made; party 0 asks for its corrections.  It holds the
     dealer's keys and nothing else."""
 
-    def __init__(self, ranks: dict, seed: int | None):
+    def __init__(self, ranks: dict, seed: int | None, secret: bytes | None = None):
         self._ranks = dict(ranks)
         self._keys = {r: dealer_party_key(seed, r) for r in self._ranks.values()}
-        self.secret = dealer_secret_key(seed)
+        self.secret = dealer_secret_key(seed) if secret is None else secret
         self._dealer = Dealer(self._keys, self.secret)
         self._given = set()
 
@@ -208,11 +208,13 @@ class DealerService:
         return self._dealer.corrections(material(kind, tuple(spec)), batch, count)
 
 
-def serve_dealer(node: "Node", ranks: dict, seed: int | None) -> bytes:
+def serve_dealer(node: "Node", ranks: dict, seed: int | None,
+                 secret: bytes | None = None) -> bytes:
     """Run the dealer party on ``node`` (not yet connected) until every compute party has
     closed its link; returns the dealer's secret (for an evaluation harness that replays its
-    draws: the seeded mode derives it, otherwise the dealer reports it after the run)."""
-    service = DealerService(ranks, seed)
+    draws: the seeded mode derives it, otherwise the dealer reports it after the run).
+    ``secret``: the dealer's own secret instead (one it kept for a resumed run)."""
+    service = DealerService(ranks, seed, secret)
     first = min(ranks, key=ranks.get)
     node.serve(service, {name: {"dealer_key"} | ({"corrections"} if name == first else set())
                          for name in ranks}, pass_caller=True)
@@ -250,11 +252,20 @@ def loopback(directory: Path, names: list, host: str = "127.0.0.1") -> Peers:
     return peers
 
 
+class PartyFailed(RuntimeError):
+    """A party's process of a federated run exited with an error.  ``lost``: it was killed, or
+    failed because a peer died or went silent (exit code `deadlines.LOST_EXIT`)."""
+
+    def __init__(self, party: str, code: int, message: str):
+        super().__init__(message)
+        self.party, self.code, self.lost = party, code, code < 0 or code == LOST_EXIT
+
+
 def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> dict:
     """Run one ``python -m jobs.party`` process per party of ``names`` on loopback, with the
     same config ``overrides``; returns each party's output.  The first party to fail (or
-    ``timeout_s`` with parties still running) stops every process and raises RuntimeError
-    naming the party, the tail of its log and the parties still running then (a stopped or
+    ``timeout_s`` with parties still running) stops every process and raises `PartyFailed`
+    (TimeoutError) naming the party, the tail of its log and the parties still running then (a stopped or
     frozen party is one of them: the others fail waiting for it); no process is left
     behind."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -279,8 +290,9 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
                 first = min(failed, key=lambda n: _finished_at(directory / f"{n}.log"))
                 running = [n for n, code in codes.items() if code is None]
                 still = f" (still running then: {', '.join(running)})" if running else ""
-                raise RuntimeError(f"{first} failed (exit code {codes[first]}){still}: "
-                                   f"{_tail(directory / (first + '.log'))}")
+                raise PartyFailed(first, codes[first], f"{first} failed (exit code "
+                                  f"{codes[first]}){still}: "
+                                  f"{_tail(directory / (first + '.log'))}")
             if all(code == 0 for code in codes.values()):
                 break
             if time.monotonic() > deadline:

@@ -25,21 +25,22 @@ from ppml.mpc.context import EngineConfig
 from ppml.runtime import placement as placement_
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
-from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, peer_lost
 from ppml.runtime.party import PartyActor
 
 OPTIONS = ("placement",)
 
 
 class PartyError(RuntimeError):
-    """A party's (or the dealer's) program or setup failed; ``party`` is its index or None."""
+    """A party's (or the dealer's) program or setup failed; ``party`` is its index or None.
+    ``lost``: it died, or failed because a peer did (`deadlines.peer_lost`)."""
 
-    def __init__(self, party: int | None, message: str):
+    def __init__(self, party: int | None, message: str, lost: bool = False):
         super().__init__(message)
-        self.party = party
+        self.party, self.lost = party, lost
 
     def __reduce__(self):            # crosses Ray intact when raised inside an actor
-        return type(self), (self.party, str(self))
+        return type(self), (self.party, str(self), self.lost)
 
 
 def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | None = None,
@@ -104,9 +105,9 @@ def _gather(refs: list, owners: list, timeout_s: float | None = None) -> list:
         except ray.exceptions.RayTaskError as err:
             cause = err.cause
             raise PartyError(owners[k], f"{names[k]} failed: {type(cause).__name__}: "
-                                        f"{cause}") from err
+                                        f"{cause}", peer_lost(cause)) from err
         except ray.exceptions.RayActorError as err:
-            raise PartyError(owners[k], f"{names[k]} died: {err}") from err
+            raise PartyError(owners[k], f"{names[k]} died: {err}", lost=True) from err
     return results
 
 

@@ -59,3 +59,17 @@ def test_uniform_integers_are_uniform_below_any_bound():
     assert source.below(1) == 0
     with pytest.raises(ValueError, match="below needs n >= 1"):
         source.below(0)
+
+
+def test_a_stream_resumes_at_its_position():
+    """A checkpoint keeps a stream as (key, position): Stream(key, position) goes on with the
+    very bytes the uninterrupted stream would give, at any offset within a block."""
+    key = seeded_key(5, "resume")
+    whole = Stream(key).bytes(100)
+    for cut in (0, 1, 15, 16, 17, 63, 99):
+        first = Stream(key)
+        first.bytes(cut)
+        assert first.position == cut
+        assert Stream(key, first.position).bytes(100 - cut) == whole[cut:]
+    with pytest.raises(ValueError, match="position"):
+        Stream(key, -1)

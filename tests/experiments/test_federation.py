@@ -8,6 +8,6 @@ from ppml.protocols.pprl.config import PPRLOptions
 
 def test_overrides_compose_back_to_the_same_config(compose_run_config):
     config = RunConfig(experiment="pprl", seed=4, results_dir="it's here", data_dir="/data",
-                       pprl=PPRLOptions(methods=["crl", "idrl"], trials=3))
+                       pprl=PPRLOptions(methods=["crl", "idrl"], trials=3), run_id="r-1")
     again = load_config(compose_run_config(*overrides(config)))
     assert again.columns() == config.columns()

@@ -1,6 +1,8 @@
 """Faults injected into real runs: a role or party killed (SIGKILL) or stopped (SIGSTOP) mid-run
 ends the run with an error naming it, within ``party_timeout_s`` and a few seconds, with no
-process of the run left and no Parquet file written; never a hang.
+process of the run left and no Parquet file written; never a hang.  With checkpoints, the run
+instead goes on from its last checkpoints (by itself, or with ``resume=<run_id>``) to the
+results of an uninterrupted run.
 
 Three cases run in every test session (CI); the whole table runs with ``PPML_FAULTS=all``
 (about ten minutes on 2 cores), and ``PPML_FAULTS_REPORT=<file>`` appends each outcome to a file
@@ -12,10 +14,15 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 
+import pyarrow.parquet as pq
 import pytest
 
-from tests.faults.harness import FaultyRun
+from ppml.experiments.config import RunConfig
+from ppml.experiments.private_cb import private_cb
+from tests.faults.harness import REPO, FaultyRun
 
 TIMEOUT_S = 15
 """party_timeout_s of every faulty run: how long a stopped role may stay silent."""
@@ -98,3 +105,76 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
         f"{case}: took {outcome.seconds_after_fault:.0f} s after the fault: {tail}"
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
     assert outcome.parquet_files == []
+
+
+RESUMED = PRIVATE_CB[:-2] + ["horizon=1200", "seed=1", "checkpoint_every=100", "run_id=resumed"]
+"""A private CB run with checkpoints, short enough to finish after a restart."""
+
+# (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
+RESUME_CASES = [
+    ("private_cb-ray-party-kill-resumed", RESUMED + ["runtime=ray"], r"ray::PartyActor\.run",
+     6, True),
+    ("private_cb-federated-party-kill-resumed", RESUMED + ["runtime=federated"],
+     r"-m jobs\.party party=party-1", 8, False),
+]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The arms and rewards of the resumed runs' settings, uninterrupted (runtime=local: the
+    same seed gives the same decisions in every runtime)."""
+    keys = dict(item.split("=", 1) for item in RESUMED if not item.startswith(("run_id", "check")))
+    keys = {k: (int(v) if v.isdigit() else v) for k, v in keys.items()}
+    out = private_cb(RunConfig.from_columns({**keys, "progress": False}))
+    return [(row["arm"], row["reward"]) for row in out.rows]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, overrides, target, cpu_s, always", RESUME_CASES,
+                         ids=[case[0] for case in RESUME_CASES])
+def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, case, overrides,
+                                                       target, cpu_s, always):
+    """With checkpoints, a killed party's run starts again from the last checkpoint every party
+    holds (``restarts``), ends with the uninterrupted run's arms and rewards, says which steps
+    it replayed, and leaves no process and no checkpoint behind."""
+    if not (always or ALL):
+        pytest.skip("on demand: PPML_FAULTS=all")
+    run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
+    pid = run.wait_for(target)
+    run.wait_until_busy(pid, cpu_s)
+    run.inject(pid, signal.SIGKILL)
+    outcome = run.finish(600)
+    tail = outcome.output[-3000:]
+    if REPORT:
+        with open(REPORT, "a") as out:
+            out.write(json.dumps({"case": case, "hung": outcome.hung,
+                                  "returncode": outcome.returncode,
+                                  "seconds": round(outcome.seconds_after_fault, 1),
+                                  "leaked": len(outcome.leaked),
+                                  "parquet": len(outcome.parquet_files)}) + "\n")
+    assert outcome.returncode == 0, tail
+    assert "restarting from its last checkpoints" in tail
+    assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
+    (path,) = outcome.parquet_files
+    rows = pq.read_table(path).sort_by("step").to_pylist()
+    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    assert any(row["replayed"] for row in rows)
+    assert not (tmp_path / "results" / "checkpoints" / "resumed").exists()
+
+
+@pytest.mark.slow
+def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
+    """runtime=local: the run's one process killed mid-run; ``resume=<run_id>`` goes on from its
+    last checkpoint to the uninterrupted run's arms and rewards."""
+    results = tmp_path / "results"
+    run = FaultyRun([*RESUMED, "runtime=local"], results)
+    run.wait_until_busy(run.process.pid, 8)
+    run.inject(run.process.pid, signal.SIGKILL)
+    assert run.finish(60).returncode == -signal.SIGKILL
+    again = subprocess.run([sys.executable, "-m", "jobs.run", *RESUMED, "runtime=local",
+                            "resume=resumed", f"results_dir={results}", "progress=false"],
+                           cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    rows = pq.read_table(results / "resumed.parquet").sort_by("step").to_pylist()
+    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    assert any(row["replayed"] for row in rows)

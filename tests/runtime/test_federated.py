@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import ray
 
+from ppml.runtime.deadlines import LOST_EXIT
 from ppml.runtime.federated import Node, Peers, launch, loopback
 from ppml.runtime.links import LinkError
 from ppml.runtime.roles import RoleError
@@ -242,8 +243,8 @@ def test_a_party_killed_mid_run_fails_its_peers_naming_it(tmp_path):
             time.sleep(0.2)
         processes["party-1"].kill()
         killed = time.monotonic()
-        for name in ("party-0", "puller", "rewarder"):       # the failure spreads
-            assert processes[name].wait(timeout=30) == 1
+        for name in ("party-0", "puller", "rewarder"):       # the failure spreads, as a
+            assert processes[name].wait(timeout=30) == LOST_EXIT   # lost peer (resumable)
             assert f"party {name} failed" in (tmp_path / f"{name}.log").read_text()
         log = (tmp_path / "party-0.log").read_text()        # its peer names it, and the step
         named = ("the link to party 1 closed" in log         # found waiting for party 1, or
@@ -251,7 +252,7 @@ def test_a_party_killed_mid_run_fails_its_peers_naming_it(tmp_path):
         assert named and "at step" in log, log[-500:]
         assert time.monotonic() - killed < 25
         for name in ("dealer", "world"):                      # their clients closed or died
-            assert processes[name].wait(timeout=30) in (0, 1)
+            assert processes[name].wait(timeout=30) in (0, LOST_EXIT)
     finally:
         for p in processes.values():
             if p.poll() is None:

@@ -38,6 +38,7 @@ import ppml.mpc as mpc
 from ppml.mpc.ranges import limit
 from ppml.mpc.together import together
 from ppml.protocols.private_cb.config import PrivateCBConfig
+from ppml.runtime.checkpoints import CheckpointPlan, RankCheckpoints
 
 
 class PrivateLinearBandit:
@@ -122,6 +123,27 @@ class PrivateLinearBandit:
         if c.refresh_every and self.steps % c.refresh_every == 0:
             self.refresh()
 
+    def state(self, at: int, saved: list) -> dict:
+        """What the feature party at position ``at`` of the held axis checkpoints: its shares
+        of W^-1, b (and W with the refresh), and of the audit's snapshots ``saved``."""
+        return {"w_inv": self.w_inv.data[at], "b": self.b.data[at],
+                "w": None if self.w is None else self.w.data[at],
+                "audit": [(step, w[at], b[at], frac) for step, w, b, frac in saved]}
+
+    def resume(self, step: int, states: list) -> list:
+        """Take the shares of the held feature parties' checkpoints of ``step`` (``states`` in
+        held-rank order: the compute parties first); returns the audit's snapshots."""
+        mine = states[:len(self.ctx.held)]
+        stacked = {name: np.stack([state[name] for state in mine]) for name in ("w_inv", "b")}
+        self.w_inv = type(self.w_inv)(self.ctx, stacked["w_inv"], self.state_bits)
+        self.b = type(self.b)(self.ctx, stacked["b"], self.state_bits)
+        if self.w is not None:
+            self.w = type(self.w)(self.ctx, np.stack([state["w"] for state in mine]),
+                                  self.w.frac_bits)
+        self.steps = step
+        return [(audit[0][0], np.stack([a[1] for a in audit]), np.stack([a[2] for a in audit]),
+                 audit[0][3]) for audit in zip(*(state["audit"] for state in mine))]
+
     def refresh(self) -> None:
         """Two Newton-Schulz iterations X <- X (2I - W X): the drift of eq. 1 squared away."""
         eye = np.tile(np.eye(self.config.dims), (self.config.arms, 1, 1))
@@ -131,7 +153,7 @@ class PrivateLinearBandit:
 
 
 def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_steps=(),
-            world=None, **features):
+            world=None, checkpoints: CheckpointPlan | None = None, **features):
     """Algorithm 1 for T steps, SPMD for every role.
 
     ``features_<p>`` is feature party p's [T, D_p] block of the contexts; ``world`` (given to p'
@@ -142,21 +164,31 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     an audit that holds every party's checkpoint, such as the membership-inference experiment;
     no party sees another's).
 
+    ``checkpoints`` (a `CheckpointPlan`): every ``every`` steps each rank saves what it holds
+    (a feature party its shares, p' its arms, p'' its rewards, each with the engine's state) to
+    its own store; a resumed plan goes on from the last step all hold, and every rank returns
+    ``replays`` (`RankCheckpoints.replays`: which steps ran twice).
+
     A process that holds only p' or p'' (Ray and federated) follows only the rounds it takes
     part in (:func:`client_steps`), not the feature parties' arithmetic.  So every input the
     feature parties share here gives its shape: a shape sent by broadcast would go to p' and
     p'' too, who do not take it (their next round would then fail, out of step).
     """
     start = time.perf_counter()
+    saving = checkpoints and RankCheckpoints(checkpoints, ctx)
+    first, states = saving.start() if saving else (0, [{} for _ in ctx.comm.held_ranks])
+    held = dict(zip(ctx.comm.held_ranks, states))
+    arms = held.get(config.puller, {}).get("arms", [])
+    rewards = held.get(config.rewarder, {}).get("rewards", [])
     if not ctx.comm.held:
-        arms, rewards = client_steps(ctx, config, world)
-        return _outputs(ctx, config, start, arms, rewards, [])
+        client_steps(ctx, config, world, range(first, config.horizon), arms, rewards, saving)
+        return _outputs(ctx, config, start, arms, rewards, [], saving)
     bandit = PrivateLinearBandit(ctx, config)
+    saved = bandit.resume(first, states) if first else []
     mine = {p: features[f"features_{p}"] for p in range(config.parties)
             if f"features_{p}" in features}
-    arms, rewards, saved = [], [], []
-    for t in tqdm(range(config.horizon), disable=not (progress and ctx.holds(0)),
-                  desc="private_cb", unit="step"):
+    for t in tqdm(range(first, config.horizon), disable=not (progress and ctx.holds(0)),
+                  desc="private_cb", unit="step", initial=first, total=config.horizon):
         with _naming_the_step(t, config.horizon):
             x = bandit.share_context({p: block[t] for p, block in mine.items()})
             private, u, quad = bandit.private_scores(x)
@@ -170,21 +202,35 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
             if t + 1 in checkpoint_steps:
                 saved.append((t + 1, bandit.w_inv.data.copy(), bandit.b.data.copy(),
                               bandit.state_bits))
-    return _outputs(ctx, config, start, arms, rewards, saved)
+            if saving:
+                _checkpoint(ctx, config, saving, t + 1, bandit, saved, arms, rewards)
+    return _outputs(ctx, config, start, arms, rewards, saved, saving)
 
 
-def client_steps(ctx, config: PrivateCBConfig, world) -> tuple:
+def client_steps(ctx, config: PrivateCBConfig, world, steps: range, arms: list, rewards: list,
+                 saving: RankCheckpoints | None) -> None:
     """The part of Algorithm 1 that p' and p'' take, alone, in a process that holds no shares:
     per step, p' takes the one round that opens the arm to it (lines 15-16), and each shares its
-    input (lines 18-19).  Returns (arms pulled, rewards received), each empty where not held."""
-    arms, rewards = [], []
-    for t in range(config.horizon):
+    input (lines 18-19).  Appends to the arms pulled and the rewards received, where held."""
+    for t in steps:
         with _naming_the_step(t, config.horizon):
             pulled = (mpc.receive_argmax(ctx, (config.arms,), config.puller,
                                          config.argmax_method)
                       if ctx.holds(config.puller) else None)
             _pull_and_pay(ctx, config, world, t, pulled, arms, rewards)
-    return arms, rewards
+            if saving:
+                _checkpoint(ctx, config, saving, t + 1, None, [], arms, rewards)
+
+
+def _checkpoint(ctx, config: PrivateCBConfig, saving: RankCheckpoints, step: int, bandit,
+                saved: list, arms: list, rewards: list) -> None:
+    """After ``step`` steps: note the progress and, when due, save what each held rank holds:
+    a feature party its shares (`PrivateLinearBandit.state`), p' the arms, p'' the rewards."""
+    if saving.plan.due(step):
+        own = {config.puller: {"arms": arms}, config.rewarder: {"rewards": rewards}}
+        saving.save(step, [own[rank] if rank in own else bandit.state(ctx.held.index(rank), saved)
+                           for rank in ctx.comm.held_ranks])
+    saving.reached(step)
 
 
 def _pull_and_pay(ctx, config: PrivateCBConfig, world, t: int, pulled, arms: list,
@@ -216,13 +262,14 @@ def _naming_the_step(t: int, horizon: int):
 
 
 def _outputs(ctx, config: PrivateCBConfig, start: float, arms: list, rewards: list,
-             saved: list):
+             saved: list, saving: RankCheckpoints | None):
     """What each held rank returns (see :func:`program`)."""
     stats = ctx.stats()
     seconds = time.perf_counter() - start
     per_rank = []
     for k, rank in enumerate(ctx.comm.held_ranks):
-        out = {"stats": stats[k] if isinstance(stats, list) else stats, "program_s": seconds}
+        out = {"stats": stats[k] if isinstance(stats, list) else stats, "program_s": seconds,
+               "replays": saving.replays if saving else []}
         if rank in ctx.held:
             at = ctx.held.index(rank)
             out["checkpoints"] = [(step, w[at], b[at], frac) for step, w, b, frac in saved]
