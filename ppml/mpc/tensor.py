@@ -100,12 +100,21 @@ class ArithmeticShared:
         try:
             return self._like(self.data[(slice(None),) + index])
         except IndexError:            # numpy's own error, with the logical axes
-            np.broadcast_to(np.empty((), dtype=bool), self.shape)[index]
+            self._logical()[index]
             raise
+
+    def _logical(self) -> np.ndarray:
+        """An array of the logical shape that holds nothing (zero strides): what numpy does to
+        it gives its own errors about the logical axes, not the held-party axis too."""
+        return np.broadcast_to(np.empty((), dtype=bool), self.shape)
 
     def reshape(self, *shape) -> "ArithmeticShared":
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return self._like(self.data.reshape(self.data.shape[:1] + tuple(shape)))
+        try:
+            return self._like(self.data.reshape(self.data.shape[:1] + tuple(shape)))
+        except (TypeError, ValueError):
+            self._logical().reshape(shape)
+            raise
 
     def transpose(self, *axes) -> "ArithmeticShared":
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
@@ -120,9 +129,16 @@ class ArithmeticShared:
 
     def broadcast_to(self, shape) -> "ArithmeticShared":
         """The value repeated to ``shape`` by numpy's broadcasting rules (local)."""
-        if tuple(shape) == self.shape:
+        shape = check_shape("shape", shape)
+        if shape == self.shape:
             return self
-        data = np.broadcast_to(pad(self.data, len(shape)), self.data.shape[:1] + tuple(shape))
+        try:
+            fits = np.broadcast_shapes(self.shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"cannot broadcast a tensor of shape {self.shape} to shape {shape}")
+        data = np.broadcast_to(pad(self.data, len(shape)), self.data.shape[:1] + shape)
         return self._like(np.ascontiguousarray(data))
 
     def sum(self, axis=None) -> "ArithmeticShared":

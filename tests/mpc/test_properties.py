@@ -443,7 +443,8 @@ def test_bad_function_arguments_are_refused(data):
 def test_shape_operations_follow_numpy(data):
     """sum, transpose, reshape, indexing, broadcast_to, concatenate and stack give numpy's
     answer on the revealed values, and an axis out of range is refused naming it (it used to
-    wrap around silently)."""
+    wrap around silently); bad shapes get numpy's errors about the logical shapes (they spoke
+    of the held-party axis too)."""
     ctx = mpc.local_context(2, seed=data.draw(st.integers(0, 99)))
     values = data.draw(arrays(shapes(0, 3, 1), 2.0**10, ("int16",)))
     x = ctx.share(values, owner=0, frac_bits=0)
@@ -467,6 +468,11 @@ def test_shape_operations_follow_numpy(data):
     assert np.array_equal(x.T.reveal(), values.T)
     assert_refused(lambda: x.transpose(*(list(order[:-1]) + [ndim + 1])), "axes")
     assert np.array_equal(x.reshape(-1).reveal(), values.reshape(-1))
+    bad_shape = (values.size + 1,)                          # numpy's error, on logical sizes
+    assert_refused(lambda: x.reshape(bad_shape), f"size {values.size}", f"{bad_shape}")
+    if ndim and values.shape[-1] > 1:                       # a last axis that cannot grow
+        wider = values.shape[:-1] + (values.shape[-1] + 1,)
+        assert_refused(lambda: x.broadcast_to(wider), "broadcast", f"{wider}")
     index = data.draw(hnp.basic_indices(values.shape, allow_newaxis=True))
     assert np.array_equal(x[index].reveal(), values[index])
     target = data.draw(hnp.broadcastable_shapes(values.shape, max_dims=3).map(
