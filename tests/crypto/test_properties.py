@@ -11,8 +11,8 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ppml.crypto import aead, agreement, fixed, hpke, rng
-from tests.strategies import (INT_DTYPES, NOT_NUMBERS, NUMBER_DTYPES, arrays, assert_refused,
-                              complex_values, fast, given_as, non_finite, shapes, too_large)
+from tests.strategies import (INT_DTYPES, NOT_NUMBERS, arrays, assert_refused, complex_values,
+                              fast, given_as, non_finite, shapes, too_large)
 
 KEY = bytes(range(32))
 NOT_BYTES = st.sampled_from(["abc", 5, None, [1, 2], bytearray(3), 1.5])
