@@ -6,6 +6,7 @@ above them can use it.
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 import numpy as np
@@ -52,11 +53,62 @@ def check_one_of(name: str, value, allowed) -> None:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
+def _is_finite_number(value) -> bool:
+    """Whether ``value`` is a real number (not a bool) that float64 holds finitely."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:            # an integer beyond float64's range
+        return False
+
+
 def check_positive(name: str, value) -> float:
     """``value`` as a float after checking it is a finite number > 0; ValueError naming
     ``name``."""
-    is_number = isinstance(value, (int, float, np.integer, np.floating)) \
-        and not isinstance(value, bool)
-    if not (is_number and np.isfinite(value) and value > 0):
+    if not (_is_finite_number(value) and value > 0):
         raise ValueError(f"{name} must be a positive number, got {value!r}")
     return float(value)
+
+
+def check_real(name: str, value, low: float = -math.inf, high: float = math.inf, why: str = "",
+               *, low_open: bool = False, high_open: bool = False) -> float:
+    """``value`` as a float after checking it is a finite number (not a bool) between ``low``
+    and ``high``, each bound included unless ``low_open`` / ``high_open``; one ValueError naming
+    ``name`` and the interval: "``name`` must be in (0, 1] (``why``), got ..." or, with one
+    bound, "``name`` must be > 0 ..."."""
+    if _is_finite_number(value) and (value > low if low_open else value >= low) \
+            and (value < high if high_open else value <= high):
+        return float(value)
+    if low == -math.inf or high == math.inf:
+        bound = (f"{'>' if low_open else '>='} {low:g}" if high == math.inf
+                 else f"{'<' if high_open else '<='} {high:g}")
+    else:
+        bound = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    reason = f" ({why})" if why else ""
+    raise ValueError(f"{name} must be {bound}{reason} (a finite number), got {value!r}")
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` after checking it is a bool (not a truthy string or number); ValueError naming
+    ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return bool(value)
+
+
+def check_text(name: str, value) -> str:
+    """``value`` after checking it is a non-empty str; ValueError naming ``name``."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+    return value
+
+
+def check_shape(name: str, shape) -> tuple:
+    """``shape`` (an integer or a sequence of integers >= 0) as a tuple of Python ints; a
+    ValueError naming ``name`` otherwise."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not isinstance(dims, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in dims):
+        raise ValueError(f"{name} must be a tuple of integers >= 0, got {shape!r}")
+    return tuple(int(d) for d in dims)

@@ -1,9 +1,10 @@
-"""check_int and check_equal: ints back, and every error names the parameter and its bound."""
+"""The argument checks: values come back, and every error names the parameter and its bound."""
 
 import numpy as np
 import pytest
 
-from ppml.checks import check_equal, check_int
+from ppml.checks import (check_bool, check_equal, check_int, check_positive, check_real,
+                         check_shape, check_text)
 
 
 def test_integers_come_back_as_python_ints():
@@ -38,3 +39,32 @@ def test_what_states_the_whole_requirement(value, high, match):
 def test_check_equal():
     with pytest.raises(ValueError, match=r"arms must be 10 \(the digits\), got 9"):
         check_equal("arms", 9, 10, "the digits")
+
+
+@pytest.mark.parametrize("value, kwargs, message", [
+    (1.5, dict(low=0, high=1), r"eps must be in \[0, 1\] \(a finite number\), got 1.5"),
+    (0, dict(low=0, low_open=True), r"eps must be > 0 \(a finite number\), got 0"),
+    (1.0, dict(high=1, high_open=True), r"eps must be < 1 \(a finite number\), got 1.0"),
+    (float("nan"), dict(low=0, high=1, low_open=True), r"eps must be in \(0, 1\]"),
+    (float("inf"), dict(low=0), r"eps must be >= 0"),
+    (True, dict(low=0, high=1), "got True"),
+    ("0.5", dict(low=0, high=1), "got '0.5'"),
+    (2**2000, dict(low=0), "eps must be >= 0"),
+])
+def test_check_real_states_the_interval(value, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        check_real("eps", value, **kwargs)
+
+
+def test_check_real_bool_text_and_shape_return_the_value():
+    assert check_real("eps", 1, 0, 1) == 1.0 and type(check_real("eps", np.float32(0.5))) is float
+    assert check_bool("flag", np.bool_(True)) is True
+    assert check_text("name", "digits") == "digits"
+    assert check_shape("shape", 3) == (3,) and check_shape("shape", [np.int64(2), 0]) == (2, 0)
+    assert check_positive("timeout", 2**70) == 2.0**70
+    for call, message in [(lambda: check_bool("flag", "false"), "flag must be true or false"),
+                          (lambda: check_text("name", ""), "name must be a non-empty string"),
+                          (lambda: check_shape("shape", (2, -1)), "shape must be a tuple"),
+                          (lambda: check_positive("timeout", 2**2000), "timeout must be")]:
+        with pytest.raises(ValueError, match=message):
+            call()

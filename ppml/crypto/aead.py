@@ -26,6 +26,7 @@ import struct
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from ppml.checks import check_int
 from ppml.crypto.rng import KEY_BYTES, Stream, fresh_key
 
 NONCE_BYTES = 12
@@ -34,6 +35,8 @@ MAX_MESSAGES = 2**32
 """Random 96-bit nonces: at most 2^32 encryptions under one key (NIST SP 800-38D, 8.3)."""
 NONCE_BLOCK = 1024
 """Nonces read from the stream at once."""
+MAX_FIELD_BYTES = 2**16 - 1
+"""The associated data prefixes the run id with its length in 2 bytes."""
 _STEP = struct.Struct(">QI")
 _NONCE_SLICES = [slice(at, at + NONCE_BYTES) for at in range(0, NONCE_BYTES * NONCE_BLOCK,
                                                             NONCE_BYTES)]
@@ -57,8 +60,9 @@ def _nonce_source(stream: Stream):
 
 
 def _aead(key: bytes) -> AESGCM:
-    if len(key) != KEY_BYTES:
-        raise ValueError(f"AES-GCM key must be {KEY_BYTES} bytes (AES-256), got {len(key)}")
+    if not isinstance(key, bytes) or len(key) != KEY_BYTES:
+        raise ValueError(f"AES-GCM key must be {KEY_BYTES} bytes (AES-256), got "
+                         f"{len(key) if isinstance(key, bytes) else type(key).__name__}")
     return AESGCM(key)
 
 
@@ -73,8 +77,10 @@ class Channel:
     """
 
     def __init__(self, key: bytes, run_id: bytes, width: int, nonces: Stream | None = None):
-        if width < 1:
-            raise ValueError(f"width must be >= 1 byte, got {width}")
+        width = check_int("width", width, 1, what="a number of bytes")
+        if not isinstance(run_id, (bytes, bytearray)) or len(run_id) > MAX_FIELD_BYTES:
+            raise ValueError(f"run_id must be bytes, at most {MAX_FIELD_BYTES} of them, got "
+                             f"{run_id!r:.40}")
         aead = _aead(key)
         self._encrypt, self._decrypt = aead.encrypt, aead.decrypt
         self.run_id = bytes(run_id)
@@ -87,13 +93,20 @@ class Channel:
         self.decryptions = 0
 
     def _associated_data(self, t: int, l: int, kind: str) -> bytes:
-        """"samba", run id and kind (each length-prefixed), then t (8 bytes) and l (4 bytes)."""
-        prefix = self._prefixes.get(kind)
+        """"samba", run id and kind (each length-prefixed), then t (8 bytes) and l (4 bytes);
+        a ValueError naming kind, t or l when they do not fit their fields."""
+        prefix = self._prefixes.get(kind) if type(kind) is str else None
         if prefix is None:
+            if not isinstance(kind, str) or len(kind.encode()) > 255:
+                raise ValueError(f"kind must be a text of at most 255 bytes, got {kind!r:.40}")
             name = kind.encode()
             prefix = self._prefixes[kind] = (b"samba" + len(self.run_id).to_bytes(2, "big") +
                                              self.run_id + bytes([len(name)]) + name)
-        return prefix + _STEP.pack(t, l)
+        try:
+            return prefix + _STEP.pack(t, l)
+        except struct.error:
+            raise ValueError(f"t must be an integer in [0, 2^64) and l in [0, 2^32), got "
+                             f"t={t!r}, l={l!r}") from None
 
     def seal(self, plaintext: bytes, t: int, l: int, kind: str) -> bytes:
         """nonce || AES-GCM(plaintext) with associated data (run, t, l, kind)."""
@@ -102,6 +115,9 @@ class Channel:
     def seal_many(self, plaintexts, t: int, l: int, kind: str) -> list[bytes]:
         """`seal` of each plaintext, all for one (t, l, kind), each under its own nonce (zipped
         plaintexts first, so no nonce is drawn past the last plaintext)."""
+        if set(map(type, plaintexts)) - {bytes}:
+            raise TypeError(f"{kind} plaintext must be bytes, got "
+                            f"{next(type(p).__name__ for p in plaintexts if type(p) is not bytes)}")
         if set(map(len, plaintexts)) - {self.width}:
             wrong = next(len(p) for p in plaintexts if len(p) != self.width)
             raise ValueError(f"{kind} plaintext must be exactly {self.width} bytes (fixed "

@@ -26,6 +26,11 @@ _NONCE = bytes(12)
 receiver), so a fixed nonce never repeats under a key."""
 
 
+def _check_bytes(name: str, value) -> None:
+    if not isinstance(value, bytes):
+        raise TypeError(f"{name} must be bytes, got {type(value).__name__}")
+
+
 class KeyAgreement:
     """A role's X25519 key pair: its public half travels, the private half never leaves it."""
 
@@ -43,6 +48,7 @@ class KeyAgreement:
         then HKDF-SHA256): both ends derive it, nobody else can."""
         if not isinstance(peer_public, bytes) or len(peer_public) != PUBLIC_BYTES:
             raise ValueError(f"peer_public must be {PUBLIC_BYTES} bytes, got {peer_public!r:.40}")
+        _check_bytes("context", context)
         shared = self._private.exchange(X25519PublicKey.from_public_bytes(peer_public))
         return HKDF(hashes.SHA256(), KEY_BYTES, salt=None, info=context).derive(shared)
 
@@ -51,11 +57,13 @@ class KeyAgreement:
 
     def seal(self, peer_public: bytes, secret: bytes, context: bytes) -> bytes:
         """``secret`` sealed to the holder of ``peer_public`` under ``context``."""
+        _check_bytes("secret", secret)
         return self._box_key(peer_public, context).encrypt(_NONCE, secret, context)
 
     def open(self, peer_public: bytes, box: bytes, context: bytes) -> bytes:
         """The secret in ``box`` from the holder of ``peer_public``; `MessageRejected` if the
         box was altered, or sealed by another key or for another context."""
+        _check_bytes("box", box)
         try:
             return self._box_key(peer_public, context).decrypt(_NONCE, box, context)
         except InvalidTag:

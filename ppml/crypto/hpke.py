@@ -35,6 +35,9 @@ def public_key(raw: bytes) -> X25519PublicKey:
 
 def seal(recipient: X25519PublicKey, plaintext: bytes, info: bytes) -> bytes:
     """``plaintext`` sealed to ``recipient`` (a `public_key`) under the context ``info``."""
+    if not isinstance(recipient, X25519PublicKey):
+        raise TypeError(f"recipient must be an X25519 public key (hpke.public_key(raw)), got "
+                        f"{type(recipient).__name__}")
     return SUITE.encrypt(plaintext, recipient, info=info)
 
 
@@ -49,6 +52,8 @@ class HpkeKey:
     def open(self, sealed: bytes, info: bytes, what: str = "a message") -> bytes:
         """The plaintext of ``sealed`` under ``info``; `MessageRejected` naming ``what`` if it
         was altered, sealed to another key or under another context."""
+        if not isinstance(sealed, bytes):
+            raise TypeError(f"sealed must be bytes, got {type(sealed).__name__}")
         try:
             return SUITE.decrypt(sealed, self._private, info=info)
         except (InvalidTag, ValueError) as exc:

@@ -18,14 +18,18 @@ import os
 import numpy as np
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from ppml.checks import check_int
+from ppml.checks import check_int, check_shape
 
 KEY_BYTES = 32
 _log = logging.getLogger(__name__)
 
 
 def derive_key(key: bytes, *label) -> bytes:
-    """Derive an independent 32-byte sub-key from ``key`` and a label (keyed BLAKE2b)."""
+    """Derive an independent 32-byte sub-key from ``key`` (bytes, at most 64: BLAKE2b's key) and
+    a label (keyed BLAKE2b)."""
+    if not isinstance(key, bytes) or len(key) > 64:
+        raise ValueError(f"key must be at most 64 bytes, got "
+                         f"{len(key) if isinstance(key, bytes) else type(key).__name__}")
     text = "/".join(str(part) for part in label).encode()
     return hashlib.blake2b(text, key=key, digest_size=KEY_BYTES).digest()
 
@@ -57,8 +61,9 @@ class Stream:
     """
 
     def __init__(self, key: bytes, position: int = 0):
-        if len(key) != KEY_BYTES:
-            raise ValueError(f"stream key must be {KEY_BYTES} bytes, got {len(key)}")
+        if not isinstance(key, bytes) or len(key) != KEY_BYTES:
+            raise ValueError(f"stream key must be {KEY_BYTES} bytes, got "
+                             f"{len(key) if isinstance(key, bytes) else type(key).__name__}")
         self.key = key
         self.position = check_int("position", position, 0, what="a byte count")
         block, skip = divmod(self.position, 16)
@@ -72,20 +77,25 @@ class Stream:
         return Stream(derive_key(self.key, *label))
 
     def bytes(self, n: int) -> bytes:
+        """The next ``n`` >= 0 bytes of the keystream."""
+        if type(n) is not int or n < 0:  # the common case costs one type test
+            n = check_int("n", n, 0, what="a number of bytes")
         self.position += n
         return self._encryptor.update(bytes(n))
 
     def uint64(self, shape=()) -> np.ndarray:
-        """Uniform elements of Z/2^64."""
-        count = math.prod(shape) if isinstance(shape, (tuple, list)) else int(shape)
-        return np.frombuffer(self.bytes(8 * count), dtype=np.uint64).reshape(shape).copy()
+        """Uniform elements of Z/2^64 in an array of ``shape`` (an integer or a tuple)."""
+        shape = check_shape("shape", shape)
+        words = np.frombuffer(self.bytes(8 * math.prod(shape)), dtype=np.uint64)
+        return words.reshape(shape).copy()
 
     def bits(self, shape=()) -> np.ndarray:
         """Uniform bits in {0, 1} as uint64."""
         return self.uint64(shape) >> np.uint64(63)
 
     def below(self, bound_bits: int, shape=()) -> np.ndarray:
-        """Uniform integers in [0, 2^bound_bits) as uint64."""
+        """Uniform integers in [0, 2^bound_bits) as uint64, ``bound_bits`` in [0, 64]."""
+        bound_bits = check_int("bound_bits", bound_bits, 0, 64, what="an integer")
         return self.uint64(shape) >> np.uint64(64 - bound_bits) if bound_bits else \
             np.zeros(shape, dtype=np.uint64)
 
@@ -99,7 +109,7 @@ class Stream:
         Sorting n independent uniform 64-bit keys gives a uniform permutation up to key
         collisions, whose probability is below n^2 / 2^65.
         """
-        keys = self.uint64(tuple(batch) + (n,))
+        keys = self.uint64(check_shape("batch", batch) + (check_int("n", n, 0),))
         return np.argsort(keys, axis=-1, kind="stable").astype(np.int64)
 
 
@@ -122,6 +132,8 @@ class UniformIntegers:
         """A uniform integer in [0, n), n >= 1: the next ceil(bits / 64) words masked to the
         bits of n - 1, tried again when not below n (each try succeeds with probability above
         1/2); n = 1 takes no randomness."""
+        if type(n) is not int:           # the common case costs one type test
+            n = check_int("n", n, 1)
         if n <= 1:
             if n < 1:
                 raise ValueError(f"below needs n >= 1, got {n}")

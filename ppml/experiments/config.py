@@ -26,7 +26,7 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from ppml.checks import check_int, check_one_of, check_positive
+from ppml.checks import check_bool, check_int, check_one_of, check_positive, check_text
 from ppml.crypto.fixed import check_precision_bits
 from ppml.crypto.paillier.keys import check_key_bits
 from ppml.data.checksums import DATA_DIR_ENV
@@ -172,11 +172,14 @@ class RunConfig:
             check_int("seed", self.seed, 0)
         check_one_of("runtime", self.runtime, RUN_RUNTIMES)
         check_positive("party_timeout_s", self.party_timeout_s)
+        for name in ("progress", "insecure_key_bits_ok", "placement", "record_views"):
+            check_bool(name, getattr(self, name))
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
         check_precision_bits(self.precision_bits)
-        for name in ("experiment", "dataset", "results_dir"):
-            if not getattr(self, name):
-                raise ValueError(f"{name} must be a non-empty string")
+        for name in ("experiment", "dataset", "results_dir", "ray_address", "data_dir",
+                     "checkpoint_dir"):
+            if name in ("experiment", "dataset", "results_dir") or getattr(self, name) is not None:
+                check_text(name, getattr(self, name))
         for name, schema in GROUPS.items():
             if not isinstance(getattr(self, name), schema):
                 raise TypeError(f"{name} must be a {schema.__name__}, got "

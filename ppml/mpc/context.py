@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppml.checks import check_int
-from ppml.crypto.fixed import check_precision_bits, decode, encode_words, to_signed
+from ppml.checks import check_int, check_shape
+from ppml.crypto.fixed import (MAX_PRODUCT_SCALE, check_precision_bits, decode, encode_words,
+                               to_signed)
 from ppml.mpc.ranges import encode_input
-from ppml.mpc.ring import ARITHMETIC, BINARY, Ring
+from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, pad
 from ppml.mpc.tensor import ArithmeticShared, BinaryShared
 
 TRUNCATION_MODES = ("bounded", "exact", "probabilistic")
@@ -103,12 +104,19 @@ class Context:
         frac_bits=0 |v| < 2^31), or in the ring's with ``wide=True`` (`ppml.mpc.ranges`).  The
         tensor keeps the value it holds (``public``), so that functions check their domain on it.
         """
-        frac = self.precision_bits if frac_bits is None else frac_bits
+        frac = self._scale(frac_bits)
         encoded = encode_input(value, frac, "constant", wide)
         zeros = np.zeros((len(self.held),) + encoded.shape, dtype=np.uint64)
         held = decode(encoded, frac) if frac else to_signed(encoded).copy()
         return ArithmeticShared(self, self.add_public(zeros, encoded, inplace=True), frac,
                                 public=held)
+
+    def _scale(self, frac_bits) -> int:
+        """An input's scale: the context precision L by default, else ``frac_bits`` in
+        [0, `MAX_PRODUCT_SCALE`] (0 for integers, 2L for a state kept at 2L)."""
+        if frac_bits is None:
+            return self.precision_bits
+        return check_int("frac_bits", frac_bits, 0, MAX_PRODUCT_SCALE, what="an integer")
 
     # -- sharing -----------------------------------------------------------------------------
     def share(self, value, owner: int, shape=None, frac_bits: int | None = None,
@@ -124,7 +132,7 @@ class Context:
         round).  Shares are derived from pairwise-shared keys, so no share travels over the
         network.
         """
-        frac = self.precision_bits if frac_bits is None else frac_bits
+        frac = self._scale(frac_bits)
         encoded = None
         if self.holds(self.comm.check_party(owner, "owner")):
             if value is None:
@@ -145,8 +153,8 @@ class Context:
     def _share_encoded(self, encoded, owner: int, shape, ring: Ring) -> np.ndarray:
         if shape is None:
             shape = self.comm.broadcast(None if encoded is None else encoded.shape, owner, "shape")
-        if type(shape) is not tuple or not all(type(s) is int for s in shape):
-            shape = tuple(int(s) for s in shape)
+        if type(shape) is not tuple or not all(type(s) is int and s >= 0 for s in shape):
+            shape = check_shape("shape", shape)
         if encoded is not None and encoded.shape != shape:
             raise ValueError(f"input of party {owner} has shape {encoded.shape}, expected {shape}")
         return self.share_pieces(encoded, owner, shape, ring)
@@ -199,7 +207,7 @@ class Context:
             out = data if inplace else data.copy()
         else:
             out_shape = np.broadcast_shapes(data.shape[1:], public.shape)
-            out = np.broadcast_to(data, data.shape[:1] + out_shape).copy()
+            out = np.broadcast_to(pad(data, len(out_shape)), data.shape[:1] + out_shape).copy()
         at = self._party_0_at
         if at is not None:
             mine = out[at:at + 1]

@@ -59,11 +59,29 @@ def check_domain(x, function: str, domain: tuple, bound: str) -> None:
 
 
 def positive_interval(domain: tuple) -> tuple:
-    """``domain`` = (a, b) as floats, or a ValueError unless 0 < a < b."""
-    a, b = float(domain[0]), float(domain[1])
-    if not 0 < a < b:
-        raise ValueError(f"reciprocal domain must satisfy 0 < a < b, got {domain}")
+    """``domain`` = (a, b) as floats, or a ValueError unless it is a pair of numbers with
+    0 < a < b < inf."""
+    try:
+        a, b = (float(end) for end in domain)
+    except (TypeError, ValueError):
+        a = b = math.nan
+    if not 0 < a < b < math.inf:
+        raise ValueError(f"reciprocal domain must be a pair (a, b) with 0 < a < b < inf, got "
+                         f"{domain!r}")
     return a, b
+
+
+def check_numerator(x, numerator) -> None:
+    """A TypeError naming ``numerator`` unless it is a shared tensor of x's class, a ValueError
+    unless its shape broadcasts with x's."""
+    if not isinstance(numerator, type(x)):
+        raise TypeError(f"numerator must be a shared tensor ({type(x).__name__}), got "
+                        f"{type(numerator).__name__}: multiply the quotient by a public value")
+    try:
+        np.broadcast_shapes(x.shape, numerator.shape)
+    except ValueError:
+        raise ValueError(f"numerator's shape {numerator.shape} does not broadcast with x's "
+                         f"{x.shape}") from None
 
 
 def linear_start(domain: tuple) -> tuple:
@@ -94,13 +112,15 @@ def reciprocal_domain(domain: tuple, precision_bits: int) -> tuple:
 def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator=None):
     """[1/x] for x in ``domain`` = [a, b]; [n/x] for a shared ``numerator`` n.
 
-    Precondition (docs/mpc.md, "Ranges"): every x lies in [a, b], 0 < a < b,
+    Precondition (docs/mpc.md, "Ranges"): every x lies in [a, b], 0 < a < b < inf,
     a >= 2^(2L-61) (`reciprocal_domain`); for n / x also |n| / a < 2^(62-2L).  The
     linear start's relative error E then squares every iteration down to the fixed-point floor
-    (2e-5 at L = 20 on [1, 10], docs/mpc.md, "Functions"); outside [a, b] the start may not
-    converge (|1 - x y_0| >= 1 for x <= 0) and the result is wrong without warning.  The paper's
+    (below 3.5e-5 at L = 20 on [1, 10], docs/mpc.md, "Functions"; n / x within |n| / x times
+    that plus one truncation per iterate); outside [a, b] the start may not converge
+    (|1 - x y_0| >= 1 for x <= 0) and the result is wrong without warning.  The paper's
     start assumes the same domain (its iterations are tabulated on [1, 10]).  A public constant
-    outside [a, b] raises a ValueError (`check_domain`).
+    outside [a, b] raises a ValueError (`check_domain`), and so do a domain that is no such
+    pair and a numerator that is no shared tensor broadcasting with x (a TypeError).
 
     With a numerator the iterates are n y_k: n y_0 is computed in the round of e_0 = 1 - x y_0,
     and n y_(k+1) = n y_k (1 + e_k) like y itself, so the quotient costs no round more than the
@@ -110,7 +130,7 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
     domain = reciprocal_domain(domain, x.ctx.precision_bits)
     check_domain(x, "reciprocal", domain, "domain")
     if numerator is not None:
-        np.broadcast_shapes(x.shape, numerator.shape)     # ValueError unless they broadcast
+        check_numerator(x, numerator)
     if start == "paper":
         x = x.at_precision()          # exp squares its argument: at 2L that leaves the ring
         y = 3.0 * exp(0.5 - x) + 0.003

@@ -23,6 +23,19 @@ def check_product_scales(fracs: list) -> None:
                              f"first (at_precision)")
 
 
+def check_pairs(pairs) -> None:
+    """A ValueError naming ``pairs`` unless it holds one or more (x, y) pairs, a TypeError
+    unless every operand is a shared tensor (``ctx``, ``data`` and ``frac_bits``)."""
+    if not isinstance(pairs, (list, tuple)) or not pairs or \
+            not all(isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in pairs):
+        raise ValueError(f"pairs must be a non-empty list of (x, y) pairs, got {pairs!r:.80}")
+    for pair in pairs:
+        for operand in pair:
+            if not all(hasattr(operand, name) for name in ("ctx", "data", "frac_bits")):
+                raise TypeError(f"pairs must hold shared tensors only (multiply by a public value "
+                                f"with *), got {type(operand).__name__}")
+
+
 def rescaled_together(like, datas: list, fracs: list) -> list:
     """Shared tensors of ``like``'s class and context from product shares at scales ``fracs``:
     those above the context precision are truncated back to it together (one round in the
@@ -49,6 +62,7 @@ def products(pairs: list, kind="mul", keep_scale: bool = False) -> list:
     ``keep_scale=True`` skips the truncation: each product comes back at its full scale
     frac_x + frac_y, for a caller that accumulates into a state kept at that scale and knows
     the values fit the ring there."""
+    check_pairs(pairs)
     like = pairs[0][0]
     ctx = like.ctx
     fracs = [x.frac_bits + y.frac_bits for x, y in pairs]

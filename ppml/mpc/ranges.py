@@ -16,7 +16,8 @@ state kept at 2L) must also fit the ring there: |v| < 2^(62-s).
 ``wide=True`` (`Context.share`, `Context.constant`, `ArithmeticShared.times`) takes the ring's
 range instead: reals |v| < 2^(62-L), integers in the signed 64-bit range.  The caller then keeps
 every product in range (docs/mpc.md, "Ranges: where each operation is exact").  In both ranges
-NaN, inf, complex values and unsigned integers at or above 2^63 are refused.
+NaN, inf, complex values, non-numbers (strings, None, dates) and unsigned integers at or above
+2^63 are refused.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ppml.crypto.fixed import (VALUE_BITS, encode_at_scale, largest_magnitude, real_array,
-                               signed_integers)
+from ppml.crypto.fixed import (VALUE_BITS, encode_at_scale, largest_magnitude, magnitude_text,
+                               real_array, signed_integers)
 
 PRODUCT_BITS = 31
 """Inputs' encodings stay within 2^31, so that a product of two stays within 2^62."""
@@ -52,12 +53,12 @@ class Limit:
         if self.bits is None:
             return
         bound = f"|v| must be < 2^{self.bits} = {2.0 ** self.bits:.6g}{self.at}"
-        if not np.isfinite(largest):
+        if not isinstance(largest, int) and not np.isfinite(largest):   # ints: any size
             raise ValueError(f"{name} contains NaN or inf; only finite values enter the engine: "
                              f"{bound}")
         if largest >= 2.0 ** self.bits:
             raise ValueError(f"{name} is outside the {self.where}: {bound}, got max |v| = "
-                             f"{float(largest):.6g}{self.note}")
+                             f"{magnitude_text(largest)}{self.note}")
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,14 +16,18 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 
-from ppml.crypto.fixed import decode, encode_words, real_array, signed_integers, to_signed
+from ppml.checks import check_int, check_real, check_shape
+from ppml.crypto.fixed import (RING_BITS, decode, encode_words, real_array, signed_integers,
+                               to_signed)
 from ppml.mpc import dealer, functions, ranges
 from ppml.mpc.products import check_product_scales, products, rescaled_together
 from ppml.mpc.protocols import argmax as argmax_protocol
 from ppml.mpc.protocols import compare, convert, multiply
 from ppml.mpc.protocols.truncate import truncate
-from ppml.mpc.ring import ARITHMETIC, BINARY, matmul, pad
+from ppml.mpc.ring import ARITHMETIC, BINARY, matmul, matmul_shape, pad
+from ppml.mpc.ring import multiply as elementwise
 
 
 def _is_integer(value) -> bool:
@@ -31,8 +35,26 @@ def _is_integer(value) -> bool:
         return True
     if isinstance(value, float):
         return False
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except ValueError:                # ragged: `real_array` refuses it, naming the operand
+        return False
     return np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_
+
+
+def _axes(axis, ndim: int, name: str = "axis") -> tuple:
+    """``axis`` (an int or a sequence of ints, negative from the end) as logical axes of a
+    tensor with ``ndim`` axes: numpy's AxisError (a ValueError) naming ``name`` when one is out
+    of range or repeated, a TypeError naming it for anything but integers."""
+    try:
+        return normalize_axis_tuple(axis, ndim, name)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer or a tuple of integers, got {axis!r}") from None
+
+
+def _bits(bits, name: str = "bits") -> int:
+    """A shift or truncation amount in [0, 63]: a ValueError naming ``name`` otherwise."""
+    return check_int(name, bits, 0, RING_BITS - 1, what="an integer")
 
 
 @functools.lru_cache(maxsize=256)
@@ -66,6 +88,8 @@ class ArithmeticShared:
         return self.data.ndim - 1
 
     def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d shared tensor")
         return self.shape[0]
 
     def _like(self, data, frac_bits=None) -> "ArithmeticShared":
@@ -73,16 +97,31 @@ class ArithmeticShared:
 
     def __getitem__(self, index) -> "ArithmeticShared":
         index = index if isinstance(index, tuple) else (index,)
-        return self._like(self.data[(slice(None),) + index])
+        try:
+            return self._like(self.data[(slice(None),) + index])
+        except IndexError:            # numpy's own error, with the logical axes
+            self._logical()[index]
+            raise
+
+    def _logical(self) -> np.ndarray:
+        """An array of the logical shape that holds nothing (zero strides): what numpy does to
+        it gives its own errors about the logical axes, not the held-party axis too."""
+        return np.broadcast_to(np.empty((), dtype=bool), self.shape)
 
     def reshape(self, *shape) -> "ArithmeticShared":
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return self._like(self.data.reshape(self.data.shape[:1] + tuple(shape)))
+        try:
+            return self._like(self.data.reshape(self.data.shape[:1] + tuple(shape)))
+        except (TypeError, ValueError):
+            self._logical().reshape(shape)
+            raise
 
     def transpose(self, *axes) -> "ArithmeticShared":
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        axes = tuple(axes) or tuple(reversed(range(self.ndim)))
-        return self._like(self.data.transpose((0,) + tuple(a % self.ndim + 1 for a in axes)))
+        axes = _axes(axes, self.ndim, "axes") if axes else tuple(reversed(range(self.ndim)))
+        if len(axes) != self.ndim:
+            raise ValueError(f"axes must be a permutation of the {self.ndim} axes, got {axes}")
+        return self._like(self.data.transpose((0,) + tuple(a + 1 for a in axes)))
 
     @property
     def T(self) -> "ArithmeticShared":
@@ -90,21 +129,30 @@ class ArithmeticShared:
 
     def broadcast_to(self, shape) -> "ArithmeticShared":
         """The value repeated to ``shape`` by numpy's broadcasting rules (local)."""
-        if tuple(shape) == self.shape:
+        shape = check_shape("shape", shape)
+        if shape == self.shape:
             return self
-        data = np.broadcast_to(pad(self.data, len(shape)), self.data.shape[:1] + tuple(shape))
+        try:
+            fits = np.broadcast_shapes(self.shape, shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"cannot broadcast a tensor of shape {self.shape} to shape {shape}")
+        data = np.broadcast_to(pad(self.data, len(shape)), self.data.shape[:1] + shape)
         return self._like(np.ascontiguousarray(data))
 
     def sum(self, axis=None) -> "ArithmeticShared":
-        axes = tuple(range(self.ndim)) if axis is None else \
-            tuple(a % self.ndim for a in np.atleast_1d(axis))
+        axes = tuple(range(self.ndim)) if axis is None else _axes(axis, self.ndim)
         return self._like(np.sum(self.data, axis=tuple(a + 1 for a in axes), dtype=np.uint64))
 
     # -- scales and public operands ------------------------------------------------------------
     def at_scale(self, frac_bits: int) -> "ArithmeticShared":
-        """The same value at a finer scale (a local shift; the scale never decreases here)."""
+        """The same value at a finer scale (a local shift; the scale never decreases here):
+        ``frac_bits`` from the tensor's own scale to 63."""
         if frac_bits == self.frac_bits:
             return self
+        check_int("frac_bits", frac_bits, self.frac_bits, RING_BITS - 1,
+                  "at_scale never lowers the scale: truncate for that", what="an integer")
         return self._like(self.data << np.uint64(frac_bits - self.frac_bits), frac_bits)
 
     def _aligned(self, other: "ArithmeticShared"):
@@ -186,14 +234,15 @@ class ArithmeticShared:
         if _is_integer(public):
             factor = ranges.encode_integers(public, self._limit(False, wide=wide, widen=widen),
                                             name)
-            return self._like(self.data * factor)
+            return self._like(pad(self.data, factor.ndim) * factor)
         with self.ctx.comm.operation("mul"):
             precision = self.ctx.precision_bits
             bound = self._limit(True, wide=wide, widen=widen)
             factor = (_scaled_float(float(public), precision, bound, name)
                       if isinstance(public, float)
                       else ranges.encode_reals(public, precision, bound, name))
-            return self._rescaled(self.data * factor, self.frac_bits + precision)
+            return self._rescaled(pad(self.data, factor.ndim) * factor,
+                                  self.frac_bits + precision)
 
     def __truediv__(self, other):
         """self / other: by a shared ``other`` its reciprocal (on its default domain [1, 10]),
@@ -209,20 +258,25 @@ class ArithmeticShared:
         if isinstance(other, ArithmeticShared):
             return products([(self, other)], kind="matmul")[0]
         with self.ctx.comm.operation("matmul"):
-            public, frac = self._public_factor(other)
+            public, frac = self._public_factor(other, self.shape, None)
             return self._rescaled(matmul(self.data, public[None]), self.frac_bits + frac)
 
     def __rmatmul__(self, other):
         with self.ctx.comm.operation("matmul"):
-            public, frac = self._public_factor(other)
+            public, frac = self._public_factor(other, None, self.shape)
             return self._rescaled(matmul(public[None], self.data), self.frac_bits + frac)
 
-    def _public_factor(self, value):
-        """A public matrix factor's ring elements and scale, in the product range."""
+    def _public_factor(self, value, left, right):
+        """A public matrix factor's ring elements and scale, in the product range, after
+        checking the shapes ``left @ right`` (None: the factor's own)."""
         if _is_integer(value):
-            return ranges.encode_integers(value, self._limit(False), "public operand"), 0
-        precision = self.ctx.precision_bits
-        return ranges.encode_reals(value, precision, self._limit(True), "public operand"), precision
+            public, frac = ranges.encode_integers(value, self._limit(False), "public operand"), 0
+        else:
+            frac = self.ctx.precision_bits
+            public = ranges.encode_reals(value, frac, self._limit(True), "public operand")
+        matmul_shape(public.shape if left is None else left,
+                     public.shape if right is None else right)
+        return public, frac
 
     def square(self) -> "ArithmeticShared":
         """self^2 with a square pair, in the rounds of a product and under its precondition
@@ -286,7 +340,9 @@ class ArithmeticShared:
             return functions.exp(self, squarings)
 
     def divide_by_power_of_two(self, bits: int) -> "ArithmeticShared":
-        """x / 2^bits by the truncation protocol (Algorithm 3), the scale kept."""
+        """x / 2^bits by the truncation protocol (Algorithm 3), the scale kept; ``bits`` in
+        [0, 63]."""
+        bits = _bits(bits)
         with self.ctx.comm.operation("truncate"):
             return self._like(truncate(self.ctx, self.data, bits))
 
@@ -326,7 +382,7 @@ class BinaryShared:
 
     def __xor__(self, other):
         if isinstance(other, BinaryShared):
-            return BinaryShared(self.ctx, self.data ^ other.data)
+            return BinaryShared(self.ctx, elementwise(self.data, other.data, np.bitwise_xor))
         return BinaryShared(self.ctx, self.ctx.add_public(self.data, self._public(other), BINARY))
 
     __rxor__ = __xor__
@@ -336,7 +392,8 @@ class BinaryShared:
             with self.ctx.comm.operation("and"):
                 (z,) = multiply.beaver(self.ctx, [(self.data, other.data)], BINARY)
             return BinaryShared(self.ctx, z)
-        return BinaryShared(self.ctx, self.data & self._public(other)[None])
+        return BinaryShared(self.ctx, elementwise(self.data, self._public(other)[None],
+                                                  np.bitwise_and))
 
     __rand__ = __and__
 
@@ -344,10 +401,12 @@ class BinaryShared:
         return self ^ np.uint64(0xFFFFFFFFFFFFFFFF)
 
     def __lshift__(self, bits: int):
-        return BinaryShared(self.ctx, self.data << np.uint64(bits))
+        """The words shifted left by ``bits`` in [0, 63] (local)."""
+        return BinaryShared(self.ctx, self.data << np.uint64(_bits(bits)))
 
     def __rshift__(self, bits: int):
-        return BinaryShared(self.ctx, self.data >> np.uint64(bits))
+        """The words shifted right (logically) by ``bits`` in [0, 63] (local)."""
+        return BinaryShared(self.ctx, self.data >> np.uint64(_bits(bits)))
 
     def to_arithmetic(self) -> ArithmeticShared:
         """Arithmetic shares (scale 1) of the words, read as signed 64-bit integers."""
@@ -362,7 +421,20 @@ class BinaryShared:
         return f"BinaryShared(shape={self.shape})"
 
 
+def _check_tensor(x, name: str = "x") -> None:
+    """A TypeError naming ``name`` unless ``x`` is an `ArithmeticShared`."""
+    if not isinstance(x, ArithmeticShared):
+        raise TypeError(f"{name} must be an ArithmeticShared, got {type(x).__name__}")
+
+
 def _common_scale(tensors: list) -> tuple:
+    """The tensors' data at their common (largest) scale; a ValueError or TypeError naming
+    ``tensors`` unless they are one or more `ArithmeticShared`."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("tensors must hold at least one ArithmeticShared, got none")
+    for tensor in tensors:
+        _check_tensor(tensor, "each of tensors")
     frac = max(t.frac_bits for t in tensors)
     return [t.at_scale(frac).data for t in tensors], frac
 
@@ -370,26 +442,30 @@ def _common_scale(tensors: list) -> tuple:
 def concatenate(tensors: list, axis: int = 0) -> ArithmeticShared:
     """Shared tensors joined along an existing logical axis (at their common scale); local."""
     datas, frac = _common_scale(tensors)
-    ndim = tensors[0].ndim
-    return ArithmeticShared(tensors[0].ctx, np.concatenate(datas, axis=axis % ndim + 1), frac)
+    (at,) = _axes(axis, tensors[0].ndim)
+    return ArithmeticShared(tensors[0].ctx, np.concatenate(datas, axis=at + 1), frac)
 
 
 def stack(tensors: list, axis: int = 0) -> ArithmeticShared:
     """Shared tensors stacked along a new logical axis (at their common scale); local."""
     datas, frac = _common_scale(tensors)
-    at = axis % (tensors[0].ndim + 1) + 1              # a unit axis on each, then one join
+    at = _axes(axis, tensors[0].ndim + 1)[0] + 1       # a unit axis on each, then one join
     joined = np.concatenate([d.reshape(d.shape[:at] + (1,) + d.shape[at:]) for d in datas], at)
     return ArithmeticShared(tensors[0].ctx, joined, frac)
 
 
 def bernoulli(ctx, p: float, shape=()) -> ArithmeticShared:
-    """Private Bernoulli(p) bits from the dealer (Hannun et al., Algorithm 1, line 8)."""
-    return ArithmeticShared(ctx, ctx.store.take(dealer.bernoulli(tuple(shape), float(p)))["y"], 0)
+    """Private Bernoulli(p) bits from the dealer (Hannun et al., Algorithm 1, line 8); ``p`` in
+    [0, 1], ``shape`` an integer or a tuple of them."""
+    material = dealer.bernoulli(check_shape("shape", shape),
+                                check_real("bernoulli probability p", p, 0.0, 1.0))
+    return ArithmeticShared(ctx, ctx.store.take(material)["y"], 0)
 
 
 def uniform(ctx, shape=()) -> ArithmeticShared:
-    """Private Uniform[0, 1) reals from the dealer (Algorithm 1, line 12)."""
-    material = dealer.uniform(tuple(shape), ctx.precision_bits)
+    """Private Uniform[0, 1) reals from the dealer (Algorithm 1, line 12); ``shape`` an integer
+    or a tuple of them."""
+    material = dealer.uniform(check_shape("shape", shape), ctx.precision_bits)
     return ArithmeticShared(ctx, ctx.store.take(material)["u"], ctx.precision_bits)
 
 
@@ -417,6 +493,7 @@ def argmax(x: ArithmeticShared, method: str = "auto", ties: str = "random") -> A
     inputs in the product range meet both.  Beyond it the comparisons of the keys wrap and the
     one-hot is wrong, possibly all zero.
     """
+    _check_tensor(x)
     with x.ctx.comm.operation("argmax"):
         return ArithmeticShared(x.ctx, argmax_protocol.argmax(x.ctx, x.data, method, ties), 0)
 
@@ -427,6 +504,7 @@ def reveal_argmax(x: ArithmeticShared, to: int | None = None, method: str = "aut
     Algorithm 1, lines 15-16: the argmax is opened to p' only): ``pairwise`` opens its XOR-shared
     one-hot without the B2A conversion, ``tournament`` opens the winner's index, whose one-hot
     is then made in the clear.  The precondition of :func:`argmax` holds."""
+    _check_tensor(x)
     argmax_protocol.check(x.data, method, ties)
     arms = x.shape[-1]
     if arms == 1:

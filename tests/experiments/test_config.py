@@ -59,7 +59,7 @@ def test_an_appended_unknown_key_is_refused(compose_run_config):
         ("precision_bits", 7, r"precision_bits must be an integer in \[8, 30\], got 7"),
         ("precision_bits", 31, r"precision_bits must be an integer in \[8, 30\], got 31"),
         ("bench.samples", 0, "bench.samples must be >= 1"),
-        ("private_cb.epsilon", 1.5, r"epsilon must lie in \[0, 1\]"),
+        ("private_cb.epsilon", 1.5, r"private_cb.epsilon must be in \[0, 1\]"),
         ("linucb_ds.scale_bits", 0, "linucb_ds.scale_bits must be >= 1"),
         ("samba.min_ratings", 0, "samba.min_ratings must be >= 1"),
         ("results_dir", "", "results_dir must be a non-empty string"),

@@ -18,6 +18,7 @@ scale exponent 1 for products (the array's own k for sums) within +-``max_abs``.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from ppml.crypto.paillier import bulk, ops
 from ppml.crypto.paillier.encoding import (Encoded, Encoding, check_headroom, from_residues,
@@ -126,7 +127,7 @@ class EncryptedArray:
     def sum(self, axis: int | None = None) -> "EncryptedArray":
         """Homomorphic sum over ``axis`` (all elements if None)."""
         cts = self.ciphertexts.reshape(-1, 1) if axis is None else \
-            np.moveaxis(self.ciphertexts, axis, 0)
+            np.moveaxis(self.ciphertexts, normalize_axis_index(axis, self.ndim, "axis"), 0)
         count = cts.shape[0]
         rows = cts.reshape(count, -1).T
         out = objects([ops.total(self.public_key, row) for row in rows], cts.shape[1:])

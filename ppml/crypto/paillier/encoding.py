@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import gmpy2
 import numpy as np
 
-from ppml.checks import check_int
+from ppml.checks import check_int, check_positive
+from ppml.crypto.fixed import real_array
 
 INTEGER_TYPES = (int, np.integer, type(gmpy2.mpz(0)))
 DEFAULT_SCALE_BITS = 32
@@ -105,8 +106,7 @@ class Encoding:
         object.__setattr__(self, "scale_bits", check_int("scale_bits", self.scale_bits,
                                                          MIN_SCALE_BITS, MAX_SCALE_BITS,
                                                          what="an integer"))
-        if not (math.isfinite(self.max_abs) and self.max_abs > 0):
-            raise ValueError(f"max_abs must be a finite positive real, got {self.max_abs!r}")
+        check_positive("max_abs", self.max_abs)
 
     def encode(self, values, k: int = 1, bounds: tuple | None = None) -> Encoded:
         """round(x 2^(k s)) for every x in ``values``, with the public interval from ``bounds``.
@@ -116,10 +116,9 @@ class Encoding:
         ints of any size) are encoded exactly; k = 0 encodes integers as themselves.
         """
         k = check_int("scale exponent k", k, 0, what="an integer")
-        lo, hi = (-self.max_abs, self.max_abs) if bounds is None else bounds
-        if not lo <= hi:
-            raise ValueError(f"bounds must satisfy lo <= hi, got ({lo}, {hi})")
-        array = np.asarray(values, dtype=object if _holds_ints(values) else np.float64)
+        lo, hi = (-self.max_abs, self.max_abs) if bounds is None else _bounds(bounds)
+        array = np.asarray(values, dtype=object) if _holds_ints(values) else \
+            real_array(values, "values")
         flat = array.ravel().tolist()
         outside = [x for x in flat if not lo <= x <= hi]
         if outside:
@@ -131,16 +130,36 @@ class Encoding:
 
     def decode(self, ints, k: int) -> np.ndarray:
         """Reals m / 2^(k s) (float64, correctly rounded) of signed plaintext integers."""
+        k = check_int("scale exponent k", k, 0, what="an integer")
         array = np.asarray(ints, dtype=object)
+        if not all(isinstance(m, INTEGER_TYPES) for m in array.flat):
+            raise ValueError(f"ints must be plaintext integers, got "
+                             f"{next(m for m in array.flat if not isinstance(m, INTEGER_TYPES))!r}")
         divisor = 1 << (k * self.scale_bits)
         return np.array([int(m) / divisor for m in array.ravel()],
                         dtype=np.float64).reshape(array.shape)
 
 
+def _bounds(bounds) -> tuple:
+    """``bounds`` = (lo, hi): integers of any size or finite reals with lo <= hi; a ValueError
+    naming them otherwise."""
+    try:
+        lo, hi = bounds
+    except (TypeError, ValueError):
+        lo = hi = None
+    exact = all(isinstance(b, INTEGER_TYPES) or isinstance(b, (float, np.floating))
+                and math.isfinite(b) for b in (lo, hi))
+    if not (exact and lo <= hi):
+        raise ValueError(f"bounds must be a pair (lo, hi) of finite numbers with lo <= hi, got "
+                         f"{bounds!r:.80}")
+    return lo, hi
+
+
 def _holds_ints(values) -> bool:
-    """Whether ``values`` are integers: a numpy integer dtype, or Python / gmpy2 ints."""
+    """Whether ``values`` are integers: a numpy integer dtype (not timedelta64, which numpy
+    counts as one), or Python / gmpy2 ints."""
     if isinstance(values, np.ndarray) and values.dtype != object:
-        return np.issubdtype(values.dtype, np.integer)
+        return values.dtype.kind in "iu"
     flat = np.asarray(values, dtype=object).ravel()
     return flat.size > 0 and all(isinstance(x, INTEGER_TYPES) and not isinstance(x, bool)
                                  for x in flat)

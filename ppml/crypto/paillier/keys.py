@@ -20,6 +20,7 @@ its import costs 15-100 ms (it loads click for its command line).
 
 from __future__ import annotations
 
+import numbers
 import os
 
 import gmpy2
@@ -76,7 +77,11 @@ class PublicKey:
     __slots__ = ("n", "nsquare", "bits", "max_plaintext")
 
     def __init__(self, n, *, insecure_key_bits_ok: bool = False):
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+            raise TypeError(f"n must be an integer, got {type(n).__name__}")
         n = mpz(n)
+        if n < 3 or not n % 2:
+            raise ValueError("n must be an odd integer > 1 (the product of two odd primes)")
         check_key_bits(n.bit_length(), insecure_key_bits_ok)
         self.n = n
         self.nsquare = n * n
@@ -232,8 +237,8 @@ def generate_keypair(bits: int = DEFAULT_KEY_BITS, *, insecure_key_bits_ok: bool
     if seed is None:
         random_bytes = os.urandom
     else:
-        warn_insecure(seed)
         random_bytes = Stream(seeded_key(seed, "paillier-keygen", bits)).bytes
+        warn_insecure(seed)
     half = bits // 2
     while True:
         p, q = _prime(half, random_bytes), _prime(half, random_bytes)

@@ -18,7 +18,11 @@ phe is imported inside the functions only: its import costs 15-100 ms.
 
 from __future__ import annotations
 
+import numbers
+
 from gmpy2 import mpz
+
+from ppml.checks import check_int
 
 PHE_BASE_BITS = 4
 """phe's `EncodedNumber.BASE` is 16 = 2^4: its exponent e scales by 2^(4 e)."""
@@ -35,9 +39,10 @@ def phe_exponent(encoding, k: int) -> int:
       int: -(k s) / 4, so that 16^exponent = 2^-(k s) exactly.
 
     Raises:
-      ValueError: if 4 does not divide k s (no phe exponent gives that scale exactly).
+      ValueError: if k is no integer >= 0, or 4 does not divide k s (no phe exponent gives that
+        scale exactly).
     """
-    shift = k * encoding.scale_bits
+    shift = check_int("k", k, 0, what="a scale exponent") * encoding.scale_bits
     if shift % PHE_BASE_BITS:
         raise ValueError(f"scale 2^-{shift} (k = {k}, scale_bits = {encoding.scale_bits}) is no "
                          "power of phe's base 16: phe cannot read it exactly")
@@ -59,12 +64,16 @@ def to_phe_number(public_key, ciphertext, exponent: int = 0):
       phe.EncryptedNumber: under ``public_key.to_phe()``.
 
     Raises:
-      ValueError: if the ciphertext is outside (0, n^2).
+      ValueError: if the ciphertext is no integer in (0, n^2), or the exponent no integer.
     """
     import phe
 
-    if not 0 < ciphertext < public_key.nsquare:
-        raise ValueError(f"ciphertext must lie in (0, n^2) for this {public_key.bits}-bit key")
+    if isinstance(ciphertext, bool) or not isinstance(ciphertext, numbers.Integral) or \
+            not 0 < ciphertext < public_key.nsquare:
+        raise ValueError(f"ciphertext must be an integer in (0, n^2) for this "
+                         f"{public_key.bits}-bit key")
+    if isinstance(exponent, bool) or not isinstance(exponent, numbers.Integral):
+        raise ValueError(f"exponent must be an integer (phe's), got {exponent!r}")
     return phe.EncryptedNumber(public_key.to_phe(), int(ciphertext), exponent)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gmpy2
 
 from ppml.checks import check_int
+from ppml.crypto.paillier.keys import PublicKey
 from ppml.crypto.paillier.djn import (COMPLEMENT_BASES, ShortExponentBase, random_unit,
                                       short_exponent_obfuscators)
 from ppml.crypto.paillier.multibase import (STATISTICAL_BITS, MultiBase, base_count,
@@ -61,6 +62,9 @@ class ObfuscatorPool:
     def __init__(self, public_key, size: int = 1024, *, on_empty: str = "refill",
                  workers: int = 1, obfuscator: str = "full", stream: bool = False):
         size = check_int("size", size, 0, what="an integer")
+        if not isinstance(public_key, PublicKey):
+            raise TypeError(f"public_key must be a Paillier PublicKey, got "
+                            f"{type(public_key).__name__}")
         if on_empty not in ON_EMPTY:
             raise ValueError(f"on_empty must be one of {ON_EMPTY}, got {on_empty!r}")
         if obfuscator not in OBFUSCATORS:
@@ -102,6 +106,7 @@ class ObfuscatorPool:
 
     def take(self, count: int) -> list:
         """Remove and return ``count`` obfuscators, each never handed out again."""
+        count = check_int("count", count, 0, what="an integer")
         if count > len(self):
             if self.on_empty == "raise":
                 raise PoolExhaustedError(

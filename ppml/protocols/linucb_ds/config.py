@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ppml.checks import check_int, check_one_of, check_positive
+from ppml.checks import check_bool, check_int, check_one_of, check_positive
 from ppml.crypto.paillier.encoding import MAX_SCALE_BITS, MIN_SCALE_BITS
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.crypto.paillier.pool import OBFUSCATORS
@@ -68,6 +68,8 @@ class LinUCBDSConfig:
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)
         check_int("scale_bits", self.scale_bits, MIN_SCALE_BITS, MAX_SCALE_BITS)
+        check_bool("insecure_key_bits_ok", self.insecure_key_bits_ok)
+        check_bool("record_views", self.record_views)
         check_key_bits(self.key_bits, self.insecure_key_bits_ok)
         check_one_of("obfuscator", self.obfuscator, OBFUSCATORS)
         check_one_of("runtime", self.runtime, RUNTIMES)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ppml.checks import check_int, check_one_of, check_positive
+from ppml.checks import check_bool, check_int, check_one_of, check_positive, check_real
 from ppml.privacy.discrete import FAMILIES
 from ppml.protocols.masked_lark.models import MODELS
 
@@ -85,17 +85,14 @@ class MaskedLarkOptions:
         check_int("masked_lark.k", self.k, 1)
         check_one_of("masked_lark.noise", self.noise, FAMILIES)
         check_positive("masked_lark.epsilon", self.epsilon)
-        if not 0 < self.delta < 1:
-            raise ValueError(f"masked_lark.delta must be in (0, 1), got {self.delta!r}")
+        check_real("masked_lark.delta", self.delta, 0.0, 1.0, low_open=True, high_open=True)
         if self.sigma_hat is not None:
             check_positive("masked_lark.sigma_hat", self.sigma_hat)
         check_int("masked_lark.queries", self.queries, 1)
         check_int("masked_lark.advertisers", self.advertisers, 1)
         check_positive("masked_lark.zipf", self.zipf)
         for name in ("click_rate", "conversion_rate"):
-            value = getattr(self, name)
-            if not 0 <= value <= 1:
-                raise ValueError(f"masked_lark.{name} must be in [0, 1], got {value!r}")
+            check_real(f"masked_lark.{name}", getattr(self, name), 0.0, 1.0)
         check_int("masked_lark.fake_records", self.fake_records, 0)
         check_int("masked_lark.polluters", self.polluters, 0, self.reports)
         if self.model is not None:
@@ -104,5 +101,4 @@ class MaskedLarkOptions:
         check_int("masked_lark.batch_size", self.batch_size, 1)
         check_positive("masked_lark.learning_rate", self.learning_rate)
         check_positive("masked_lark.clip", self.clip)
-        if not isinstance(self.private, bool):
-            raise ValueError(f"masked_lark.private must be true or false, got {self.private!r}")
+        check_bool("masked_lark.private", self.private)

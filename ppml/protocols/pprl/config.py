@@ -4,10 +4,11 @@ fixed point of the protocol.  Each value is checked once, when the object is mad
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ppml.checks import check_int, check_one_of, check_positive
+from ppml.checks import check_int, check_one_of, check_positive, check_real, check_text
 from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.protocols.pprl.learners import LEARNERS, MAX_SCALE_BITS, SELECTIONS
 
@@ -84,12 +85,14 @@ class PPRLOptions:
     each update divided by K (a floor)."""
 
     def __post_init__(self) -> None:
+        check_text("pprl.task", self.task)
         check_one_of("pprl.partition", self.partition, PARTITIONS)
         check_one_of("pprl.learner", self.learner, LEARNERS)
         check_one_of("pprl.selection", self.selection, SELECTIONS)
         check_one_of("pprl.obfuscator", self.obfuscator, OBFUSCATORS)
         check_one_of("pprl.backend", self.backend, BACKENDS)
-        if isinstance(self.methods, str) or not self.methods:
+        if isinstance(self.methods, str) or not isinstance(self.methods, Sequence) \
+                or not self.methods:
             raise ValueError(f"pprl.methods must be a non-empty list of {', '.join(METHODS)} "
                              f"(pprl.methods=[crl,idrl]), got {self.methods!r}")
         for method in self.method_list():
@@ -104,13 +107,9 @@ class PPRLOptions:
         if "rdrl" in self.method_list() and self.partition != "observation":
             raise ValueError("pprl.methods: rdrl shares the global reward of a task partitioned "
                              "by observation; with pprl.partition=time there is one reward")
-        for name in ("alpha", "gamma", "epsilon"):
-            value = getattr(self, name)
-            high = 1.0
-            if not (isinstance(value, (int, float)) and 0.0 <= value <= high) or \
-                    (name == "alpha" and value == 0) or (name == "gamma" and value == 1):
-                bound = {"alpha": "(0, 1]", "gamma": "[0, 1)", "epsilon": "[0, 1]"}[name]
-                raise ValueError(f"pprl.{name} must be in {bound}, got {value!r}")
+        check_real("pprl.alpha", self.alpha, 0.0, 1.0, low_open=True)
+        check_real("pprl.gamma", self.gamma, 0.0, 1.0, high_open=True)
+        check_real("pprl.epsilon", self.epsilon, 0.0, 1.0)
         if self.reward_bound is not None:
             check_positive("pprl.reward_bound", self.reward_bound)
         check_int("pprl.trials", self.trials, 1)

@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from ppml.checks import check_int
+from ppml.checks import check_int, check_one_of, check_real
 from ppml.mpc.functions import START_VALUES
 from ppml.mpc.protocols.argmax import METHODS
 
@@ -44,21 +44,15 @@ class PrivateCBOptions:
     audit of the experiment (0: none)."""
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError(f"epsilon must lie in [0, 1], got {self.epsilon}")
-        if not self.regularizer >= 0:
-            raise ValueError(f"regularizer must be >= 0, got {self.regularizer}")
-        if not self.reward_bound > 0:
-            raise ValueError(f"reward_bound must be > 0, got {self.reward_bound}")
-        check_int("refresh_every", self.refresh_every, 0)
+        check_real("private_cb.epsilon", self.epsilon, 0.0, 1.0)
+        check_real("private_cb.regularizer", self.regularizer, 0.0)
+        check_real("private_cb.reward_bound", self.reward_bound, 0.0, low_open=True)
+        check_int("private_cb.refresh_every", self.refresh_every, 0)
         if self.nr_iterations is not None:
-            check_int("nr_iterations", self.nr_iterations, 0)
-        if self.reciprocal_start not in START_VALUES:
-            raise ValueError(f"reciprocal_start must be one of {START_VALUES}, got "
-                             f"{self.reciprocal_start!r}")
-        if self.argmax_method not in METHODS:
-            raise ValueError(f"argmax_method must be one of {METHODS}, got {self.argmax_method!r}")
-        check_int("checkpoints", self.checkpoints, 0)
+            check_int("private_cb.nr_iterations", self.nr_iterations, 0)
+        check_one_of("private_cb.reciprocal_start", self.reciprocal_start, START_VALUES)
+        check_one_of("private_cb.argmax_method", self.argmax_method, METHODS)
+        check_int("private_cb.checkpoints", self.checkpoints, 0)
 
 
 @dataclass(kw_only=True)
@@ -75,6 +69,7 @@ class PrivateCBConfig(PrivateCBOptions):
         check_int("parties", self.parties, 2)
         check_int("arms", self.arms, 1)
         check_int("horizon", self.horizon, 1)
+        check_int("dims", self.dims, 1)
         if self.dims < self.parties:
             raise ValueError(f"dims must be >= parties ({self.parties}) so that every feature party"
                              f" owns a feature, got dims={self.dims}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ppml.checks import check_int, check_positive
+from ppml.checks import check_bool, check_int, check_positive, check_real
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.data.bernoulli_items import DENOMINATORS
 from ppml.protocols.samba.policies import AlgorithmSpec
@@ -55,7 +55,12 @@ class SambaOptions:
     """How the DOs hide their scores from Comp, one of `MASKS`."""
 
     def __post_init__(self) -> None:
-        self.spec()                         # the algorithm and its parameters, with their bounds
+        try:
+            self.spec()                     # the algorithm and its parameters, with their bounds
+        except ValueError as exc:           # each message starts with the key's own name
+            raise ValueError(f"samba.{exc}") from None
+        if self.threshold is not None:
+            check_real("samba.threshold", self.threshold)
         if self.mask not in MASKS:
             raise ValueError(f"samba.mask must be one of {', '.join(MASKS)}; got {self.mask!r}")
         if self.denominator not in DENOMINATORS:
@@ -104,6 +109,10 @@ class SambaConfig:
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)
+        if not isinstance(self.spec, AlgorithmSpec):
+            raise TypeError(f"spec must be an AlgorithmSpec, got {type(self.spec).__name__}")
+        for name in ("crypto", "insecure_key_bits_ok", "record_views", "collect_keys"):
+            check_bool(name, getattr(self, name))
         if self.runtime not in RUNTIMES + ("federated",):
             raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)} or federated; got "
                              f"{self.runtime!r}")

@@ -26,6 +26,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
+from ppml.checks import check_real
 from ppml.protocols.samba.draws import Words
 
 ARGMAX, MATCH = "argmax", "match"
@@ -76,17 +77,12 @@ class AlgorithmSpec:
         if self.name not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}; got "
                              f"{self.name!r}")
-        if not 0.0 <= self.epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in [0, 1], got {self.epsilon}")
-        if not self.eps_decay > 0:
-            raise ValueError(f"eps_decay must be > 0, got {self.eps_decay}")
-        if not self.ucb_c > 0:
-            raise ValueError(f"ucb_c must be > 0, got {self.ucb_c}")
-        if not self.softmax_tau >= MIN_SOFTMAX_TAU:
-            raise ValueError(f"softmax_tau must be >= 1/600 (e^(1/tau) overflows float64 "
-                             f"below), got {self.softmax_tau}")
-        if not 0.0 < self.pursuit_beta <= 1.0:
-            raise ValueError(f"pursuit_beta must be in (0, 1], got {self.pursuit_beta}")
+        check_real("epsilon", self.epsilon, 0.0, 1.0)
+        check_real("eps_decay", self.eps_decay, 0.0, low_open=True)
+        check_real("ucb_c", self.ucb_c, 0.0, low_open=True)
+        check_real("softmax_tau", self.softmax_tau, MIN_SOFTMAX_TAU,
+                   why="1/600: e^(1/tau) overflows float64 below")
+        check_real("pursuit_beta", self.pursuit_beta, 0.0, 1.0, low_open=True)
 
     def policy(self, arms: int) -> "Policy":
         return _POLICIES[self.name](self, arms)
