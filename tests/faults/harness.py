@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -165,3 +166,57 @@ def _kill(pid: int, sig: int) -> None:
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def _established() -> list:
+    """(local port, peer port, pid) of every established TCP socket on loopback (``ss``)."""
+    listing = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True,
+                             text=True, check=True).stdout
+    found = []
+    for line in listing.splitlines():
+        fields = line.split()
+        pids = re.findall(r"pid=(\d+)", line)
+        if len(fields) >= 4 and pids:
+            found += [(int(fields[2].rpartition(":")[2]), int(fields[3].rpartition(":")[2]),
+                       int(pid)) for pid in pids]
+    return found
+
+
+def cut_link(a: int, b: int) -> None:
+    """Cut the TCP connection between processes ``a`` and ``b`` as a network would: the kernel
+    destroys ``a``'s socket (``ss -K``), so ``a`` sees it aborted and ``b`` gets a reset."""
+    sockets = _established()
+    ports_of_b = {local for local, _, pid in sockets if pid == b}
+    link = [(local, peer) for local, peer, pid in sockets if pid == a and peer in ports_of_b]
+    if not link:
+        raise AssertionError(f"no TCP connection between processes {a} and {b}")
+    local, peer = link[0]
+    _destroy(f":{local}", f":{peer}")
+    if any((mine, theirs) == (local, peer) for mine, theirs, _ in _established()):
+        raise AssertionError(f"ss -K could not cut the connection {local} -> {peer}")
+
+
+def _destroy(sport: str, dport: str) -> None:
+    subprocess.run(["ss", "-K", "src", "127.0.0.1", "sport", "=", sport, "dport", "=", dport],
+                   capture_output=True, check=False)
+
+
+def can_cut_links() -> bool:
+    """Whether this machine lets ``ss -K`` destroy sockets (``ss`` installed, root, a kernel
+    with INET_DIAG_DESTROY)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    accepted, _ = server.accept()
+    accepted.settimeout(2)
+    try:
+        _destroy(f":{client.getsockname()[1]}", f":{server.getsockname()[1]}")
+        return accepted.recv(1) == b""
+    except FileNotFoundError:          # no ss
+        return False
+    except TimeoutError:               # the connection is still there
+        return False
+    except ConnectionError:            # reset: cut
+        return True
+    finally:
+        for end in (client, accepted, server):
+            end.close()

@@ -16,13 +16,14 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pyarrow.parquet as pq
 import pytest
 
 from ppml.experiments.config import RunConfig
 from ppml.experiments.private_cb import private_cb
-from tests.faults.harness import REPO, FaultyRun
+from tests.faults.harness import REPO, FaultyRun, can_cut_links, cut_link
 
 TIMEOUT_S = 15
 """party_timeout_s of every faulty run: how long a stopped role may stay silent."""
@@ -178,3 +179,42 @@ def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
     rows = pq.read_table(results / "resumed.parquet").sort_by("step").to_pylist()
     assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
     assert any(row["replayed"] for row in rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checkpoints", [False, True], ids=["named-error", "resumed"])
+def test_a_link_cut_mid_round(tmp_path, uninterrupted, checkpoints):
+    """The TCP connection between two feature parties of a federated run destroyed mid-run (as
+    a network failure would, `cut_link`): without checkpoints a clear error naming the peer,
+    with them a restart to the uninterrupted run's results; never a hang or a leak."""
+    if not ALL:
+        pytest.skip("on demand: PPML_FAULTS=all")
+    if not can_cut_links():
+        pytest.skip("ss -K cannot destroy sockets here (needs ss, root, INET_DIAG_DESTROY)")
+    overrides = RESUMED if checkpoints else [*PRIVATE_CB, "run_id=cut"]
+    run = FaultyRun([*overrides, "runtime=federated", f"party_timeout_s={TIMEOUT_S}"],
+                    tmp_path / "results")
+    first, second = (run.wait_for(rf"-m jobs\.party party=party-{p}") for p in (0, 1))
+    run.wait_until_busy(first, 8)
+    cut_link(first, second)
+    run.fault_at = time.monotonic()
+    outcome = run.finish(600 if checkpoints else TIMEOUT_S + SLACK_S + 60)
+    tail = outcome.output[-3000:]
+    if REPORT:
+        with open(REPORT, "a") as out:
+            out.write(json.dumps({"case": f"private_cb-federated-link-cut-"
+                                          f"{'resumed' if checkpoints else 'error'}",
+                                  "hung": outcome.hung, "returncode": outcome.returncode,
+                                  "seconds": round(outcome.seconds_after_fault, 1),
+                                  "leaked": len(outcome.leaked),
+                                  "parquet": len(outcome.parquet_files),
+                                  "error": tail.strip().splitlines()[-1][:300]}) + "\n")
+    assert not outcome.hung and outcome.leaked == {}, tail
+    if checkpoints:
+        assert outcome.returncode == 0 and "restarting from its last checkpoints" in tail, tail
+        rows = pq.read_table(outcome.parquet_files[0]).sort_by("step").to_pylist()
+        assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    else:
+        assert outcome.returncode != 0 and outcome.parquet_files == []
+        assert "party-0" in tail or "party-1" in tail or "party 1" in tail, tail
+        assert outcome.seconds_after_fault < TIMEOUT_S + SLACK_S, tail
