@@ -46,9 +46,18 @@ def run(cfg: DictConfig) -> Path:
             config.seed,
         )
     checkpointing.prepare(config)          # a resume that cannot work fails before Ray starts
+    if config.checkpoint_every:
+        print(f"run_id: {config.run_id} (checkpoints every {config.checkpoint_every} steps in "
+              f"{checkpointing.folder(config)})", flush=True)
     started_at = dt.datetime.now(dt.timezone.utc)
-    with ray_runtime(config):
-        output = experiment(config)
+    try:
+        with ray_runtime(config):
+            output = experiment(config)
+    except Exception:
+        if config.checkpoint_every:
+            print(f"run {config.run_id} failed; to go on from its last checkpoints, run the "
+                  f"same command with resume={config.run_id}", file=sys.stderr, flush=True)
+        raise
     path = write_run(config.results_dir, config.columns(), output, started_at=started_at)
     checkpointing.discard(config)
     print(summary_text(output))
