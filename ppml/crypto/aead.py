@@ -88,9 +88,23 @@ class Channel:
         self.message_bytes = NONCE_BYTES + width + TAG_BYTES
         """Length of every sealed message: nonce, ciphertext and tag."""
         self._prefixes: dict = {}
-        self._nonces = _nonce_source(nonces if nonces is not None else Stream(fresh_key()))
+        self._stream = nonces if nonces is not None else Stream(fresh_key())
+        self._nonces = _nonce_source(self._stream)
         self.encryptions = 0
         self.decryptions = 0
+
+    def state(self) -> dict:
+        """What a checkpoint keeps of this end: its counts, and where its nonce stream stands
+        past every nonce read so far (those read ahead are never used: a resumed channel under
+        the same key repeats no nonce).  The key is the run's, made again when it resumes."""
+        return {"nonces": self._stream.position, "encryptions": self.encryptions,
+                "decryptions": self.decryptions}
+
+    def restore(self, state: dict) -> None:
+        """Go on from `state`: nonces from that position of the same nonce stream, counts."""
+        self._stream = Stream(self._stream.key, state["nonces"])
+        self._nonces = _nonce_source(self._stream)
+        self.encryptions, self.decryptions = state["encryptions"], state["decryptions"]
 
     def _associated_data(self, t: int, l: int, kind: str) -> bytes:
         """"samba", run id and kind (each length-prefixed), then t (8 bytes) and l (4 bytes);

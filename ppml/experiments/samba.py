@@ -18,6 +18,11 @@ the distributed runs (``step_ms``, ``distributed_step_ms``: their difference is 
 cryptography and the selection on shares, the rest messaging), the counts of AES-GCM and
 Paillier operations beside Theorem 4's, and the selection's rounds and the bytes the Controller
 sent in them (``selection_rounds``, ``selection_bytes``; 0 under mask=paper).
+
+With ``checkpoint_every`` the secure run's roles checkpoint (`ppml.protocols.samba.protocol`);
+it resumes by ``resume=<run_id>``, and by itself under runtime=ray or federated when a role is
+lost; each row says whether its step ran twice (``replayed``).  The distributed run, a
+timing baseline, never checkpoints: it runs after the secure run has ended.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.protocol import SambaRun, run_samba
 from ppml.protocols.samba.keys import SambaKeys
 from ppml.data.bernoulli_items import load_bernoulli_arms
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
@@ -51,6 +57,13 @@ def run_federated(config: RunConfig) -> SambaRun:
     return SambaRun(**run_parties(config)["controller"]["run"])
 
 
+def run_secure(config: RunConfig, data, setup: SambaConfig) -> SambaRun:
+    """The secure run of one attempt (``config`` says whether it resumes)."""
+    if config.runtime == "federated":
+        return run_federated(config)
+    return run_samba(data, replace(setup, checkpoints=checkpointing.plan(config, [])))
+
+
 @register("samba")
 def samba(config: RunConfig) -> RunOutput:
     options = config.samba
@@ -58,20 +71,24 @@ def samba(config: RunConfig) -> RunOutput:
                                denominator=options.denominator, min_ratings=options.min_ratings,
                                seed=config.data_seed, data_dir=config.data_dir)
     spec = options.spec()
+    checkpointing.prepare(config)
     setup = SambaConfig(config.horizon, spec, runtime=config.runtime, mask=options.mask,
                         owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                         insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
                         record_views=config.record_views, collect_keys=config.seed is None,
                         timeout_s=config.party_timeout_s)
+    secure = checkpointing.with_restarts(config,
+                                         lambda attempt: run_secure(attempt, data, setup))
     federated = config.runtime == "federated"
     distributed = run_samba(data, replace(setup, crypto=False, mask="paper", record_views=False,
                                           collect_keys=False,
                                           runtime="local" if federated else setup.runtime))
-    secure = run_federated(config) if federated else run_samba(data, setup)
     plain = run_reference(data, config.horizon, spec, replay_keys(config.seed, secure),
                           options.mask)
+    replayed = checkpointing.replayed(secure.replays, config.horizon)
     rows = [{"step": t + 1, "arm": secure.arms[t], "reward": float(data.reward(t, secure.arms[t])),
-             "plaintext_arm": plain.arms[t], "plaintext_reward": float(plain.rewards[t])}
+             "plaintext_arm": plain.arms[t], "plaintext_reward": float(plain.rewards[t]),
+             "replayed": replayed[t]}
             for t in range(config.horizon)]
     iterations = spec.policy(config.arms).iterations
     steps = max(1, config.horizon - config.arms)

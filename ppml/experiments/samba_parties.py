@@ -9,6 +9,10 @@ calls.  Each DO group loads its own arms' rewards and nothing else; the Controll
 data.  Under mask=mpc the Controller's and Comp's seats link up over their own TLS links, each
 pinning the certificate the other sent over its federation link, and DC deals their material.
 
+With ``checkpoint_every`` the Controller drives the checkpoints: Comp and each DO group save
+their own state in their own party's storage, by a plan made from their own config
+(`checkpointing.own_plan`); DC keeps none (it makes its keys again at step 0).
+
 Outputs: the Controller's report (arms by step, EVALUATION ONLY: they come from the DOs'
 reports; the seconds and counts; DC's decrypted total) and, unseeded, each role's own keys
 collected after the run (`collected_keys`, EVALUATION ONLY: the reference replays the draws).
@@ -20,6 +24,7 @@ import dataclasses
 import time
 
 from ppml.data.bernoulli_items import load_bernoulli_arms
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import register_parties
 from ppml.protocols.samba.config import SambaConfig
@@ -28,16 +33,17 @@ from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.protocols.samba.protocol import Controller, owner_groups, play
 from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup
 from ppml.runtime import codec
+from ppml.runtime.checkpoints import CHECKPOINT_METHODS
 from ppml.runtime.federated import Node
 
 GROUPS = 4
 """DO groups (one process each) unless ``samba.owners_per_actor`` says otherwise."""
 SERVED = {
     "comp": {"start", "public", "share_enc_key", "engine_address", "join_engine", "select",
-             "report", "replay_key"},
+             "report", "replay_key", *CHECKPOINT_METHODS},
     "dc": {"public", "deal", "corrections", "report", "cumulative_reward"},
     "do": {"join", "share_alpha", "setup", "exchange", "reward_shares", "report",
-           "replay_keys"},
+           "replay_keys", *CHECKPOINT_METHODS},
 }
 """What the Controller may call on each kind of party (nobody else calls anything)."""
 
@@ -58,7 +64,8 @@ def setup_of(config: RunConfig) -> SambaConfig:
     return SambaConfig(config.horizon, options.spec(), runtime="federated", mask=options.mask,
                        owners_per_actor=options.owners_per_actor, key_bits=config.key_bits,
                        insecure_key_bits_ok=config.insecure_key_bits_ok, seed=config.seed,
-                       collect_keys=config.seed is None, timeout_s=config.party_timeout_s)
+                       collect_keys=config.seed is None, timeout_s=config.party_timeout_s,
+                       checkpoints=checkpointing.plan(config, []))
 
 
 def load(config: RunConfig):
@@ -82,6 +89,9 @@ class CompParty:
         self.comp = Comp(self.config.arms, setup.spec, run_id, setup.crypto, setup.seed,
                          False, setup.mask, "federated", setup.timeout_s)
 
+    def use_checkpoints(self, plan, name: str) -> None:
+        self.comp.use_checkpoints(checkpointing.own_plan(self.config, plan), name)
+
     def __getattr__(self, method: str):
         if method.startswith("_") or self.__dict__.get("comp") is None:
             raise AttributeError(method)
@@ -91,9 +101,12 @@ class CompParty:
 class OwnerGroupParty(DataOwnerGroup):
     """A group of DOs holding its own arms' rewards: the Controller sends none."""
 
-    def __init__(self, rewards: list):
+    def __init__(self, config: RunConfig, rewards: list):
         super().__init__()
-        self._rewards = rewards
+        self._config, self._rewards = config, rewards
+
+    def use_checkpoints(self, plan, name: str) -> None:
+        super().use_checkpoints(checkpointing.own_plan(self._config, plan), name)
 
     def join(self, rewards, seed, record_views: bool = False, mask: str = "mpc") -> dict:
         if rewards is not None:
@@ -120,7 +133,7 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
                                 setup.crypto, False)
         else:
             data = load(config)
-            role = OwnerGroupParty([data.arm(i) for i in layout(config)[int(name[3:])]])
+            role = OwnerGroupParty(config, [data.arm(i) for i in layout(config)[int(name[3:])]])
         node.serve(role, {"controller": SERVED["do" if name.startswith("do-") else name]})
         try:
             node.connect()

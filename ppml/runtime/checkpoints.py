@@ -46,6 +46,7 @@ class CheckpointError(ValueError):
     """A checkpoint is missing, tampered with, or from a run with other settings."""
 
 
+@codec.register
 @dataclasses.dataclass(frozen=True)
 class CheckpointPlan:
     """Where and how often a run's parties checkpoint: public, the same for every party.
@@ -53,7 +54,8 @@ class CheckpointPlan:
     ``folder`` is ``<checkpoint_dir>/<run_id>``; ``names`` names the engine's ranks (the
     folders of their stores); ``settings`` fingerprints what decides the run's results, so that
     a checkpoint resumes only the run that wrote it; ``resume`` asks to go on from the last
-    step every party holds.
+    step every party holds.  A plan crosses between parties as data (`codec`): a driver hands
+    it to its federated roles.
     """
 
     folder: str

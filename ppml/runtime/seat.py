@@ -24,6 +24,10 @@ A seat program is written once for both kinds of seat: ``program(ctx, inputs)`` 
   hand-over between threads per step instead of one per round.  Like every local runtime it
   simulates the parties in one process; it is not a trust boundary.
 
+A role that checkpoints keeps its seat's `snapshot` (where its party's pair streams, dealer
+material and round counters stand: public numbers, no key) and gives it back to `restore` once
+the seats have linked up again.
+
 Party 0 asks the dealer for its corrections (`RoleDealer`: a role that answers
 ``corrections(kind, spec, batch, count)``, the next batch asked for ahead); the other parties
 derive their material from their dealer keys, with no message.
@@ -139,9 +143,22 @@ class Seat:
         """This party's online rounds and bytes sent so far (`ppml.mpc.comm.PartyStats`)."""
         return self.ctx.comm.stats[self.rank]
 
+    def snapshot(self) -> dict:
+        """This party's engine state (`Context.snapshot`): public positions, no key."""
+        return own_snapshot(self.ctx, self.rank)
+
+    def restore(self, state: dict) -> None:
+        """Go on from `snapshot`'s ``state`` (after `connect`, with the keys of this run)."""
+        self.ctx.restore([state])
+
     def close(self) -> None:
         """Close the links: a peer still waiting for this seat fails at once."""
         self._links.close()
+
+
+def own_snapshot(ctx: Context, rank: int) -> dict:
+    """Rank ``rank``'s part of ``ctx``'s snapshot (a seat's own party)."""
+    return ctx.snapshot()[ctx.comm.held_ranks.index(rank)]
 
 
 def link_context(links: Links, names: list, rank: int, config: EngineConfig, timeout_s: float,
@@ -206,7 +223,7 @@ class _Table:
         self.config, self.timeout_s = config, timeout_s
         self._ready = threading.Condition()
         self._keys, self._dealer = {}, None
-        self._inputs, self._outputs = {}, {}
+        self._inputs, self._outputs, self._restored = {}, {}, {}
         self._closed = self._failed = None
         self.ctx: Context | None = None
 
@@ -262,6 +279,15 @@ class _Table:
                     raise
             return self._outputs.pop(rank)
 
+    def restore(self, rank: int, state: dict) -> None:
+        """Seat ``rank``'s engine state; the engine goes back to them once every seat's is in
+        (each role restores its own seat before any program runs)."""
+        with self._ready:
+            self._restored[rank] = state
+            if len(self._restored) == self.config.ranks:
+                states, self._restored = self._restored, {}
+                self.ctx.restore([states[r] for r in self.ctx.comm.held_ranks])
+
     def close(self, rank: int) -> None:
         with self._ready:
             self._closed = rank if self._closed is None else self._closed
@@ -309,6 +335,12 @@ class LocalSeat:
 
     def stats(self):
         return self.ctx.comm.stats[self.rank]
+
+    def snapshot(self) -> dict:
+        return own_snapshot(self.ctx, self.rank)
+
+    def restore(self, state: dict) -> None:
+        self._table.restore(self.rank, state)
 
     def close(self) -> None:
         if self._table is not None:

@@ -86,3 +86,18 @@ def test_associated_data_fields_do_not_run_into_each_other():
         Channel(KEY, b"run-1s", 8).open(message, 3, 1, "core")
 
 
+
+
+def test_a_restored_channel_keeps_its_counts_and_repeats_no_nonce():
+    """A checkpoint keeps the nonce stream past every nonce read (used or read ahead): the
+    channel restored from it under the same key draws none of them again."""
+    nonces = Stream(seeded_key(3, "n"))
+    ch = Channel(KEY, b"r", 8, nonces)
+    used = ch.seal_many([bytes(8)] * 5, 1, 1, "score")
+    ch.open_batch(used[:2], 1, 1, "score", 2)
+    again = Channel(KEY, b"r", 8, Stream(seeded_key(3, "n")))
+    again.restore(ch.state())
+    assert (again.encryptions, again.decryptions) == (5, 2)
+    later = again.seal_many([bytes(8)] * (NONCE_BLOCK + 1), 2, 1, "score")
+    assert not {m[:12] for m in used} & {m[:12] for m in later}
+    assert again.open(later[0], 2, 1, "score") == bytes(8)

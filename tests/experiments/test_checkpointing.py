@@ -71,3 +71,13 @@ def test_replayed_steps_and_kept_keys(tmp_path):
                                   lambda: b"j" * 32) == key
     assert checkpointing.kept_key(config(tmp_path, checkpoint_every=0), "harness",
                                   lambda: b"j" * 32) == b"j" * 32
+
+
+def test_a_federated_role_keeps_its_checkpoints_by_its_own_plan(tmp_path):
+    """Its own checkpoint_dir, for the steps and settings of its driver's plan, or refused."""
+    driver = checkpointing.plan(config(tmp_path / "driver"), [])
+    mine = checkpointing.own_plan(config(tmp_path / "mine", resume="r1"), driver)
+    assert mine.folder == str(tmp_path / "mine" / "checkpoints" / "r1") != driver.folder
+    for other in ({"checkpoint_every": 0}, {"checkpoint_every": 7}, {"horizon": 3}):
+        with pytest.raises(ValueError, match="checkpoint_every=.* must be its driver's"):
+            checkpointing.own_plan(config(tmp_path, **other), driver)

@@ -1,4 +1,4 @@
-"""The samba experiment: Hydra composition, Parquet columns, agreement, refusals."""
+"""The samba experiment: Hydra composition, Parquet columns, agreement, refusals, resume."""
 
 import pytest
 
@@ -62,3 +62,24 @@ def test_recorded_views_are_written_beside_the_run(compose_run_config, tmp_path)
         steps.setdefault(r["t"], []).append(r["position"])
     assert sorted(steps) == list(range(4, 10))
     assert all(p == list(range(len(p))) and len(p) > 3 for p in steps.values())
+
+
+def test_a_cut_run_resumes_by_its_run_id(compose_run_config, tmp_path, monkeypatch):
+    """runtime=local: a run whose DO group is lost after step 17 ends with the error; the same
+    run_id with resume= goes on from its checkpoint of step 15 to the reference's arms, its
+    rows saying that steps 16-17 ran twice, and its checkpoints are deleted once it is written."""
+    from jobs.run import run
+    from ppml.protocols.samba import protocol
+    from tests.protocols.samba.test_checkpoints import CUT, LostGroup
+    import pyarrow.parquet as pq
+    keys = ["experiment=samba", "dataset=synthetic", "arms=4", "horizon=30", "key_bits=512",
+            "insecure_key_bits_ok=true", "seed=3", "samba.algorithm=thompson",
+            "checkpoint_every=5", "run_id=cut", f"results_dir={tmp_path}"]
+    with monkeypatch.context() as patch:
+        patch.setattr(protocol, "DataOwnerGroup", LostGroup)
+        with pytest.raises(ConnectionError, match=f"step {CUT + 1}"):
+            run(compose_run_config(*keys))
+    rows = pq.read_table(run(compose_run_config(*keys, "resume=cut"))).to_pylist()
+    assert [r["step"] for r in rows if r["replayed"]] == [16, 17]
+    assert [r["arm"] for r in rows] == [r["plaintext_arm"] for r in rows]
+    assert not (tmp_path / "checkpoints" / "cut").exists()

@@ -20,9 +20,10 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
+from ppml.experiments import registry
 from ppml.experiments.config import RunConfig
-from ppml.experiments.private_cb import private_cb
 from tests.faults.harness import REPO, FaultyRun, can_cut_links, cut_link
 
 TIMEOUT_S = 15
@@ -170,6 +171,9 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
 
 RESUMED = PRIVATE_CB[:-2] + ["horizon=1200", "seed=1", "checkpoint_every=100", "run_id=resumed"]
 """A private CB run with checkpoints, short enough to finish after a restart."""
+SAMBA_RESUMED = SAMBA[:1] + ["horizon=3000", *SAMBA[2:], "checkpoint_every=200",
+                             "run_id=samba-resumed"]
+"""A Samba run with checkpoints (its secure run first: Comp's first process is its own)."""
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
 RESUME_CASES = [
@@ -177,17 +181,27 @@ RESUME_CASES = [
      6, True),
     ("private_cb-federated-party-kill-resumed", RESUMED + ["runtime=federated"],
      r"-m jobs\.party party=party-1", 8, False),
+    ("samba-ray-comp-kill-resumed", SAMBA_RESUMED + ["runtime=ray"], r"ray::Comp", 6, False),
 ]
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory):
-    """The arms and rewards of the resumed runs' settings, uninterrupted (runtime=local: the
-    same seed gives the same decisions in every runtime)."""
-    keys = dict(item.split("=", 1) for item in RESUMED if not item.startswith(("run_id", "check")))
-    keys = {k: (int(v) if v.isdigit() else v) for k, v in keys.items()}
-    out = private_cb(RunConfig.from_columns({**keys, "progress": False}))
-    return [(row["arm"], row["reward"]) for row in out.rows]
+def uninterrupted():
+    """``uninterrupted(overrides)``: the arms and rewards of a resumed run's settings,
+    uninterrupted (runtime=local: the same seed gives the same decisions in every runtime),
+    each computed once."""
+    done = {}
+
+    def rows(overrides: list) -> list:
+        keys = {k: yaml.safe_load(v) for k, v in (item.split("=", 1) for item in overrides)
+                if not k.startswith(("run_id", "check", "runtime"))}
+        key = json.dumps(keys, sort_keys=True)
+        if key not in done:
+            config = RunConfig.from_columns({**keys, "progress": False})
+            out = registry.get(config.experiment)(config)
+            done[key] = [(row["arm"], row["reward"]) for row in out.rows]
+        return done[key]
+    return rows
 
 
 @pytest.mark.slow
@@ -218,9 +232,10 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
     (path,) = outcome.parquet_files
     rows = pq.read_table(path).sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(overrides)
     assert any(row["replayed"] for row in rows)
-    assert not (tmp_path / "results" / "checkpoints" / "resumed").exists()
+    run_id = next(item for item in overrides if item.startswith("run_id="))[len("run_id="):]
+    assert not (tmp_path / "results" / "checkpoints" / run_id).exists()
 
 
 @pytest.mark.slow
@@ -237,7 +252,7 @@ def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
                            cwd=REPO, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     rows = pq.read_table(results / "resumed.parquet").sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(RESUMED)
     assert any(row["replayed"] for row in rows)
 
 
@@ -273,7 +288,7 @@ def test_a_link_cut_mid_round(tmp_path, uninterrupted, checkpoints):
     if checkpoints:
         assert outcome.returncode == 0 and "restarting from its last checkpoints" in tail, tail
         rows = pq.read_table(outcome.parquet_files[0]).sort_by("step").to_pylist()
-        assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+        assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(RESUMED)
     else:
         assert outcome.returncode != 0 and outcome.parquet_files == []
         assert "party-0" in tail or "party-1" in tail or "party 1" in tail, tail

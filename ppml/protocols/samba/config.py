@@ -16,6 +16,7 @@ from ppml.checks import check_bool, check_int, check_positive, check_real
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.data.bernoulli_items import DENOMINATORS
 from ppml.protocols.samba.policies import AlgorithmSpec
+from ppml.runtime.checkpoints import CheckpointPlan
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S, RUNTIMES
 
 
@@ -106,6 +107,10 @@ class SambaConfig:
     collect_keys: bool = False
     """EVALUATION ONLY: after the run, collect each role's own keys so that a plaintext
     reference can replay its draws (`SambaRun.replay_keys`); the seeded mode needs none."""
+    checkpoints: Optional[CheckpointPlan] = None
+    """Every ``checkpoints.every`` steps each role saves its own state in its own store, the
+    Controller driving (`ppml.runtime.checkpoints.RoleCheckpoints`); a resumed plan goes on
+    from the last step every role holds."""
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)

@@ -10,13 +10,17 @@ stream through the same reader get the same draws (Theorem 2's "same seeds").
   seed_eps and u (Comp's probability matching);
 * `Permutations`: sigma_t (the Controller), n words per permutation, each with its inverse;
 * `BetaDraws`: Thompson's theta_i ~ Beta(a, b) from DO_i's own stream (Marsaglia-Tsang).
+
+A reader is checkpointed as its `state` (its stream's key, and where in the stream its next
+draw starts: the words it read ahead are not counted); `resumed` goes on with the very draws
+the reader would have drawn next.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
+import operator
 
 import numpy as np
 
@@ -26,17 +30,42 @@ BLOCK_WORDS = 4096
 """Words read from a stream at once (32 KiB)."""
 
 
-def _word_block(stream: Stream) -> list:
-    return stream.uint64(BLOCK_WORDS).tolist()
+class _Reader:
+    """A reader of one stream that draws a fixed number of its bytes per draw, in order: a
+    checkpoint keeps it as (key, position), whatever it has read ahead."""
+
+    _stream: Stream
+
+    def _unread(self) -> int:
+        """Bytes read from the stream ahead of the next draw."""
+        raise NotImplementedError
+
+    def state(self) -> tuple:
+        """(the stream's key, the position of the next draw's first byte)."""
+        return self._stream.key, self._stream.position - self._unread()
+
+    @classmethod
+    def resumed(cls, state: tuple, *args):
+        """The reader that goes on from ``state`` (as `state` gave it) with the same draws."""
+        key, position = state
+        return cls(Stream(key, position), *args)
 
 
-class Words:
+class Words(_Reader):
     """Uniform elements of Z/2^64 from ``stream``, ``BLOCK_WORDS`` at a time.  ``word()`` is the
     next word (a C-level iterator step, no Python frame: hot loops call it per DO and step)."""
 
     def __init__(self, stream: Stream):
-        blocks = iter(functools.partial(_word_block, stream), None)
-        self.word = itertools.chain.from_iterable(blocks).__next__
+        self._stream, self._block = stream, iter(())
+        self.word = itertools.chain.from_iterable(self._blocks()).__next__
+
+    def _blocks(self):
+        while True:
+            self._block = iter(self._stream.uint64(BLOCK_WORDS).tolist())
+            yield self._block
+
+    def _unread(self) -> int:
+        return 8 * operator.length_hint(self._block)
 
     def uniform(self) -> float:
         """Uniform in [0, 1) with 53 random bits (one word)."""
@@ -48,7 +77,7 @@ def uniform(word) -> float:
     return (word() >> 11) * 2.0**-53
 
 
-class Permutations:
+class Permutations(_Reader):
     """Uniform permutations of range(n) (`Stream.permutation`, n words each), drawn in blocks;
     `next` gives (sigma, inverse) as lists, inverse[sigma[j]] = j."""
 
@@ -58,6 +87,9 @@ class Permutations:
         self._sigmas: list = []
         self._inverses: list = []
         self._at = 0
+
+    def _unread(self) -> int:
+        return 8 * self._n * (len(self._sigmas) - self._at)
 
     def next(self) -> tuple[list, list]:
         if self._at == len(self._sigmas):
@@ -69,7 +101,7 @@ class Permutations:
         return self._sigmas[self._at - 1], self._inverses[self._at - 1]
 
 
-class BetaDraws:
+class BetaDraws(_Reader):
     """Beta(a, b) = X / (X + Y), X ~ Gamma(a), Y ~ Gamma(b), for a, b >= 1, from one stream.
 
     Gamma(shape) is Marsaglia & Tsang's rejection sampler (2000).  Each attempt takes three
@@ -83,6 +115,9 @@ class BetaDraws:
         self._normals: list = []
         self._log_uniforms: list = []
         self._at = 0
+
+    def _unread(self) -> int:
+        return 24 * (len(self._normals) - self._at)          # three words per attempt
 
     def _refill(self) -> None:
         open_uniforms = self._stream.uniform((BLOCK_WORDS // 3, 3)) + 2.0**-54   # in (0, 1)

@@ -18,6 +18,13 @@ dealer (`ppml.protocols.samba.selection`); the Controller's shares are its words
 it shares with each DO, permuted by sigma_t like Comp's.
 
 Both runtimes run the same objects on the same streams, so they give the same run.
+
+With ``setup.checkpoints`` the Controller drives the checkpoints (`RoleCheckpoints`): after
+every ``every``-th step it delivers that step's last bits (so no message is in flight), has
+Comp and each DO group save their own state in their own stores and saves its own in its
+store.  A resumed run does steps 0-1 again (new processes need their keys and their links),
+then every role goes back to the last step all of them hold and the run goes on from there:
+in seeded mode with the uninterrupted run's draws, arms and rewards (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from ppml.crypto.rng import Stream, warn_insecure
 from ppml.privacy.views import ViewRecorder
 from ppml.runtime import roles
 from ppml.runtime import seat
+from ppml.runtime.checkpoints import RoleCheckpoints
 from ppml.runtime.seat import RoleDealer
 
 @dataclass
@@ -59,6 +67,8 @@ class SambaRun:
     """Role -> what it received (`ppml.privacy.views`), when the run recorded views."""
     replay_keys: SambaKeys | None = None
     """EVALUATION ONLY: the roles' own keys, collected after the run with ``collect_keys``."""
+    replays: list = field(default_factory=list)
+    """(checkpoint gone on from, last step finished before) per resume (`RoleCheckpoints`)."""
 
 
 def owner_groups(arms: int, owners_per_actor: int | None, slots: int) -> list[range]:
@@ -91,7 +101,7 @@ class Controller:
             check_policy(self.policy)
             self.agreement = KeyAgreement(role_key(setup.seed, "x25519", "controller"))
             self._share_keys = [role_key(setup.seed, "shares", i) for i in range(arms)]
-            self.shares = [Words(Stream(key)).word for key in self._share_keys]
+            self.shares = [Words(Stream(key)) for key in self._share_keys]
             self.match = match_words(self._permutation_key)
             self.seat = seat.make(setup.runtime, 0, engine_config(setup.record_views),
                                   setup.timeout_s)
@@ -167,6 +177,35 @@ class Controller:
         for a plaintext reference that replays the run."""
         return self._permutation_key, self._explore_key
 
+    def checkpoint_state(self) -> dict:
+        """The Controller's own state after a step (Fig. 6(b)): its keys (the permutations',
+        seed_eps) and where its readers stand (sigma_t, seed_eps; under mask=mpc its shares of
+        each DO's scores, probability matching's u, and its seat's engine state).  The run id
+        and the keys it relays are the resumed run's."""
+        state = {"keys": (self._permutation_key, self._explore_key),
+                 "permutations": self.permutations.state(), "explore": self.explore.state()}
+        if self.seat is not None:
+            state.update(shares=[share.state() for share in self.shares],
+                         match=self.match.state(), seat=self.seat.snapshot())
+        return state
+
+    def restore_state(self, state: dict) -> None:
+        """Go on from `checkpoint_state`'s ``state`` (after steps 0-1 of the resumed run)."""
+        self._permutation_key, self._explore_key = state["keys"]
+        self.permutations = Permutations.resumed(state["permutations"], self.arms)
+        self.explore = Words.resumed(state["explore"])
+        if self.seat is not None:
+            self.shares = [Words.resumed(share) for share in state["shares"]]
+            self.match = Words.resumed(state["match"])
+            self.seat.restore(state["seat"])
+
+    def checkpointed_roles(self) -> dict:
+        """The roles that keep their own checkpoints, by store name: Comp and each DO group
+        (named by its DOs: another layout finds no checkpoint of its own); DC's keys are made
+        again at step 0 and it holds nothing that a step changes."""
+        return {"comp": self.comp, **{f"do-{m.start}-{m.stop - 1}": group
+                                      for m, group in zip(self.layout, self.groups)}}
+
     @staticmethod
     def gather(handles, calls) -> list:
         """Issue every (method, args) call, then wait for all (in parallel on Ray)."""
@@ -184,6 +223,10 @@ class Controller:
                                             for delivery in self._deliveries])
         self._deliveries = [None] * len(self.groups)
         return None if asked is None else list(itertools.chain.from_iterable(batches))
+
+    def deliver(self) -> None:
+        """Step 5's last bits to the DOs now, rather than with the next call to them."""
+        self._exchange(None)
 
     def step(self, t: int) -> None:
         """Steps 2-5 for every iteration l of step t; the bits of step 5 reach the DOs with the
@@ -213,10 +256,10 @@ class Controller:
                           start: float) -> list:
         """mask=mpc, steps 3-4: its own shares (a word of each DO's stream) permuted by
         sigma_t, u for probability matching, and SelectArm in its seat beside Comp's."""
-        words = [word() for word in self.shares]
+        words = [share.word() for share in self.shares]
         mine = np.array(list(map(words.__getitem__, sigma)), dtype=np.uint64)
         kind = self.policy.kind(l)
-        u = self.match() >> (64 - U_BITS) if kind == MATCH else None
+        u = self.match.word() >> (64 - U_BITS) if kind == MATCH else None
         selecting = self.comp.submit("select", t, l, permuted)
         try:
             self.seat.run(select_on_shares, kind, mine, u)
@@ -239,7 +282,7 @@ class Controller:
     def cumulative_reward(self) -> int:
         """The last bits, then steps 6-7: E(s_1) ... E(s_K) = E(sum s_i) (each DO's obfuscator
         precomputed at setup), decrypted by DC."""
-        self._exchange(None)
+        self.deliver()
         shares = self._owners("reward_shares")
         start = time.perf_counter()
         total = functools.reduce(operator.add, shares)
@@ -318,11 +361,20 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
 
 def play(data, setup: SambaConfig, start: float, controller: Controller) -> SambaRun:
     """Steps 0-7 by ``controller`` with its participants (made by `run_samba`, or reached as
-    federated parties); ``data`` as `Controller.set_up` takes it."""
+    federated parties); ``data`` as `Controller.set_up` takes it.  With ``setup.checkpoints``
+    the roles checkpoint, and a resumed plan goes on from their last common step."""
     controller.set_up(data)
+    saving = setup.checkpoints and RoleCheckpoints(setup.checkpoints,
+                                                   controller.checkpointed_roles(),
+                                                   roles.gather, driver="controller")
+    first, state = saving.start() if saving else (0, {})
+    if first:
+        controller.restore_state(state)
     steps = time.perf_counter()
-    for t in range(controller.arms + 1, setup.horizon + 1):
+    for t in range(max(first, controller.arms) + 1, setup.horizon + 1):
         controller.step(t)
+        if saving:
+            _checkpoint(saving, controller, t)
     end = time.perf_counter()
     total = controller.cumulative_reward()
     finish = time.perf_counter()
@@ -331,7 +383,17 @@ def play(data, setup: SambaConfig, start: float, controller: Controller) -> Samb
                                                     "end_s": finish - end})
     if setup.collect_keys:
         run.replay_keys = collected_keys(controller)
+    run.replays = saving.replays if saving else []
     return run
+
+
+def _checkpoint(saving: RoleCheckpoints, controller: Controller, t: int) -> None:
+    """After step t: when due, the last bits delivered, then every role's state saved by
+    itself and the Controller's own; the Controller's progress noted every step."""
+    due = saving.plan.due(t)
+    if due:
+        controller.deliver()
+    saving.done(t, controller.checkpoint_state() if due else None)
 
 
 def collected_keys(controller: Controller) -> SambaKeys:

@@ -76,7 +76,7 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys,
             permuted = [scores[a] for a in sigma]
             if kind == MATCH and mask == "mpc":
                 position = match_position([score_key(kind, x, bound) for x in permuted],
-                                          match() >> (64 - U_BITS))
+                                          match.word() >> (64 - U_BITS))
             else:
                 position = select_arm(kind, permuted,
                                       selection.uniform() if kind == MATCH else None)

@@ -10,6 +10,9 @@ Theorem 2), which shows Comp every ratio x_i / x_j.  Every score, share and bit 
 a `DataOwnerGroup` hosts several in one Ray actor, holds once what they all hold (Enc's key,
 seed_alpha, seed_eps) and runs each phase as one loop over them.
 
+Comp and each DO group keep their own checkpoints (`Checkpointed`, driven by the Controller):
+what each saves is in its ``checkpoint_state``, and in docs/reliability.md.
+
 Design: docs/samba.md, "The protocol as built" (placement of the DOs), "Selection on shares"
 and "What each role learns".
 """
@@ -35,6 +38,7 @@ from ppml.mpc.context import EngineConfig
 from ppml.mpc.dealer import Dealer, material
 from ppml.privacy.views import ViewRecorder
 from ppml.runtime import seat
+from ppml.runtime.checkpoints import Checkpointed
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 MASK_EXPONENT = 32
@@ -86,9 +90,10 @@ def engine_config(record_views: bool) -> EngineConfig:
 class DataOwner(Arm):
     """DO_i (Fig. 6(a)), its own object: its arm's state (`Arm`: s_i, n_i, p_i and its Thompson
     draws from its own stream), its arm's rewards (``rewards``), the steps it pulled, its own
-    key and X25519 pair (``agreement``), under mask=mpc its reader of the stream it shares with
-    the Controller (``share``: the Controller's shares of its scores), and its precomputed
-    Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it).  Under
+    key and X25519 pair (``agreement``), under mask=mpc its reader (`Words`) of the stream it
+    shares with the Controller (``share``: the Controller's shares of its scores), and its
+    precomputed Paillier obfuscator for step 6 (``pool``, ``offline_s`` seconds to make it).
+    Under
     mask=paper DO 0 also makes seed_alpha (``alpha``) for all DOs.  What every DO holds alike
     (Enc's key, seed_alpha, seed_eps) its `DataOwnerGroup` holds once."""
 
@@ -111,6 +116,19 @@ class DataOwner(Arm):
         self.record(int(self.rewards.reward(t - 1)))
         self.pulled.append(t)
 
+    def state(self) -> dict:
+        """What DO_i checkpoints of its own (Fig. 6(a)): its key, s_i, n_i, p_i, where its Beta
+        draws and (mask=mpc) its reader of the shared stream stand, and the steps it pulled.
+        Its obfuscator is made again under DC's key of the resumed run."""
+        return {"key": self.own_key, "s": self.s, "n": self.n, "p": self.p,
+                "draws": self.draws.state(), "pulled": self.pulled,
+                "share": None if self.share is None else self.share.state()}
+
+    def restore(self, state: dict) -> None:
+        self.own_key, self.s, self.n, self.p = state["key"], state["s"], state["n"], state["p"]
+        self.draws, self.pulled = BetaDraws.resumed(state["draws"]), list(state["pulled"])
+        self.share = None if state["share"] is None else Words.resumed(state["share"])
+
     def precompute(self, public_key) -> None:
         """Offline: its obfuscator r^n for step 6 under DC's public key (step 0)."""
         begin = time.perf_counter()
@@ -118,7 +136,7 @@ class DataOwner(Arm):
         self.offline_s = time.perf_counter() - begin
 
 
-class DataOwnerGroup:
+class DataOwnerGroup(Checkpointed):
     """The DOs hosted by one process (one Ray actor; Fig. 6(a)); every call is batched over them.
 
     Each DO is its own `DataOwner` object with its own state and secrets.  A call runs one tight
@@ -130,7 +148,8 @@ class DataOwnerGroup:
     (its AES-GCM `Channel`, whose nonces come from the group's own stream), its reader of
     seed_alpha (``mask``, mask=paper) and its reader of seed_eps (``explore``); every DO opens
     each of them from its own sealed box, and the group refuses DOs that opened different keys.
-    Besides, the group holds the policy and the replay guard.
+    Besides, the group holds the policy and the replay guard.  It checkpoints what it holds
+    (`checkpoint_state`).
     """
 
     def join(self, rewards: list, seed: int | None, record_views: bool = False,
@@ -176,14 +195,14 @@ class DataOwnerGroup:
                 opened[purpose] = owner.agreement.open(public, box, hand_over_context(
                     run_id, purpose, name, f"DO{owner.index}"))
             if "shares" in opened:
-                owner.share = Words(Stream(opened.pop("shares"))).word
+                owner.share = Words(Stream(opened.pop("shares")))
             for purpose, key in opened.items():
                 common[purpose].add(key)
         if len(common["aes-gcm"]) != 1 or len(common["masks"]) > 1:
             raise MessageRejected(f"the DOs {self.indices[0]}-{self.indices[-1]} opened "
                                   "different Enc or seed_alpha keys")
         (aes,) = common["aes-gcm"]
-        self.mask = Words(Stream(common["masks"].pop())).word if common["masks"] else None
+        self.mask = Words(Stream(common["masks"].pop())) if common["masks"] else None
         self.explore = Words(Stream(explore_key))
         self.channel = Channel(aes, run_id, SCORE_BYTES, self._nonces) if crypto \
             else PlainChannel(SCORE_BYTES)
@@ -234,8 +253,9 @@ class DataOwnerGroup:
                                    "shortcut)")
             kind = self.policy.kind(l)
             x = self.policy.compute_scores(t, l, owners)
-            plaintexts = masked_scores(kind, x, self.mask, self.indices) if self.mask \
-                else comp_shares(kind, x, [o.share for o in owners], self.policy.match_bound())
+            plaintexts = masked_scores(kind, x, self.mask.word, self.indices) if self.mask \
+                else comp_shares(kind, x, [o.share.word for o in owners],
+                                 self.policy.match_bound())
             scores = self.channel.seal_many(plaintexts, t, l, "score")
         self.seconds += time.perf_counter() - start
         return scores
@@ -249,6 +269,24 @@ class DataOwnerGroup:
                   for o in self.owners] if self.crypto else [o.s for o in self.owners]
         self.seconds += time.perf_counter() - start
         return shares
+
+    def checkpoint_state(self) -> dict:
+        """What the group holds after a step (the Controller has delivered that step's bits, so
+        no message is in flight): each DO's own state (`DataOwner.state`), where its readers of
+        seed_alpha and seed_eps and its nonce stream stand, its AES-GCM counts, its replay
+        guard.  The keys handed over at step 1 (Enc's, DC's public key) are the resumed run's."""
+        return {"owners": [o.state() for o in self.owners], "explore": self.explore.state(),
+                "mask": None if self.mask is None else self.mask.state(),
+                "channel": self.channel.state(), "guard": self.guard.last}
+
+    def restore_state(self, state: dict) -> None:
+        """Go on from `checkpoint_state`'s ``state`` (after step 1 of the resumed run)."""
+        for owner, saved in zip(self.owners, state["owners"], strict=True):
+            owner.restore(saved)
+        self.explore = Words.resumed(state["explore"])
+        self.mask = None if state["mask"] is None else Words.resumed(state["mask"])
+        self.channel.restore(state["channel"])
+        self.guard.last = tuple(state["guard"])
 
     def recorded_view(self):
         """What the group's DOs opened, if they recorded (`ppml.privacy.views`)."""
@@ -268,7 +306,7 @@ class DataOwnerGroup:
         return [(o.index, o.pulled, share + o.offline_s, ops, o.offline_s) for o in self.owners]
 
 
-class Comp:
+class Comp(Checkpointed):
     """Comp (Fig. 6(c)): decrypts the permuted masked scores, runs SelectArm, returns permuted
     encrypted pull bits.  Under mask=mpc it decrypts its shares of the scores instead and runs
     SelectArm with the Controller on shares, in its `Seat` (party 1), learning the position
@@ -361,6 +399,23 @@ class Comp:
 
     def report(self) -> tuple:
         return self.seconds, self.channel.encryptions + self.channel.decryptions
+
+    def checkpoint_state(self) -> dict:
+        """What Comp holds between steps: its own key, where its draws (probability matching's
+        u, mask=paper) and its nonce stream stand, its AES-GCM counts, its replay guard and
+        (mask=mpc) its seat's engine state.  Enc's key is the resumed run's (Comp makes it
+        again at step 1: the same one in seeded mode)."""
+        return {"key": self._own_key, "selection": self.selection.state(),
+                "channel": self.channel.state(), "guard": self.guard.last,
+                "seat": None if self.seat is None else self.seat.snapshot()}
+
+    def restore_state(self, state: dict) -> None:
+        """Go on from `checkpoint_state`'s ``state`` (once the seats have linked up again)."""
+        self._own_key, self.selection = state["key"], Words.resumed(state["selection"])
+        self.channel.restore(state["channel"])
+        self.guard.last = tuple(state["guard"])
+        if self.seat is not None:
+            self.seat.restore(state["seat"])
 
     def recorded_view(self):
         """What Comp decrypted (`ppml.privacy.views`), if it recorded."""

@@ -71,9 +71,9 @@ def score_key(kind: str, x: float, bound: float) -> int:
 
 
 def match_words(controller_key: bytes):
-    """The Controller's reader of the words whose top `U_BITS` bits are u (a `Words.word`),
-    from its own key."""
-    return Words(Stream(derive_key(controller_key, "match"))).word
+    """The Controller's reader (`Words`) of the words whose top `U_BITS` bits are u, from its
+    own key."""
+    return Words(Stream(derive_key(controller_key, "match")))
 
 
 def match_position(keys: list, u: int) -> int:

@@ -45,3 +45,20 @@ def test_beta_draws_follow_the_stream_alone():
     assert first == [b.beta(2, 5) for _ in range(3000)]
     other = BetaDraws(stream("other"))
     assert first != [other.beta(2, 5) for _ in range(3000)]
+
+
+@pytest.mark.parametrize("make, draw", [
+    (Words, lambda reader: reader.word()),
+    (lambda s: Permutations(s, 7), lambda reader: reader.next()[0]),
+    (BetaDraws, lambda reader: reader.beta(2.0, 3.0))], ids=["words", "permutations", "beta"])
+def test_a_reader_resumed_from_its_state_draws_what_it_would_have_drawn(make, draw):
+    """A checkpoint keeps a reader as (key, position of its next draw), mid-block or past one;
+    the read-ahead block is not in it."""
+    reader = make(stream("r"))
+    for drawn in (5, BLOCK_WORDS):
+        for _ in range(drawn):
+            draw(reader)
+        key, position = reader.state()
+        resumed = make(Stream(key, position))
+        assert [draw(resumed) for _ in range(BLOCK_WORDS // 2)] == \
+            [draw(reader) for _ in range(BLOCK_WORDS // 2)]

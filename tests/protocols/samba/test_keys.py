@@ -81,7 +81,7 @@ def test_each_role_holds_only_its_own_keys(mask):
 def test_the_shared_keys_reach_every_data_owner_sealed():
     controller = set_up_roles("paper")
     owners = [o for g in controller.groups for o in g.obj.owners]
-    words = [g.obj.mask() for g in controller.groups]               # the same seed_alpha
+    words = [g.obj.mask.word() for g in controller.groups]          # the same seed_alpha
     assert len(set(words)) == 1 and len(words) == 2
     sealed = controller.comp.obj.share_enc_key({0: owners[0].agreement.public})
     assert role_key(SEED, "aes-gcm") not in sealed[0]
@@ -92,8 +92,8 @@ def test_each_data_owner_shares_its_stream_with_the_controller_alone():
     controller = set_up_roles("mpc")
     try:
         owners = [o for g in controller.groups for o in g.obj.owners]
-        assert [o.share() for o in owners] == [word() for word in controller.shares]
-        assert len({o.share() for o in owners}) == ARMS                # one stream per DO
+        assert [o.share.word() for o in owners] == [s.word() for s in controller.shares]
+        assert len({o.share.word() for o in owners}) == ARMS           # one stream per DO
     finally:
         controller.seat.close()
         roles.teardown([controller.comp])

@@ -38,9 +38,22 @@ def test_an_unseeded_federated_run_replays_exactly(tmp_path):
 
 def test_the_controller_cannot_send_a_do_group_rewards():
     with pytest.raises(PermissionError, match="holds its own rewards"):
-        OwnerGroupParty([]).join(["someone else's rewards"], None)
+        OwnerGroupParty(None, []).join(["someone else's rewards"], None)
 
 
 def test_the_parties_are_named_for_the_roster():
     config = RunConfig.from_columns({**BASE, "arms": 10})
     assert names(config) == ["comp", "dc", "do-0", "do-1", "do-2", "do-3", "controller"]
+
+
+def test_a_federated_run_resumes_from_the_checkpoints_every_party_holds(tmp_path):
+    """Each role keeps its own checkpoints in its own process; with Comp's last one gone the
+    resumed run goes back to step 8, which every role holds, and ends as the first did."""
+    base = {**BASE, "runtime": "federated", "seed": 5, "results_dir": str(tmp_path),
+            "checkpoint_every": 4, "run_id": "cut"}
+    first = samba(RunConfig.from_columns(base))
+    (tmp_path / "checkpoints" / "cut" / "comp" / f"step-{12:012d}.ckpt").unlink()
+    again = samba(RunConfig.from_columns({**base, "resume": "cut"}))
+    assert [r["arm"] for r in again.rows] == [r["arm"] for r in first.rows]
+    assert [r["step"] for r in again.rows if r["replayed"]] == [9, 10, 11, 12]
+    assert again.summary["secure_cumulative_reward"] == first.summary["secure_cumulative_reward"]
