@@ -19,9 +19,10 @@ import sys
 
 import pyarrow.parquet as pq
 import pytest
+from hydra import compose, initialize_config_dir
 
-from ppml.experiments.config import RunConfig
-from ppml.experiments.private_cb import private_cb
+from ppml.experiments import registry
+from ppml.experiments.config import load_config
 from tests.faults.harness import REPO, FaultyRun
 
 TIMEOUT_S = 15
@@ -109,6 +110,9 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
 
 RESUMED = PRIVATE_CB[:-2] + ["horizon=1200", "seed=1", "checkpoint_every=100", "run_id=resumed"]
 """A private CB run with checkpoints, short enough to finish after a restart."""
+LINUCB_DS_RESUMED = LINUCB_DS[:1] + ["horizon=1500"] + LINUCB_DS[2:] + [
+    "checkpoint_every=100", "run_id=resumed"]
+"""A LinUCB-DS run with checkpoints: Comp is killed a few hundred steps in."""
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
 RESUME_CASES = [
@@ -116,17 +120,29 @@ RESUME_CASES = [
      6, True),
     ("private_cb-federated-party-kill-resumed", RESUMED + ["runtime=federated"],
      r"-m jobs\.party party=party-1", 8, False),
+    ("linucb_ds-ray-comp-kill-resumed", LINUCB_DS_RESUMED + ["runtime=ray"], r"ray::Comp", 4,
+     False),
+    ("linucb_ds-federated-comp-kill-resumed", LINUCB_DS_RESUMED + ["runtime=federated"],
+     r"-m jobs\.party party=comp", 5, False),
 ]
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory):
-    """The arms and rewards of the resumed runs' settings, uninterrupted (runtime=local: the
-    same seed gives the same decisions in every runtime)."""
-    keys = dict(item.split("=", 1) for item in RESUMED if not item.startswith(("run_id", "check")))
-    keys = {k: (int(v) if v.isdigit() else v) for k, v in keys.items()}
-    out = private_cb(RunConfig.from_columns({**keys, "progress": False}))
-    return [(row["arm"], row["reward"]) for row in out.rows]
+def uninterrupted():
+    """The arms and rewards of a resumed run's settings, uninterrupted, each settings' run
+    made once (runtime=local: the same seed gives the same decisions in every runtime)."""
+    runs = {}
+
+    def of(settings: list) -> list:
+        keys = tuple(item for item in settings
+                     if not item.startswith(("run_id", "check", "runtime"))) + ("progress=false",)
+        if keys not in runs:
+            with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+                config = load_config(compose("config", overrides=list(keys)))
+            out = registry.get(config.experiment)(config)
+            runs[keys] = [(row["arm"], row["reward"]) for row in out.rows]
+        return runs[keys]
+    return of
 
 
 @pytest.mark.slow
@@ -157,7 +173,7 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
     (path,) = outcome.parquet_files
     rows = pq.read_table(path).sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(overrides)
     assert any(row["replayed"] for row in rows)
     assert not (tmp_path / "results" / "checkpoints" / "resumed").exists()
 
@@ -176,5 +192,5 @@ def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
                            cwd=REPO, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     rows = pq.read_table(results / "resumed.parquet").sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(RESUMED)
     assert any(row["replayed"] for row in rows)
