@@ -14,9 +14,14 @@ Every run also plays, with P's coin key (so the same first arm and permutations)
   two largest float scores are within twice the fixed-point error ``score_error`` (the tie
   tolerance; ``first_tie_step``, -1 if none), reported as ``float_arm_agreement``.
 
+With ``checkpoint_every`` every party checkpoints its own state (`protocol.Principal` drives
+them); a run whose party died goes on from the last checkpoints (``restarts`` with runtime=ray
+or federated, ``resume=<run_id>`` in any runtime) to the uninterrupted run's arms in seeded mode.
+
 Rows: one per step (``arm``, ``plaintext_arm`` = the fixed-point reference's, ``float_arm``,
-``reward``).  Summary: sums, wall / online / offline seconds, seconds per step kind (3.i, 3.ii,
-4.i, the rest) and per participant, Paillier operation counts and Fig. 5's formulas beside them.
+``reward``, ``replayed``: the step ran twice after a resume).  Summary: sums, wall / online /
+offline seconds, seconds per step kind (3.i, 3.ii, 4.i, the rest) and per participant, Paillier
+operation counts and Fig. 5's formulas beside them.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from ppml.protocols.linucb_ds.reference import (Coins, FixedPoint, LinUCB, run_f
                                                 run_float, score_error)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
-from ppml.protocols.linucb_ds.protocol import run_protocol
+from ppml.protocols.linucb_ds.protocol import PARTIES, run_protocol
 from ppml.crypto.rng import fresh_key, seeded_key
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
@@ -118,10 +124,25 @@ def coins_key(config: RunConfig) -> bytes:
     return fresh_key() if config.seed is None else seeded_key(config.seed, "linucb-ds-coins")
 
 
+def run_secure(config: RunConfig, data: dict) -> dict:
+    """One attempt of the secure run in ``config.runtime`` (`run_protocol`, or
+    `run_federated`), its checkpoints as ``config`` asks; the same dict either way."""
+    if config.runtime == "federated":
+        return run_federated(config)
+    options = config.linucb_ds
+    protocol = LinUCBDSConfig(
+        horizon=config.horizon, scale_bits=options.scale_bits, key_bits=config.key_bits,
+        insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
+        runtime=config.runtime, workers=config.workers, seed=config.seed,
+        record_views=config.record_views, timeout_s=config.party_timeout_s,
+        checkpoints=checkpointing.plan(config, PARTIES))
+    return run_protocol(make_policy(data, config.horizon), data["theta"], data["noise"], protocol,
+                        coin_key=coins_key(config), theta_norm_bound=norm_bound(data["theta"]))
+
+
 def run_federated(config: RunConfig) -> dict:
     """DO, DC, P and Comp each their own process on loopback
-    (`ppml.experiments.linucb_ds_parties`); the same dict as `run_protocol`, with P's coin key
-    for the references."""
+    (`ppml.experiments.linucb_ds_parties`); the same dict as `run_protocol`."""
     if config.record_views:
         raise ValueError("record_views=true is not supported with runtime=federated yet: each "
                          "party's view stays in its process")
@@ -131,6 +152,7 @@ def run_federated(config: RunConfig) -> dict:
             "sum": FixedPoint(config.linucb_ds.scale_bits).reward_real(outs["dc"]["sum_int"]),
             "wall_s": p["wall_s"], "online_s": p["online_s"], "offline_s": p["offline_s"],
             "layout": p["layout"], "views": {}, "coin_key": p["audit_coin_key"],
+            "replays": p["replays"],
             "stats": {out["stats"]["name"]: out["stats"] for out in outs.values()}}
 
 
@@ -142,18 +164,9 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
     data = instance(config, spectral)
     N = config.horizon
     options = config.linucb_ds
-    if config.runtime == "federated":
-        secure = run_federated(config)
-        coin_key = secure["coin_key"]
-    else:
-        coin_key = coins_key(config)
-        protocol = LinUCBDSConfig(
-            horizon=N, scale_bits=options.scale_bits, key_bits=config.key_bits,
-            insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
-            runtime=config.runtime, workers=config.workers, seed=config.seed,
-            record_views=config.record_views, timeout_s=config.party_timeout_s)
-        secure = run_protocol(make_policy(data, N), data["theta"], data["noise"], protocol,
-                              coin_key=coin_key, theta_norm_bound=norm_bound(data["theta"]))
+    checkpointing.prepare(config)
+    secure = checkpointing.with_restarts(config, lambda attempt: run_secure(attempt, data))
+    coin_key = secure["coin_key"]             # EVALUATION ONLY: the references replay P's coins
     fixed = run_fixed_point(make_policy(data, N), data["theta"], data["noise"], N,
                             Coins(coin_key), options.scale_bits)
     start = time.perf_counter()
@@ -161,10 +174,12 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
     floats["wall_s"] = time.perf_counter() - start
     K, d = data["arms"].shape
     summary = summarise(secure, fixed, floats, d, K, N)
+    replayed = checkpointing.replayed(secure["replays"], N)
     rows = [{"step": t, "arm": int(secure["arms"][t]), "plaintext_arm": int(fixed["arms"][t]),
              "float_arm": int(floats["arms"][t]),
              "reward": float(data["reward"](t, secure["arms"][t])),
-             "plaintext_reward": float(fixed["rewards"][t])} for t in range(N)]
+             "plaintext_reward": float(fixed["rewards"][t]), "replayed": replayed[t]}
+            for t in range(N)]
     shown = {"algorithm": "SpectralUCB-DS" if spectral else "LinUCB-DS", "data": data["name"],
              "K": K, "d": d, "N": N, "key_bits": config.key_bits, "workers": config.workers,
              **{k: summary[k] for k in ("secure_cumulative_reward", "sum_exact", "arm_agreement",

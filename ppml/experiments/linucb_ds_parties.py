@@ -8,9 +8,14 @@ three and drives Fig. 3's messages as calls: DO answers ``outsource`` to P only 
 their processes (their private keys never leave), P its coins.  P checks the size of every
 public key it receives against ``key_bits``.
 
-Outputs, each party's own: P the arms it pulled, the slot layout and its stats; DC the sum it
-decrypted; each party its stats.  P also reports its coin key (``audit_coin_key``, EVALUATION
-ONLY: the harness replays P's coins in the references; the seeded mode derives it anyway).
+Checkpoints: each party builds the plan from its own config (`checkpointing.plan`) and keeps
+its own store; P drives them and may call comp, dc and do's `CHECKPOINT_METHODS` but for
+``use_checkpoints`` (a party takes no folder from another).
+
+Outputs, each party's own: P the arms it pulled, the slot layout, its stats and the steps
+replayed after a resume; DC the sum it decrypted; each party its stats.  P also reports its coin
+key (``audit_coin_key``, EVALUATION ONLY: the harness replays P's coins in the references; the
+seeded mode derives it anyway).
 """
 
 from __future__ import annotations
@@ -18,20 +23,23 @@ from __future__ import annotations
 import time
 
 from ppml.crypto.paillier.keys import check_key_bits
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import register_parties
 from ppml.experiments.linucb_ds import coins_key, instance, make_policy, norm_bound
-from ppml.protocols.linucb_ds.protocol import Comp, Principal
+from ppml.protocols.linucb_ds.protocol import PARTIES, Comp, Principal
 from ppml.protocols.linucb_ds.roles import DataClient, DataOwner
+from ppml.runtime.checkpoints import CHECKPOINT_METHODS
 from ppml.runtime.federated import Node
 
-SERVED = {"comp": {"key", "argmax", "switch"}, "dc": {"budget", "key", "receive_sum"},
-          "do": {"outsource"}}
+RESTORES = CHECKPOINT_METHODS - {"use_checkpoints"}
+SERVED = {"comp": {"key", "argmax", "switch", *RESTORES},
+          "dc": {"budget", "key", "receive_sum", *RESTORES}, "do": {"outsource", *RESTORES}}
 """What P may call on each party (nobody else calls anything)."""
 
 
 def names(config: RunConfig) -> list:
-    return ["comp", "dc", "do", "p"]
+    return list(PARTIES)
 
 
 def party(config: RunConfig, name: str, identity, peers) -> dict:
@@ -55,6 +63,9 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             data = instance(config, spectral)
             role = DataOwner()
             role.load(data["theta"], data["arms"], data["noise"], norm_bound(data["theta"]))
+        plan = checkpointing.plan(config, names(config))
+        if plan:
+            role.use_checkpoints(plan, name)
         node.serve(role, {"p": SERVED[name]})
         try:
             node.connect()
@@ -80,8 +91,8 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     comp_key, dc_key = comp.call("key"), dc.call("key")
     check_key_bits(comp_key.bits, config.insecure_key_bits_ok)
     check_key_bits(dc_key.bits, config.insecure_key_bits_ok)
-    coins = coins_key(config)
-    p.connect(do, dc, comp, comp_key, dc_key, coins)
+    p.connect(do, dc, comp, comp_key, dc_key, coins_key(config),
+              checkpointing.plan(config, names(config)), give_plans=False)
     try:
         start = time.perf_counter()
         layout = p.setup()
@@ -92,7 +103,8 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     finally:
         p.close()
     return {"arms": arms, "layout": layout, "stats": p.stats(), "wall_s": end - start,
-            "online_s": end - online, "offline_s": online - start, "audit_coin_key": coins}
+            "online_s": end - online, "offline_s": online - start, "replays": p.replays(),
+            "audit_coin_key": p.audit_coin_key()}
 
 
 for _experiment in ("linucb_ds", "spectral_ucb_ds"):

@@ -291,13 +291,17 @@ class RoleCheckpoints:
     decisions it recorded) in a store of its own.  It sees no role's state.
 
     ``roles`` maps each role's store name to its `Role` (any object with ``submit`` and the
-    `gather` of its runtime).  ``replays`` as in `RankCheckpoints`."""
+    `gather` of its runtime).  ``give_plans=False`` where every role took the plan of its own
+    config already (``use_checkpoints`` in its own process: a federated party takes no folder
+    from another party).  ``replays`` as in `RankCheckpoints`."""
 
-    def __init__(self, plan: CheckpointPlan, roles: dict, gather, driver: str = "driver"):
+    def __init__(self, plan: CheckpointPlan, roles: dict, gather, driver: str = "driver",
+                 give_plans: bool = True):
         self.plan, self.roles, self.gather = plan, dict(roles), gather
         self.own = plan.store(driver)
         self.replays = []
-        self._each("use_checkpoints", lambda name: (plan, name))
+        if give_plans:
+            self._each("use_checkpoints", lambda name: (plan, name))
 
     def _each(self, method: str, args) -> list:
         return self.gather([role.submit(method, *args(name)) for name, role in self.roles.items()])

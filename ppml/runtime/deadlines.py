@@ -27,9 +27,10 @@ def peer_lost(error: BaseException) -> bool:
     A timeout or a broken connection is a loss; so is the runtimes' own report of one: an error
     with a ``lost`` attribute (the Ray runtime's `PartyError`, the federated launcher's
     `PartyFailed`) says which it is, and a role's `RoleError` is raised only for a role that
-    died or stopped answering (a method's own error keeps its type)."""
+    died or stopped answering (a method's own error keeps its type), also when a role that
+    called it raised it on (Ray's error of that call is then a `RoleError` too)."""
     if isinstance(error, (TimeoutError, ConnectionError)):
         return True
     if hasattr(error, "lost"):
         return bool(error.lost)
-    return type(error).__name__ == "RoleError"
+    return any(kind.__name__ == "RoleError" for kind in type(error).__mro__)

@@ -2,9 +2,11 @@
 and which steps a resumed run replayed."""
 
 import pytest
+import ray.exceptions
 
 from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
+from ppml.runtime.deadlines import peer_lost
 from ppml.runtime.ray_spmd import PartyError
 from ppml.runtime.roles import RoleError
 
@@ -81,3 +83,12 @@ def test_a_federated_role_keeps_its_checkpoints_by_its_own_plan(tmp_path):
     for other in ({"checkpoint_every": 0}, {"checkpoint_every": 7}, {"horizon": 3}):
         with pytest.raises(ValueError, match="checkpoint_every=.* must be its driver's"):
             checkpointing.own_plan(config(tmp_path, **other), driver)
+
+
+def test_a_role_lost_behind_another_roles_call_restarts_the_run():
+    """On Ray, P's call fails with Ray's error of P's task, which is also the RoleError P got
+    when Comp died: a lost role all the same."""
+    lost = RoleError("Comp", "Comp died during argmax")
+    assert peer_lost(ray.exceptions.RayTaskError("run", "trace", lost).as_instanceof_cause())
+    assert not peer_lost(ray.exceptions.RayTaskError("run", "trace",
+                                                     ValueError("bad")).as_instanceof_cause())

@@ -1,9 +1,15 @@
-"""The linucb_ds and spectral_ucb_ds experiments: runs, Parquet columns, refused keys."""
+"""The linucb_ds and spectral_ucb_ds experiments: runs, Parquet columns, refused keys, resumes."""
 
+import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from jobs.run import run
+from ppml.experiments.config import RunConfig
+from ppml.experiments.linucb_ds import linucb_ds
 from ppml.experiments.results import read_results
+from ppml.protocols.linucb_ds import protocol
+from tests.protocols.linucb_ds.lost import CompKilledAtRound10, CompLostAtRound10
 
 SMALL = ["dataset=synthetic", "key_bits=512", "insecure_key_bits_ok=true", "progress=false"]
 
@@ -61,3 +67,58 @@ def test_the_engines_precision_is_refused_naming_the_paillier_scale(compose_run_
                              f"results_dir={tmp_path}")
     with pytest.raises(ValueError, match="linucb_ds.scale_bits"):
         run(cfg)
+
+
+RESUMED = [*SMALL, "arms=5", "dims=3", "horizon=12", "seed=3", "checkpoint_every=4"]
+REPLAYED = [False] * 8 + [True] * 2 + [False] * 2
+"""Cut at step 11 (round 10), resumed from step 8: steps 9 and 10 ran twice."""
+
+
+def columns(items: list, **keys) -> RunConfig:
+    """The config of command-line ``items`` (key=value, values as YAML) and ``keys``."""
+    return RunConfig.from_columns({**{key: yaml.safe_load(value) for key, value in
+                                      (item.split("=", 1) for item in items)}, **keys})
+
+
+def arms_and_rewards(rows) -> list:
+    return [(row["arm"], row["reward"]) for row in sorted(rows, key=lambda row: row["step"])]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> list:
+    out = linucb_ds(columns(RESUMED[:-1], experiment="linucb_ds",
+                            results_dir=str(tmp_path_factory.mktemp("uninterrupted"))))
+    assert not any(row["replayed"] for row in out.rows)
+    return arms_and_rewards(out.rows)
+
+
+def test_a_cut_run_resumes_by_its_run_id(compose_run_config, tmp_path, monkeypatch,
+                                        uninterrupted):
+    """runtime=local: a run cut at step 11 goes on with ``resume=<run_id>`` from step 8 to the
+    uninterrupted run's arms and rewards, says which steps it replayed, and leaves no
+    checkpoint behind."""
+    keys = ["experiment=linucb_ds", *RESUMED, f"results_dir={tmp_path}"]
+    with monkeypatch.context() as patch:
+        patch.setattr(protocol, "Comp", CompLostAtRound10)
+        with pytest.raises(ConnectionError, match="round 10"):
+            run(compose_run_config(*keys, "run_id=cut"))
+    path = run(compose_run_config(*keys, "resume=cut"))
+    rows = pq.read_table(path).sort_by("step").to_pylist()
+    assert path.stem == "cut" and arms_and_rewards(rows) == uninterrupted
+    assert [row["replayed"] for row in rows] == REPLAYED
+    assert rows[-1]["sum_exact"] and rows[-1]["arm_agreement"] == 1.0
+    assert not (tmp_path / "checkpoints" / "cut").exists()
+
+
+@pytest.mark.slow
+def test_a_killed_comp_actor_restarts_the_run_by_itself(ray_cluster, tmp_path, monkeypatch,
+                                                        uninterrupted):
+    """runtime=ray: Comp's actor killed (SIGKILL) at step 11; the run starts again from its
+    last checkpoints (``restarts``) and ends with the uninterrupted run's arms and rewards."""
+    monkeypatch.setattr(protocol, "Comp", CompKilledAtRound10)
+    out = linucb_ds(columns(RESUMED, experiment="linucb_ds", runtime="ray", run_id="killed",
+                            results_dir=str(tmp_path), party_timeout_s=30))
+    assert (tmp_path / "checkpoints" / "killed" / "comp" / "killed").exists()
+    assert arms_and_rewards(out.rows) == uninterrupted
+    assert [row["replayed"] for row in out.rows] == REPLAYED
+    assert out.summary["sum_exact"]

@@ -20,10 +20,10 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
-import yaml
+from hydra import compose, initialize_config_dir
 
 from ppml.experiments import registry
-from ppml.experiments.config import RunConfig
+from ppml.experiments.config import load_config
 from tests.faults.harness import REPO, FaultyRun, can_cut_links, cut_link
 
 TIMEOUT_S = 15
@@ -174,6 +174,9 @@ RESUMED = PRIVATE_CB[:-2] + ["horizon=1200", "seed=1", "checkpoint_every=100", "
 SAMBA_RESUMED = SAMBA[:1] + ["horizon=3000", *SAMBA[2:], "checkpoint_every=200",
                              "run_id=samba-resumed"]
 """A Samba run with checkpoints (its secure run first: Comp's first process is its own)."""
+LINUCB_DS_RESUMED = LINUCB_DS[:1] + ["horizon=1500"] + LINUCB_DS[2:] + [
+    "checkpoint_every=100", "run_id=resumed"]
+"""A LinUCB-DS run with checkpoints: Comp is killed a few hundred steps in."""
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
 RESUME_CASES = [
@@ -182,26 +185,29 @@ RESUME_CASES = [
     ("private_cb-federated-party-kill-resumed", RESUMED + ["runtime=federated"],
      r"-m jobs\.party party=party-1", 8, False),
     ("samba-ray-comp-kill-resumed", SAMBA_RESUMED + ["runtime=ray"], r"ray::Comp", 6, False),
+    ("linucb_ds-ray-comp-kill-resumed", LINUCB_DS_RESUMED + ["runtime=ray"], r"ray::Comp", 4,
+     False),
+    ("linucb_ds-federated-comp-kill-resumed", LINUCB_DS_RESUMED + ["runtime=federated"],
+     r"-m jobs\.party party=comp", 5, False),
 ]
 
 
 @pytest.fixture(scope="module")
 def uninterrupted():
-    """``uninterrupted(overrides)``: the arms and rewards of a resumed run's settings,
-    uninterrupted (runtime=local: the same seed gives the same decisions in every runtime),
-    each computed once."""
-    done = {}
+    """The arms and rewards of a resumed run's settings, uninterrupted, each settings' run
+    made once (runtime=local: the same seed gives the same decisions in every runtime)."""
+    runs = {}
 
-    def rows(overrides: list) -> list:
-        keys = {k: yaml.safe_load(v) for k, v in (item.split("=", 1) for item in overrides)
-                if not k.startswith(("run_id", "check", "runtime"))}
-        key = json.dumps(keys, sort_keys=True)
-        if key not in done:
-            config = RunConfig.from_columns({**keys, "progress": False})
+    def of(settings: list) -> list:
+        keys = tuple(item for item in settings
+                     if not item.startswith(("run_id", "check", "runtime"))) + ("progress=false",)
+        if keys not in runs:
+            with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+                config = load_config(compose("config", overrides=list(keys)))
             out = registry.get(config.experiment)(config)
-            done[key] = [(row["arm"], row["reward"]) for row in out.rows]
-        return done[key]
-    return rows
+            runs[keys] = [(row["arm"], row["reward"]) for row in out.rows]
+        return runs[keys]
+    return of
 
 
 @pytest.mark.slow

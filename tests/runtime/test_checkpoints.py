@@ -136,3 +136,14 @@ def test_roles_save_and_restore_their_own_state(tmp_path):
     seen, replays = drive(dataclasses.replace(plan, resume=True), spawn())
     assert seen == drive(CheckpointPlan(str(tmp_path / "other"), 5, (), "s"), spawn())[0]
     assert replays == [(5, 8)]
+
+
+def test_a_role_that_took_its_own_plan_is_given_none(tmp_path):
+    """A federated party's role takes the plan of its own config; the driver sends it none."""
+    plan = CheckpointPlan(str(tmp_path), 5, (), "s")
+    counter = roles.spawn(Counter, "local", name="counter")
+    counter.call("use_checkpoints", plan, "its-own")
+    saving = RoleCheckpoints(plan, {"counter": counter}, roles.gather, give_plans=False)
+    counter.call("add", 5)
+    saving.done(5, {})
+    assert plan.store("its-own").steps() == [5] and not (tmp_path / "counter").exists()

@@ -16,6 +16,7 @@ from ppml.crypto.paillier.encoding import MAX_SCALE_BITS, MIN_SCALE_BITS
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.data.linear_arms import ARM_CHOICES
+from ppml.runtime.checkpoints import CheckpointPlan
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S, RUNTIMES
 
 
@@ -64,6 +65,9 @@ class LinUCBDSConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     """How long a party may stay silent before the run fails naming it (the run key
     ``party_timeout_s``; `ppml.runtime.roles`)."""
+    checkpoints: Optional[CheckpointPlan] = None
+    """Where and how often every party saves its own state, and whether the run resumes
+    (`ppml.runtime.checkpoints`; `protocol.Principal` drives them); None: no checkpoints."""
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)

@@ -18,6 +18,11 @@ key-switch mask rand come from the CSPRNG, rand uniform in Z_n (Theorem 8 holds 
 leaves P is re-randomised with a fresh obfuscator from an `ObfuscatorPool`; step (3).ii sends
 the permuted scores packed, computed from the fixed theta* (`scores.PackedScores`).
 
+Checkpoints: P runs the rounds, so P is the driver (`RoleCheckpoints`): every
+``checkpoint_every`` steps DO, DC and Comp each save their own state in their own stores and P
+its own (`Principal.checkpoint_state`); a resumed P restores every party, asks for step 1 again
+and goes on with the next round.  docs/linucb-ds.md, "Checkpoints and resume".
+
 Design, departures from the paper and the authors' code, and measurements: docs/linucb-ds.md,
 "The protocol as built" and "Speed" (with "Slots at k = 2", "Cheaper fresh randomness",
 "Step 3.ii from fixed bases" and "Two workers").
@@ -34,13 +39,20 @@ import numpy as np
 
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
-from ppml.protocols.linucb_ds.roles import DataClient, DataOwner, Link, Participant, keypair
+from ppml.protocols.linucb_ds.roles import (DataClient, DataOwner, Link, Participant, key_factors,
+                                            keypair, keypair_of)
 from ppml.protocols.linucb_ds.scores import PackedScores
 from ppml.protocols.linucb_ds.reference import Coins, FixedPoint, LinearUCB, first_maximum
 from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
 from ppml.parallel import Resident, check_workers, split
 from ppml.crypto.rng import fresh_key
 from ppml.runtime import roles
+from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
+
+PARTIES = ("comp", "dc", "do", "p")
+"""The parties by name: their checkpoint stores, and their processes in a federated run (P, which
+drives the steps, last)."""
+
 
 def _norms(fixed: FixedPoint, policy: LinearUCB, horizon: int) -> tuple:
     """(max ||x_i||_2 of the rounded arms, and a bound on ||Â G||_2 over the run).
@@ -89,6 +101,11 @@ def score_bound(fixed: FixedPoint, policy: LinearUCB, theta_norm_bound: float, n
     return math.ceil(real * (1 + 1e-9)) + 4
 
 
+def _integers(values) -> np.ndarray:
+    """Nested lists of integers (as a checkpoint gives them back) as an array of Python ints."""
+    return np.frompyfunc(int, 1, 1)(np.array(values, dtype=object))
+
+
 def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
     """Step 5: (E(rand) s* = E(rand + s), rand) with rand uniform in Z_n from ``secrets``, so the
     value Comp decrypts, rand + s mod n, is uniform in Z_n whatever s is (Theorem 8)."""
@@ -111,21 +128,33 @@ class Principal(Participant):
         self.workers = check_workers(workers)
         self.obfuscator = obfuscator
         self.arms_pulled: list[int] = []
+        d = policy.d
+        self.G = np.full((d, d), 0, dtype=object)         # sum x x^T: b* = theta*^G E(e)
+        self.e = np.full(d, 0, dtype=object)              # sum eta x
 
-    def connect(self, do, dc, comp, comp_key, dc_key, coin_key: bytes | None = None) -> None:
+    def connect(self, do, dc, comp, comp_key, dc_key, coin_key: bytes | None = None,
+                checkpoints: CheckpointPlan | None = None, give_plans: bool = True) -> None:
         """Links to the other parties and their public keys (public-key infrastructure), and
         P's coins: a fresh os.urandom key drawn here, or ``coin_key`` from an evaluation harness
         that replays them in a reference (a method argument, never an actor-creation argument,
-        which Ray keeps in its control store)."""
+        which Ray keeps in its control store).  With ``checkpoints``, P is the driver of every
+        party's checkpoints (`RoleCheckpoints`, ``give_plans`` as there)."""
         self.coins = Coins(fresh_key() if coin_key is None else coin_key)
         self.comp_key, self.dc_key = comp_key, dc_key
         self.do = Link("P", "DO", do, self.transcript)
         self.dc = Link("P", "DC", dc, self.transcript)
         self.comp = Link("P", "Comp", comp, self.transcript)
+        self.saving = checkpoints and RoleCheckpoints(
+            checkpoints, {"comp": comp, "dc": dc, "do": do}, roles.gather, driver="p",
+            give_plans=give_plans)
 
     def setup(self) -> dict:
-        """Step 1 (N from DC; arms, theta*, constants from DO), the public slot layout, and the
-        offline phase: every obfuscator of the run."""
+        """A resumed run's restore first (every party to the last step all hold, P's own state
+        by `restore_state`), then step 1 (N from DC; arms, theta*, constants from DO), the
+        public slot layout, and the offline phase: every obfuscator of the rounds to run."""
+        self.first, state = self.saving.start() if self.saving else (0, {})
+        if self.first:
+            self.restore_state(state)
         self.horizon = self.dc.fetch("1", "N", "budget")
         step1 = self.do.fetch("1", "arms, theta*, constants", "outsource", self.comp_key,
                               self.fixed.encoding)
@@ -148,16 +177,13 @@ class Principal(Participant):
                                   self.groups), coefficient_bound(self.fixed, self.policy,
                                                                   self.horizon))
             self.scores = Resident(scores, self.workers)    # actors build tables during the pool
-            needed = (self.horizon - 1) * self.groups + 1
+            needed = (self.horizon - max(self.first, 1)) * self.groups + 1
             self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
                                        workers=self.workers, obfuscator=self.obfuscator,
                                        stream=True)
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
-            d = self.policy.d
-            self.G = np.full((d, d), 0, dtype=object)         # sum x x^T: b* = theta*^G E(e)
-            self.e = np.full(d, 0, dtype=object)              # sum eta x
         return {"slot_bits": self.layout.slot_bits, "slots": self.layout.slots,
                 "groups": self.groups}
 
@@ -181,16 +207,53 @@ class Principal(Participant):
         self.arms_pulled.append(arm)
 
     def run(self) -> list[int]:
-        """Step 2, then steps 3 and 4 for 1 <= t < N; returns the arms pulled."""
-        with self.clock("2"):
-            self._pull(0, self.coins.first_arm(self.policy.K))
-        for t in range(1, self.horizon):
-            message, sigma = self._scores(t)
-            position = self.comp.send("3.ii", "sigma(listB*)", "argmax", message,
-                                      reply=("4.i", "argmax position"))
-            with self.clock("4.ii"):
-                self._pull(t, int(sigma[position]))
+        """Step 2, then steps 3 and 4 for 1 <= t < N (a resumed run from its checkpoint's
+        step on), each step's checkpoints when due; returns the arms pulled."""
+        for t in range(self.first, self.horizon):
+            if t == 0:
+                with self.clock("2"):
+                    self._pull(0, self.coins.first_arm(self.policy.K))
+            else:
+                message, sigma = self._scores(t)
+                position = self.comp.send("3.ii", "sigma(listB*)", "argmax", message,
+                                          reply=("4.i", "argmax position"))
+                with self.clock("4.ii"):
+                    self._pull(t, int(sigma[position]))
+            if self.saving:
+                step = t + 1
+                self.saving.done(step, self.checkpoint_state() if self.saving.plan.due(step)
+                                 else None)
         return self.arms_pulled
+
+    def checkpoint_state(self) -> dict:
+        """What P holds after a step (Fig. 4(a)): s* (a ciphertext under Comp's key), A in plain,
+        b* as the exponents of theta* it stands for (G = sum x x^T and e = sum eta x,
+        `scores`), the arms pulled, its coins (key and position: a seeded resume draws the
+        uninterrupted run's sigma_t) and the public keys it works under.  Neither theta* nor
+        the pool: a resumed P asks DO for step 1 again (theta* encrypts the same theta, so b*
+        the same b) and makes fresh obfuscators."""
+        return {**super().checkpoint_state(), "comp_key": self.comp_key, "dc_key": self.dc_key,
+                "coins": (self.coins.stream.key, self.coins.stream.position), "A": self.policy.A,
+                "G": self.G.tolist(), "e": self.e.tolist(), "s": self.s,
+                "arms": self.arms_pulled}
+
+    def restore_state(self, state: dict) -> None:
+        super().restore_state(state)
+        self.comp_key, self.dc_key = state["comp_key"], state["dc_key"]
+        self.coins = Coins(*state["coins"])
+        self.policy.A = state["A"]
+        self.G, self.e = _integers(state["G"]), _integers(state["e"])
+        self.s = gmpy2.mpz(state["s"])
+        self.arms_pulled = [int(arm) for arm in state["arms"]]
+
+    def replays(self) -> list:
+        """The steps run twice after resumes (`RoleCheckpoints.replays`; none without)."""
+        return self.saving.replays if self.saving else []
+
+    def audit_coin_key(self) -> bytes:
+        """EVALUATION ONLY: the key of P's coins (a resumed P's is its checkpoint's), which a
+        harness replays in the references."""
+        return self.coins.stream.key
 
     def _scores(self, t: int) -> tuple[dict, np.ndarray]:
         """Step 3: theta_hat* = A^-1 b* kept as the coefficients of theta* in each B_i*
@@ -255,7 +318,9 @@ class Comp(Participant):
     """Comp (Fig. 4(b)): the only holder of its private key; decrypts the permuted packed scores
     and answers the position of the first maximum (step 4.i); re-encrypts rand + s under DC's key
     (step 6).  ``record_views=True`` keeps what it decrypted (`ppml.privacy.views`): the slot
-    values of round t at (t, l = 4) (step 4.i), and rand + s at (N, l = 6) (step 6)."""
+    values of round t at (t, l = 4) (step 4.i), and rand + s at (N, l = 6) (step 6).  Its
+    checkpoint holds its key pair (`key_factors`: P's s* is under it), the rounds it answered
+    and its view."""
 
     name = "Comp"
 
@@ -264,6 +329,7 @@ class Comp(Participant):
         super().__init__()
         self.public_key, self._private_key = keypair(key_bits, insecure_key_bits_ok, seed,
                                                      "Comp")
+        self.workers = workers
         self._decryptor = Decryptor(self._private_key, workers)
         self.view = ViewRecorder(record_views)
         self.rounds = 0
@@ -296,6 +362,19 @@ class Comp(Participant):
             self.view.record(self.rounds + 1, 6, [int(value)])
             return out
 
+    def checkpoint_state(self) -> dict:
+        return {**super().checkpoint_state(), "key": key_factors(self._private_key),
+                "rounds": self.rounds, "view": self.view.rows}
+
+    def restore_state(self, state: dict) -> None:
+        super().restore_state(state)
+        self._decryptor.close()
+        self.public_key, self._private_key = keypair_of(state["key"])
+        self._decryptor = Decryptor(self._private_key, self.workers)
+        self.rounds = state["rounds"]
+        self.view = ViewRecorder(False) if state["view"] is None else \
+            ViewRecorder.of(state["view"])
+
     def recorded_view(self):
         """What Comp decrypted, if it recorded (`ppml.privacy.views`)."""
         return self.view.table()
@@ -307,10 +386,12 @@ class Comp(Participant):
 def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
                  theta_norm_bound: float, coin_key: bytes | None = None) -> dict:
     """A whole LinUCB-DS run with the four parties in ``config.runtime``; returns the arms P
-    pulled, DC's sum (integer at k = 2 and real), wall seconds, each party's stats, and Comp's
-    view if recorded.  DO holds ``theta`` and the environment's ``noise``, with the public bound
+    pulled, DC's sum (integer at k = 2 and real), wall seconds, each party's stats, Comp's
+    view if recorded, the steps replayed after a resume (``config.checkpoints``) and P's coin
+    key.  DO holds ``theta`` and the environment's ``noise``, with the public bound
     ``theta_norm_bound`` >= ||theta||_2.  ``coin_key`` keys P's CSPRNG stream (give the
-    plaintext reference the same key to replay its choices; None: P draws its own)."""
+    plaintext reference the same key to replay its choices; None: P draws its own; a resumed
+    P goes on with its checkpoint's, returned as ``coin_key``)."""
     c = config
     made = []                          # every role made so far is torn down, whatever fails
 
@@ -325,7 +406,8 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
         p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
         parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
-        p.call("connect", do, dc, comp, comp.call("key"), dc.call("key"), coin_key)
+        p.call("connect", do, dc, comp, comp.call("key"), dc.call("key"), coin_key,
+               c.checkpoints)
         start = time.perf_counter()
         layout = p.call("setup")
         online = time.perf_counter()
@@ -338,6 +420,7 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
                 "wall_s": end - start, "online_s": end - online, "offline_s": online - start,
                 "layout": layout, "stats": {s["name"]: s for s in
                                             (x.call("stats") for x in parties)},
-                "views": {"Comp": comp.call("recorded_view")} if c.record_views else {}}
+                "views": {"Comp": comp.call("recorded_view")} if c.record_views else {},
+                "replays": p.call("replays"), "coin_key": p.call("audit_coin_key")}
     finally:
         roles.teardown(made)

@@ -117,17 +117,19 @@ class LinUCB(LinearUCB):
 class Coins:
     """P's random choices from an AES-256-CTR stream under ``key`` (32 bytes from the OS CSPRNG
     in a secure run): the first arm (step 2) and the permutation sigma_t of every round
-    (step (3).ii), whose first maximum also breaks ties (section 3, Correctness)."""
+    (step (3).ii), whose first maximum also breaks ties (section 3, Correctness).
+    ``Coins(key, position)`` goes on where coins whose ``stream`` had read ``position`` bytes
+    stood (P's checkpoint keeps the stream's key and position)."""
 
-    def __init__(self, key: bytes):
-        self._stream = Stream(key)
+    def __init__(self, key: bytes, position: int = 0):
+        self.stream = Stream(key, position)
 
     def first_arm(self, arms: int) -> int:
-        return int(self._stream.permutation(arms)[0])
+        return int(self.stream.permutation(arms)[0])
 
     def permutation(self, arms: int) -> np.ndarray:
         """sigma_t: position p of the list sent to Comp holds the score of arm sigma_t[p]."""
-        return self._stream.permutation(arms)
+        return self.stream.permutation(arms)
 
 
 def first_maximum(values) -> int:

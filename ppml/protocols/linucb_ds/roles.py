@@ -8,6 +8,10 @@
   Fig. 3, so tests can check that the run exchanged exactly the paper's messages.
 * A `Clock` adds up the seconds a party is busy, per step kind, and `Counts` the Paillier
   operations it performs (compared with Fig. 5 in the experiment).
+* Every participant keeps its own checkpoints (`ppml.runtime.checkpoints.Checkpointed`): its
+  counts and busy seconds, and what else it alone holds (DC and Comp their private keys, as
+  their integers; P, which drives the steps, its ciphertexts and coins:
+  `protocol.Principal.checkpoint_state`).
 
 DO owns theta (and the environment's noise); DC owns the budget and the key its result is
 encrypted under.  Neither takes part in the rounds.
@@ -21,8 +25,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ppml.crypto.paillier import EncryptedArray, ObfuscatorPool, generate_keypair
+from ppml.crypto.paillier import (EncryptedArray, ObfuscatorPool, PrivateKey, PublicKey,
+                                  generate_keypair)
 from ppml.crypto.paillier.encoding import from_residues
+from ppml.runtime.checkpoints import Checkpointed
 
 class Transcript:
     """The messages a party sent and the replies it got: (step, sender, receiver, what)."""
@@ -72,8 +78,10 @@ class Clock:
             self.seconds[kind] += time.perf_counter() - start
 
 
-class Participant:
-    """What every participant has: a name, a clock, operation counts and a transcript."""
+class Participant(Checkpointed):
+    """What every participant has: a name, a clock, operation counts and a transcript.  Its
+    checkpoint holds its counts and busy seconds; the transcript lists the messages of this
+    process only (a resumed run's begins at its resume)."""
 
     name = "party"
 
@@ -86,6 +94,14 @@ class Participant:
         return {"name": self.name, "seconds": dict(self.clock.seconds),
                 "counts": dict(self.counts), "messages": list(self.transcript.messages)}
 
+    def checkpoint_state(self) -> dict:
+        return {"counts": dict(self.counts), "seconds": dict(self.clock.seconds)}
+
+    def restore_state(self, state: dict) -> None:
+        self.counts = Counter(state["counts"])
+        self.clock.seconds.clear()
+        self.clock.seconds.update(state["seconds"])
+
 
 def keypair(key_bits: int, insecure_key_bits_ok: bool, seed: int | None, role: str):
     """A party's Paillier key pair: OS CSPRNG, or derived from ``seed`` and the role (INSECURE)."""
@@ -93,9 +109,24 @@ def keypair(key_bits: int, insecure_key_bits_ok: bool, seed: int | None, role: s
     return generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok, seed=seed)
 
 
+def key_factors(private_key: PrivateKey) -> tuple:
+    """A private key as its integers (p, q): what its owner keeps in its own checkpoint (data,
+    sealed in the owner's store), so that ciphertexts made under it before a resume decrypt."""
+    return int(private_key.p), int(private_key.q)
+
+
+def keypair_of(factors) -> tuple:
+    """The key pair of `key_factors` again (its size was checked when it was made)."""
+    p, q = factors
+    public_key = PublicKey(p * q, insecure_key_bits_ok=True)
+    return public_key, PrivateKey(public_key, p, q)
+
+
 class DataOwner(Participant):
     """DO: owns theta, the arms and the environment's noise; step 1 outsources them to P with
-    theta encrypted under Comp's key (theta* = E_Comp(theta), d fresh encryptions)."""
+    theta encrypted under Comp's key (theta* = E_Comp(theta), d fresh encryptions).  DO reads
+    no stream during the rounds (the noise of every round goes to P at step 1), so its
+    checkpoint holds its counts only; a resumed P asks for step 1 again."""
 
     name = "DO"
 
@@ -126,7 +157,8 @@ class DataOwner(Participant):
 class DataClient(Participant):
     """DC: sends the budget N (step 1) and learns the cumulative reward s, encrypted under its
     own key (step 7).  Its modulus has 2 more bits than Comp's, so that v - rand with v, rand in
-    Z_(n_Comp) decrypts without wrapping and s = (v - rand) mod n_Comp exactly."""
+    Z_(n_Comp) decrypts without wrapping and s = (v - rand) mod n_Comp exactly.  Its checkpoint
+    holds its key pair (`key_factors`): a resumed P goes on under the public key it had."""
 
     name = "DC"
 
@@ -155,3 +187,10 @@ class DataClient(Participant):
     def result(self) -> int | None:
         """s at scale exponent 2 (an integer), once step 7 has happened."""
         return self.sum_int
+
+    def checkpoint_state(self) -> dict:
+        return {**super().checkpoint_state(), "key": key_factors(self._private_key)}
+
+    def restore_state(self, state: dict) -> None:
+        super().restore_state(state)
+        self.public_key, self._private_key = keypair_of(state["key"])

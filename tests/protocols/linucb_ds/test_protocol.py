@@ -1,5 +1,7 @@
-"""LinUCB-DS: exact agreement with fixed-point LinUCB, Fig. 3's messages, the parties' views."""
+"""LinUCB-DS: exact agreement with fixed-point LinUCB, Fig. 3's messages, the parties' views,
+checkpoints and resume."""
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -8,8 +10,12 @@ import pytest
 from ppml.protocols.linucb_ds.reference import (Coins, FixedPoint, LinUCB, run_fixed_point)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
-from ppml.protocols.linucb_ds.protocol import coefficient_bound, mask_sum, run_protocol, score_bound
+from ppml.protocols.linucb_ds import protocol
+from ppml.protocols.linucb_ds.protocol import (PARTIES, coefficient_bound, mask_sum,
+                                               run_protocol, score_bound)
 from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
+from ppml.runtime.checkpoints import CheckpointPlan
+from tests.protocols.linucb_ds.lost import CompLostAtRound10
 
 KEY = bytes(range(32))
 
@@ -172,3 +178,45 @@ def test_ray_runtime_with_workers_matches(ray_cluster):
     ref = run_fixed_point(LinUCB(arms), theta, noise, 8, Coins(KEY), scale_bits=28)
     assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
     assert out["stats"]["P"]["messages"] == fig3(8)
+
+
+@pytest.mark.parametrize("seed", [3, None])
+@pytest.mark.parametrize("spectral", [False, True])
+def test_a_run_resumes_from_its_checkpoints(tmp_path, monkeypatch, seed, spectral):
+    """Cut at step 11 with checkpoints every 4 steps, resumed from step 8: the uninterrupted
+    run's arms and DC's exact sum, steps 9-10 replayed, Comp's and DC's counts as if never cut.
+    Unseeded, the resumed Comp and DC make fresh keys and take their own back from their
+    checkpoints (s* is under Comp's), and P its coins (``coin_key`` None: P draws its own)."""
+    arms, theta, noise = instance(K=6, d=3, N=14)
+    make = (lambda: SpectralUCB(arms, np.linspace(0, 2, 3), 14)) if spectral else \
+        (lambda: LinUCB(arms))
+    plan = CheckpointPlan(str(tmp_path), 4, PARTIES, "s")
+
+    def attempt(plan, coin_key=None):
+        config = LinUCBDSConfig(horizon=14, key_bits=512, insecure_key_bits_ok=True, seed=seed,
+                                checkpoints=plan)
+        return run_protocol(make(), theta, noise, config, coin_key=coin_key,
+                            theta_norm_bound=4.0)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(protocol, "Comp", CompLostAtRound10)
+        with pytest.raises(ConnectionError, match="round 10"):
+            attempt(plan)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(PARTIES)
+    assert all(plan.store(name).steps() == [4, 8] for name in PARTIES)
+    assert plan.store("p").progress() == 10
+    held = {name: plan.store(name).load(8) for name in ("comp", "dc", "do")}
+    assert set(held["comp"]) == {"counts", "seconds", "key", "rounds", "view"}
+    assert set(held["dc"]) == {"counts", "seconds", "key"}
+    assert set(held["do"]) == {"counts", "seconds"}
+    assert set(plan.store("p").load(8)["program"]) == {                # no private key
+        "counts", "seconds", "comp_key", "dc_key", "coins", "A", "G", "e", "s", "arms"}
+    out = attempt(dataclasses.replace(plan, resume=True))
+    assert out["replays"] == [(8, 10)]
+    whole = attempt(None, out["coin_key"])
+    ref = run_fixed_point(make(), theta, noise, 14, Coins(out["coin_key"]), scale_bits=28)
+    assert out["arms"] == whole["arms"] == ref["arms"]
+    assert out["sum_int"] == whole["sum_int"] == ref["sum_int"]
+    for name in ("Comp", "DC"):
+        assert out["stats"][name]["counts"] == whole["stats"][name]["counts"]
+    assert whole["replays"] == []
