@@ -11,6 +11,7 @@ as a JSON line.  The outcomes are in docs/reliability.md.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -20,8 +21,8 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
+from ppml.experiments import registry
 from ppml.experiments.config import RunConfig
-from ppml.experiments.private_cb import private_cb
 from tests.faults.harness import REPO, FaultyRun
 
 TIMEOUT_S = 15
@@ -109,6 +110,13 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
 
 RESUMED = PRIVATE_CB[:-2] + ["horizon=1200", "seed=1", "checkpoint_every=100", "run_id=resumed"]
 """A private CB run with checkpoints, short enough to finish after a restart."""
+LARK_RESUMED = ["experiment=masked_lark", "parties=2", "masked_lark.task=train",
+                "dataset=digits", "masked_lark.epochs=4", "masked_lark.batch_size=16", "seed=1",
+                "checkpoint_every=20", "run_id=resumed"]
+"""A Masked LARK training with checkpoints (360 steps), short enough to finish after a restart."""
+DECIDED = ("arm", "reward", "loss", "accuracy", "auc", "test_loss")
+"""What a resumed run must repeat exactly, per step row: the private CB's arms and rewards,
+Masked LARK's losses and test metrics (of the masked and the plaintext model)."""
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
 RESUME_CASES = [
@@ -116,17 +124,29 @@ RESUME_CASES = [
      6, True),
     ("private_cb-federated-party-kill-resumed", RESUMED + ["runtime=federated"],
      r"-m jobs\.party party=party-1", 8, False),
+    ("masked_lark-ray-helper-kill-resumed", LARK_RESUMED + ["runtime=ray"],
+     r"ray::PartyActor\.run", 6, False),
 ]
 
 
+def decisions(rows: list) -> list:
+    """The `DECIDED` values of each row, in the order of its step (and method)."""
+    return sorted((row["step"], row.get("method") or "", *(row.get(k) for k in DECIDED))
+                  for row in rows)
+
+
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory):
-    """The arms and rewards of the resumed runs' settings, uninterrupted (runtime=local: the
-    same seed gives the same decisions in every runtime)."""
-    keys = dict(item.split("=", 1) for item in RESUMED if not item.startswith(("run_id", "check")))
-    keys = {k: (int(v) if v.isdigit() else v) for k, v in keys.items()}
-    out = private_cb(RunConfig.from_columns({**keys, "progress": False}))
-    return [(row["arm"], row["reward"]) for row in out.rows]
+def uninterrupted():
+    """The decisions (`decisions`) of a resumed case's settings, uninterrupted (runtime=local:
+    the same seed gives the same decisions in every runtime), once per setting."""
+    @functools.cache
+    def of(overrides: tuple) -> list:
+        keys = dict(item.split("=", 1) for item in overrides
+                    if not item.startswith(("run_id", "check", "runtime")))
+        keys = {k: (int(v) if v.isdigit() else v) for k, v in keys.items()}
+        run = registry.get(keys["experiment"])
+        return decisions(run(RunConfig.from_columns({**keys, "progress": False})).rows)
+    return of
 
 
 @pytest.mark.slow
@@ -156,8 +176,8 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     assert "restarting from its last checkpoints" in tail
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
     (path,) = outcome.parquet_files
-    rows = pq.read_table(path).sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    rows = pq.read_table(path).to_pylist()
+    assert decisions(rows) == uninterrupted(tuple(overrides))
     assert any(row["replayed"] for row in rows)
     assert not (tmp_path / "results" / "checkpoints" / "resumed").exists()
 
@@ -175,6 +195,6 @@ def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
                             "resume=resumed", f"results_dir={results}", "progress=false"],
                            cwd=REPO, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
-    rows = pq.read_table(results / "resumed.parquet").sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    rows = pq.read_table(results / "resumed.parquet").to_pylist()
+    assert decisions(rows) == uninterrupted(tuple(RESUMED))
     assert any(row["replayed"] for row in rows)
