@@ -7,8 +7,10 @@ Training rows: one per step (``epoch``, ``step``, the batch's ``loss`` before th
 ``gradient_equal_plaintext``: the helpers' shares before noise add up to the fixed-point
 gradient of the true labels exactly), and per epoch the test ``accuracy``, ``auc`` and
 ``test_loss`` of the masked model and of the float64 plaintext model on the same batches
-(``method``).  Summary: the steps with equal gradients, the total epsilon over the epochs, the
-seconds of training and of the plaintext epoch, and their ratio (``epoch_slowdown``).
+(``method``); ``replayed``: the step ran twice, after a resume (``checkpoint_every`` counts
+steps; an aggregation has none to checkpoint).  Summary: the steps with equal gradients, the
+total epsilon over the epochs, the seconds of training and of the plaintext epoch, and their
+ratio (``epoch_slowdown``).
 
 ``python -m jobs.run experiment=masked_lark parties=<helpers> masked_lark.reports=...`` runs
 one time window: the browsers' reports, the helpers' reduce on ppml's engine, the ad network's
@@ -24,6 +26,7 @@ the seconds of the setup, of making the reports (``generation_s``), of the helpe
 from __future__ import annotations
 
 from ppml.data.conversions import load_conversions
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
@@ -31,7 +34,7 @@ from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 from ppml.protocols.masked_lark.plan import training_plan
 from ppml.protocols.masked_lark.protocol import evaluate_aggregation, run_aggregation
-from ppml.protocols.masked_lark.training import evaluate_training, run_training
+from ppml.protocols.masked_lark.training import evaluate_training, helper_names, run_training
 
 TRAINING_SHOWN = ("model", "steps", "gradient_equal_plaintext_steps", "epsilon_total",
                   "final_auc", "plaintext_auc", "train_s", "plaintext_epoch_s", "epoch_slowdown")
@@ -43,8 +46,11 @@ SHOWN = ("keys_released", "keys_suppressed", "reports_sent", "reports_counted",
 @register("masked_lark")
 def masked_lark(config: RunConfig) -> RunOutput:
     federated = config.runtime == "federated"
+    refuse_checkpoints(config)
     if config.masked_lark.task == "train":
-        result = (train_federated if federated else _train)(config)
+        checkpointing.prepare(config)
+        result = checkpointing.with_restarts(config, train_federated if federated else _train)
+        mark_replayed(result)
         shown = TRAINING_SHOWN
     else:
         result = (aggregate_federated if federated else _aggregate)(config)
@@ -53,11 +59,31 @@ def masked_lark(config: RunConfig) -> RunOutput:
     return RunOutput(rows=result.rows, summary=result.summary, table=table, views=result.views)
 
 
+def refuse_checkpoints(config: RunConfig) -> None:
+    """Checkpoints are for training, whose steps are its batches; an aggregation is one
+    release of one time window, each phase over all reports at once (docs/masked-lark.md):
+    ValueError naming checkpoint_every (or resume) there."""
+    if config.masked_lark.task == "aggregate" and (config.checkpoint_every or config.resume):
+        key = "resume" if config.resume else "checkpoint_every"
+        raise ValueError(f"{key}: masked_lark.task=aggregate is one release with no steps to "
+                         f"checkpoint (checkpoints are for masked_lark.task=train); set "
+                         f"checkpoint_every=0 and no resume")
+
+
+def mark_replayed(result) -> None:
+    """Each training row's ``replayed``: its step ran twice, after a resume (the plaintext
+    reference's rows never do)."""
+    replayed = checkpointing.replayed(result.replays, result.summary["steps"])
+    for row in result.rows:
+        row["replayed"] = row["method"] == "masked" and replayed[row["step"]]
+
+
 def _train(config: RunConfig):
     return run_training(config.masked_lark, config.dataset, config.parties, config.data_seed,
                         data_dir=config.data_dir, precision_bits=config.precision_bits,
                         seed=config.seed, runtime=config.runtime, workers=config.workers,
-                        record_views=config.record_views, timeout_s=config.party_timeout_s)
+                        record_views=config.record_views, timeout_s=config.party_timeout_s,
+                        checkpoints=checkpointing.plan(config, helper_names(config.parties)))
 
 
 def _aggregate(config: RunConfig):

@@ -26,32 +26,39 @@ from __future__ import annotations
 import threading
 import time
 
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import register_parties
+from ppml.experiments.masked_lark import refuse_checkpoints
 from ppml.mpc.context import EngineConfig
 from ppml.protocols.masked_lark.aggregation import aggregation_program
 from ppml.protocols.masked_lark.noise import noise_scale
 from ppml.protocols.masked_lark.reports import Reports
 from ppml.protocols.masked_lark.roles import AdNetwork, Browsers, LabelHolders, ModelOwner
-from ppml.protocols.masked_lark.training import training_program
+from ppml.protocols.masked_lark.training import ADNET, helper_names, training_program
 from ppml.runtime import codec
+from ppml.runtime.checkpoints import CHECKPOINT_METHODS
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.federated import Node, serve_dealer
 
-DEALER, ADNET, BROWSERS, LEADER = "dealer", "adnet", "browsers", "helper-0"
+DEALER, BROWSERS, LEADER = "dealer", "browsers", "helper-0"
+STEP_METHODS = CHECKPOINT_METHODS - {"use_checkpoints"}
+"""What helper-0 may ask of the ad network's checkpoints: which steps it holds, save, restore;
+where they are kept the ad network's own process decides (its plan, `use_checkpoints`)."""
 SERVED = {
     "aggregate": {ADNET: {BROWSERS: {"catalog"}, LEADER: {"public_key", "release"}},
                   BROWSERS: {LEADER: {"reports"}}},
-    "train": {ADNET: {LEADER: {"setup", "public_key", "step"}},
+    "train": {ADNET: {LEADER: {"setup", "public_key", "step"} | STEP_METHODS},
               BROWSERS: {LEADER: {"label_shares"}}},
 }
-"""Per task, what the ad network and the browsers serve to whom."""
+"""Per task, what the ad network and the browsers serve to whom: when training, the ad
+network's checkpoints' steps too (`STEP_METHODS`)."""
 
 codec.register(Reports)
 
 
 def names(config: RunConfig) -> list:
-    return [DEALER, ADNET, BROWSERS] + [f"helper-{j}" for j in range(config.parties)]
+    return [DEALER, ADNET, BROWSERS] + helper_names(config.parties)
 
 
 def party(config: RunConfig, name: str, identity, peers) -> dict:
@@ -60,6 +67,7 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
     if name not in roster:
         raise ValueError(f"party={name} is not a party of {config.experiment} (parties: "
                          f"{roster})")
+    refuse_checkpoints(config)
     task = config.masked_lark.task
     helpers = roster[3:]
     ranks = {helper: j for j, helper in enumerate(helpers)}
@@ -89,6 +97,9 @@ def _ad_network(config: RunConfig, node: Node, callers: list) -> dict:
     else:
         role = ModelOwner(options, config.dataset, config.data_dir, config.data_seed,
                           config.precision_bits)
+        plan = checkpointing.plan(config, helper_names(config.parties))
+        if plan:
+            role.use_checkpoints(plan, ADNET)           # its own store, from its own plan
     node.serve(role, SERVED[options.task][ADNET])
     node.connect()
     node.wait_closed(callers)
@@ -152,7 +163,9 @@ def _helper(config: RunConfig, node: Node, name: str) -> dict:
                                   workers=config.workers, **roles)
     else:
         out = training_program(ctx, options, config.precision_bits, config.seed,
-                               workers=config.workers, **roles)
+                               workers=config.workers, **roles,
+                               checkpoints=checkpointing.plan(config,
+                                                              helper_names(config.parties)))
     return {"out": out, "protocol_s": time.perf_counter() - start}
 
 

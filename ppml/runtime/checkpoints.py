@@ -217,13 +217,16 @@ class RankCheckpoints:
         self.stores = [plan.store(plan.names[rank]) for rank in self.ranks]
         self.replays = []
 
-    def start(self) -> list:
+    def start(self, roles: list = ()) -> list:
         """Each held rank's program state to go on from, and the step (0 and empty states for a
         fresh run).
 
         A resumed run takes the last step every rank holds: each rank announces the steps it
         holds and its progress to all (public numbers, one broadcast per rank), so no rank reads
-        another's storage; the engine is then restored as it was after that step."""
+        another's storage; the engine is then restored as it was after that step.  ``roles``:
+        the steps each role the program drives holds (`Checkpointed.checkpoint_steps`, the same
+        lists at every rank: one rank asks and broadcasts them), so that the step is one the
+        roles hold too."""
         empty = [{} for _ in self.ranks]
         if not self.plan.resume:
             return 0, empty
@@ -231,7 +234,7 @@ class RankCheckpoints:
                 for rank, store in zip(self.ranks, self.stores)}
         heard = [self.ctx.comm.broadcast(mine.get(rank), rank, "checkpoints")
                  for rank in range(self.ctx.comm.ranks)]
-        step = common_step([steps for steps, _ in heard])
+        step = common_step([steps for steps, _ in heard] + [list(held) for held in roles])
         reached = max(done for _, done in heard)
         states = [store.load(step) for store in self.stores] if step else []
         if states:

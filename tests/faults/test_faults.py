@@ -11,6 +11,7 @@ as a JSON line.  The outcomes are in docs/reliability.md.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -177,6 +178,13 @@ SAMBA_RESUMED = SAMBA[:1] + ["horizon=3000", *SAMBA[2:], "checkpoint_every=200",
 LINUCB_DS_RESUMED = LINUCB_DS[:1] + ["horizon=1500"] + LINUCB_DS[2:] + [
     "checkpoint_every=100", "run_id=resumed"]
 """A LinUCB-DS run with checkpoints: Comp is killed a few hundred steps in."""
+LARK_RESUMED = ["experiment=masked_lark", "parties=2", "masked_lark.task=train",
+                "dataset=digits", "masked_lark.epochs=4", "masked_lark.batch_size=16", "seed=1",
+                "checkpoint_every=20", "run_id=resumed"]
+"""A Masked LARK training with checkpoints (360 steps), short enough to finish after a restart."""
+DECIDED = ("arm", "reward", "loss", "accuracy", "auc", "test_loss")
+"""What a resumed run must repeat exactly, per step row: the private CB's arms and rewards,
+Masked LARK's losses and test metrics (of the masked and the plaintext model)."""
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
 RESUME_CASES = [
@@ -189,24 +197,29 @@ RESUME_CASES = [
      False),
     ("linucb_ds-federated-comp-kill-resumed", LINUCB_DS_RESUMED + ["runtime=federated"],
      r"-m jobs\.party party=comp", 5, False),
+    ("masked_lark-ray-helper-kill-resumed", LARK_RESUMED + ["runtime=ray"],
+     r"ray::PartyActor\.run", 6, False),
 ]
+
+
+def decisions(rows: list) -> list:
+    """The `DECIDED` values of each row, in the order of its step (and method)."""
+    return sorted((row["step"], row.get("method") or "", *(row.get(k) for k in DECIDED))
+                  for row in rows)
 
 
 @pytest.fixture(scope="module")
 def uninterrupted():
-    """The arms and rewards of a resumed run's settings, uninterrupted, each settings' run
-    made once (runtime=local: the same seed gives the same decisions in every runtime)."""
-    runs = {}
-
-    def of(settings: list) -> list:
-        keys = tuple(item for item in settings
+    """The decisions (`decisions`) of a resumed case's settings, uninterrupted (runtime=local:
+    the same seed gives the same decisions in every runtime), composed by Hydra as jobs.run
+    composes them, once per setting."""
+    @functools.cache
+    def of(overrides: tuple) -> list:
+        keys = tuple(item for item in overrides
                      if not item.startswith(("run_id", "check", "runtime"))) + ("progress=false",)
-        if keys not in runs:
-            with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-                config = load_config(compose("config", overrides=list(keys)))
-            out = registry.get(config.experiment)(config)
-            runs[keys] = [(row["arm"], row["reward"]) for row in out.rows]
-        return runs[keys]
+        with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+            config = load_config(compose("config", overrides=list(keys)))
+        return decisions(registry.get(config.experiment)(config).rows)
     return of
 
 
@@ -237,8 +250,8 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     assert "restarting from its last checkpoints" in tail
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
     (path,) = outcome.parquet_files
-    rows = pq.read_table(path).sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(overrides)
+    rows = pq.read_table(path).to_pylist()
+    assert decisions(rows) == uninterrupted(tuple(overrides))
     assert any(row["replayed"] for row in rows)
     run_id = next(item for item in overrides if item.startswith("run_id="))[len("run_id="):]
     assert not (tmp_path / "results" / "checkpoints" / run_id).exists()
@@ -257,8 +270,8 @@ def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
                             "resume=resumed", f"results_dir={results}", "progress=false"],
                            cwd=REPO, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
-    rows = pq.read_table(results / "resumed.parquet").sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(RESUMED)
+    rows = pq.read_table(results / "resumed.parquet").to_pylist()
+    assert decisions(rows) == uninterrupted(tuple(RESUMED))
     assert any(row["replayed"] for row in rows)
 
 
@@ -293,8 +306,8 @@ def test_a_link_cut_mid_round(tmp_path, uninterrupted, checkpoints):
     assert not outcome.hung and outcome.leaked == {}, tail
     if checkpoints:
         assert outcome.returncode == 0 and "restarting from its last checkpoints" in tail, tail
-        rows = pq.read_table(outcome.parquet_files[0]).sort_by("step").to_pylist()
-        assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted(RESUMED)
+        rows = pq.read_table(outcome.parquet_files[0]).to_pylist()
+        assert decisions(rows) == uninterrupted(tuple(RESUMED))
     else:
         assert outcome.returncode != 0 and outcome.parquet_files == []
         assert "party-0" in tail or "party-1" in tail or "party 1" in tail, tail

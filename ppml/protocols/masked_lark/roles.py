@@ -31,6 +31,7 @@ from ppml.parallel import run_batches, split
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.plan import training_plan
 from ppml.protocols.masked_lark.reports import TOKEN_BYTES, Reports, make_reports
+from ppml.runtime.checkpoints import Checkpointed
 
 PAIR_BYTES = 8
 """A (query, advertiser) pair as two big-endian uint32 before encryption."""
@@ -234,11 +235,12 @@ class LabelHolders:
             for k, b in enumerate(parts)], self.workers))
 
 
-class ModelOwner:
+class ModelOwner(Checkpointed):
     """The ad network training its conversion model: it knows the examples' features (it
     provides them to the helpers), fixes the public plan (`plan.training_plan`: the model, the
     batches, the noise's scale), and takes each SGD step on the gradient the helpers release
-    to it alone (their sealed, noisy shares added up)."""
+    to it alone (their sealed, noisy shares added up).  Its checkpoint (`checkpoint_state`)
+    is its model and history; not its HPKE key: a resumed run's helpers seal to its new one."""
 
     name = "ad network"
 
@@ -272,6 +274,15 @@ class ModelOwner:
         gradient = total.view(np.int64).astype(np.float64) / 2.0 ** self.precision_bits
         self.theta = self.theta - self.learning_rate * gradient / len(self.plan.batches[step])
         return self.theta
+
+    def checkpoint_state(self) -> dict:
+        """The model after the last step and the history (`history`): what the ad network
+        alone holds; the features and the plan it makes again from the data."""
+        return {"theta": self.theta, "thetas": self.thetas, "released": self.released}
+
+    def restore_state(self, state: dict) -> None:
+        self.theta, self.thetas, self.released = (state["theta"], list(state["thetas"]),
+                                                  list(state["released"]))
 
     def history(self) -> tuple:
         """The model before each step and after the last, and each step's released gradient

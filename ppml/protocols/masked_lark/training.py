@@ -35,34 +35,47 @@ from ppml.protocols.masked_lark.noise import helper_noise
 from ppml.protocols.masked_lark.plan import Plan, sensitivity, training_plan
 from ppml.protocols.masked_lark.roles import LabelHolders, ModelOwner, release_info
 from ppml.runtime import roles, spmd
+from ppml.runtime.checkpoints import CheckpointPlan, RankCheckpoints
 from ppml.runtime.cluster import ensure_ray
+
+ADNET = "adnet"
+"""The ad network's checkpoint folder, and its party's name in a federated run."""
 
 
 def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
-                     seed: int | None = None, browsers=None, adnet=None,
-                     workers: int = 1) -> dict:
+                     seed: int | None = None, browsers=None, adnet=None, workers: int = 1,
+                     checkpoints: CheckpointPlan | None = None) -> dict:
     """The helpers' masked-gradient training for every helper this process holds (see the
     module docstring); ``browsers`` and ``adnet`` are the leader's (None at the other
     helpers): the ad network's plan (`plan.Plan`), features and model reach every helper
     from it; ``workers``: each helper's, over which it opens the label shares.  Returns the
-    seconds and, EVALUATION ONLY, each held helper's noise per step and,
-    when the engine records views, each held helper's label ``shares`` and ``view`` (what it
-    received over the engine)."""
+    seconds, ``replays`` (`RankCheckpoints.replays`) and, EVALUATION ONLY, each held helper's
+    noise per step and, when the engine records views, each held helper's label ``shares``
+    and ``view`` (what it received over the engine).
+
+    ``checkpoints`` (a `CheckpointPlan`): a step is one SGD step (one batch's release); every
+    ``every`` steps the ad network saves its model and history and each helper its shares of
+    the labels and its noise so far, each to its own store (`_checkpoint`); a resumed plan goes
+    on from the last step all of them hold (`_resume`), without the label shares' upload."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
+    if ctx.holds(LEADER) and (browsers is None or adnet is None):
+        raise ValueError("the leader (helper 0) needs the browsers and the ad network")
     start = time.perf_counter()
-    own = {j: HelperKeys(j, workers) for j in mine}
-    try:
-        public_keys = exchange_public_keys(ctx, own)
-        labels = _labels(ctx, own, public_keys, browsers, adnet)
-    finally:
-        for keys in own.values():
-            keys.close()
-    features, plan, theta, release_key, shares = labels
+    saving = checkpoints and RankCheckpoints(checkpoints, ctx)
+    first, states = _resume(ctx, saving, adnet)
+    features, plan, theta, release_key = _setup(ctx, adnet)
+    if first:
+        shares = {j: state["labels"] for j, state in zip(ctx.comm.held_ranks, states)}
+        noise = {j: state["noise"].tolist() for j, state in zip(ctx.comm.held_ranks, states)}
+    else:
+        shares = _label_shares(ctx, mine, workers, browsers, plan.classes)
+        noise = {j: [] for j in mine}
     model, classes, scale = plan.model, plan.classes, plan.scale
     setup_s = time.perf_counter() - start
 
-    start, noise = time.perf_counter(), {j: [] for j in mine}
-    for step, batch in enumerate(plan.batches):
+    start = time.perf_counter()
+    for step in range(first, len(plan.batches)):
+        batch = plan.batches[step]
         grads = encode(label_gradients(model, np.asarray(theta), features[batch], classes,
                                        options.clip), precision_bits, "a label's gradient")
         boxes = {}
@@ -75,40 +88,79 @@ def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
             boxes[j] = np.frombuffer(hpke.seal(release_key, (share + drawn.astype(np.uint64))
                                                .tobytes(), release_info(j, step)), np.uint8)
         theta = _step(ctx, adnet, boxes, step)
+        if saving:
+            _checkpoint(ctx, saving, adnet, step + 1, shares, noise)
     views = ctx.comm.views is not None
     return {"setup_s": setup_s, "train_s": time.perf_counter() - start,
+            "replays": saving.replays if saving else [],
             "noise": ctx.per_party([noise[j] for j in mine]),
             "shares": ctx.per_party([shares[j] for j in mine]) if views else None,
             "view": ctx.view() if views else None}
 
 
-def _labels(ctx, own: dict, public_keys: list, browsers, adnet) -> tuple:
-    """The training's setup at every held helper: the features, the plan (`plan.Plan`), the
-    model and the release key from the ad network, and each held helper's shares of every
-    example's one-hot label, (n, classes) uint64 (all through the leader).  A share that fails
-    to open stops the training, naming the example."""
-    reports, setup, release_key = None, None, None
+def _resume(ctx, saving: RankCheckpoints | None, adnet) -> tuple:
+    """The step to go on from and each held helper's state then (0 and empty states for a
+    fresh run): the last step every helper and the ad network hold.  The leader asks the ad
+    network which steps it holds (public numbers, broadcast to the helpers) and has it restore
+    its own state; no helper reads another's, nor the ad network's."""
+    if not (saving and saving.plan.resume):
+        return 0, [{} for _ in ctx.comm.held_ranks]
+    held = adnet.call("checkpoint_steps") if ctx.holds(LEADER) else None
+    first, states = saving.start([ctx.comm.broadcast(held, LEADER, "ad network's checkpoints")])
+    if first and ctx.holds(LEADER):
+        adnet.call("load_checkpoint", first)
+    return first, states
+
+
+def _checkpoint(ctx, saving: RankCheckpoints, adnet, step: int, shares: dict,
+                noise: dict) -> None:
+    """After ``step`` steps: note the progress and, when due, have the ad network save its
+    own state (the leader asks it, `ModelOwner.checkpoint_state`) and each held helper its
+    shares of the one-hot labels (the slide's alpha_{i,k}, beta_{i,k}) and its noise so far
+    (EVALUATION ONLY output; in seeded mode each step's draw is derived from the step)."""
+    if saving.plan.due(step):
+        if ctx.holds(LEADER):
+            adnet.call("save_checkpoint", step)
+        saving.save(step, [{"labels": shares[j], "noise": np.asarray(noise[j], np.int64)}
+                           for j in ctx.comm.held_ranks])
+    saving.reached(step)
+
+
+def _setup(ctx, adnet) -> tuple:
+    """What every helper takes from the ad network through the leader: the features, the
+    public plan (`plan.Plan`), the model and the release key."""
+    setup, release_key = None, None
     if ctx.holds(LEADER):
-        if browsers is None or adnet is None:
-            raise ValueError("the leader (helper 0) needs the browsers and the ad network")
-        reports = browsers.call("label_shares", public_keys)
         setup, release_key = adnet.call("setup"), adnet.call("public_key")
     features = next(iter(from_leader(ctx, lambda j: setup[0], "features").values()))
     wired, theta = ctx.comm.broadcast(None if setup is None else
                                       (setup[1], np.asarray(setup[2]).tolist()), LEADER,
                                       "plan")
-    plan = Plan.from_wire(wired)
     release_key = hpke.public_key(bytes(ctx.comm.broadcast(release_key, LEADER, "release key")))
-    public, sealed = parcels(ctx, reports, 8 * plan.classes + hpke.OVERHEAD_BYTES)
-    shares = {}
-    for j, keys in own.items():
-        plain, opened = keys.open(sealed[j], public)
-        if not opened.all():
-            raise MessageRejected(f"example {int(np.argmin(opened))}'s label share failed to "
-                                  f"open at helper {j} (altered, sealed to another key or for "
-                                  f"another context)")
-        shares[j] = plain.view(np.uint64).reshape(len(public), plan.classes)
-    return features, plan, theta, release_key, shares
+    return features, Plan.from_wire(wired), theta, release_key
+
+
+def _label_shares(ctx, mine: list, workers: int, browsers, classes: int) -> dict:
+    """Each held helper's shares of every example's one-hot label, (n, ``classes``) uint64,
+    opened with its own HPKE keys (made here, gone after) from the browsers' reports through
+    the leader.  A share that fails to open stops the training, naming the example."""
+    own = {j: HelperKeys(j, workers) for j in mine}
+    try:
+        public_keys = exchange_public_keys(ctx, own)
+        reports = browsers.call("label_shares", public_keys) if ctx.holds(LEADER) else None
+        public, sealed = parcels(ctx, reports, 8 * classes + hpke.OVERHEAD_BYTES)
+        shares = {}
+        for j, keys in own.items():
+            plain, opened = keys.open(sealed[j], public)
+            if not opened.all():
+                raise MessageRejected(f"example {int(np.argmin(opened))}'s label share failed "
+                                      f"to open at helper {j} (altered, sealed to another key "
+                                      f"or for another context)")
+            shares[j] = plain.view(np.uint64).reshape(len(public), classes)
+    finally:
+        for keys in own.values():
+            keys.close()
+    return shares
 
 
 def _step(ctx, adnet, boxes: dict, step: int):
@@ -126,15 +178,20 @@ class TrainingResult:
     rows: list
     summary: dict
     views: dict = field(default_factory=dict)
+    replays: list = field(default_factory=list)
+    """(the step a resume went on from, the last step finished before), per resume
+    (`RankCheckpoints.replays`): the steps in between ran twice."""
 
 
 def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_seed: int,
                  data_dir=None, precision_bits: int = 20, seed: int | None = None,
                  runtime: str = "local", workers: int = 1, record_views: bool = False,
-                 timeout_s: float = roles.DEFAULT_TIMEOUT_S) -> TrainingResult:
+                 timeout_s: float = roles.DEFAULT_TIMEOUT_S,
+                 checkpoints: CheckpointPlan | None = None) -> TrainingResult:
     """Train on ``dataset`` (`ppml.data.conversions`) with ``helpers`` helpers: the browsers
     load their labels and the ad network its features, each in its own role; the evaluation
-    (`evaluate_training`) loads both (EVALUATION ONLY)."""
+    (`evaluate_training`) loads both (EVALUATION ONLY).  ``checkpoints``: the plan of the
+    helpers (named `helper_names`) and the ad network (`ADNET`), see `training_program`."""
     data = load_conversions(dataset, data_dir, data_seed)
     plan = training_plan(options, data, data_seed, precision_bits)     # fails before any role
     if workers > 1:
@@ -144,8 +201,11 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
     browsers = roles.spawn(LabelHolders, runtime, dataset, data_dir, data_seed, seed, workers,
                            timeout_s=timeout_s)
     try:
+        if checkpoints:
+            adnet.call("use_checkpoints", checkpoints, ADNET)
         program = functools.partial(training_program, options=options,
-                                    precision_bits=precision_bits, seed=seed, workers=workers)
+                                    precision_bits=precision_bits, seed=seed, workers=workers,
+                                    checkpoints=checkpoints)
         start = time.perf_counter()
         outs = spmd.run(program, parties=helpers, runtime=runtime, seed=seed,
                         record_views=record_views,
@@ -156,6 +216,12 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
     finally:
         roles.teardown([adnet, browsers])
     return evaluate_training(options, data, plan, precision_bits, outs, thetas, released, run_s)
+
+
+def helper_names(helpers: int) -> list:
+    """The helpers by rank: their checkpoint folders, and their parties' names in a federated
+    run."""
+    return [f"helper-{j}" for j in range(helpers)]
 
 
 def plaintext_training(model: str, data: Examples, batches: list, options: MaskedLarkOptions,
@@ -237,7 +303,8 @@ def evaluate_training(options: MaskedLarkOptions, data: Examples, plan: Plan,
                "epoch_slowdown": max(out["train_s"] for out in outs) / options.epochs
                / float(np.mean(plain_s))}
     return TrainingResult(rows, summary, {f"helper-{j}": model_view(out["view"])
-                                          for j, out in enumerate(outs) if out["view"]})
+                                          for j, out in enumerate(outs) if out["view"]},
+                          outs[0]["replays"])
 
 
 def model_view(entries: list):

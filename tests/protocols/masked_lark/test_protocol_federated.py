@@ -62,3 +62,20 @@ def test_no_party_serves_what_is_for_the_evaluation_only():
             methods = set().union(*callers.values())
             assert not methods & {"truth", "records", "history", "seconds", "pair"}, party
             assert set(callers) <= {"helper-0", "browsers"}
+
+
+def test_federated_training_resumes_from_each_partys_own_checkpoints(tmp_path):
+    """A finished training's checkpoints resumed (runtime=federated, each party its own plan
+    and store): steps 7-8 run again from step 6, to the same rows."""
+    options = MaskedLarkOptions(task="train", epochs=2, batch_size=128)
+    keys = dict(parties=2, dataset="breast_cancer", checkpoint_every=3, run_id="lark")
+    whole = _run(tmp_path, "federated", 62, options, **keys)
+    held = sorted(p.name for p in (tmp_path / "checkpoints" / "lark").iterdir())
+    assert held == ["adnet", "helper-0", "helper-1", "settings.json"]
+    resumed = _run(tmp_path, "federated", 62, options, **{**keys, "resume": "lark"})
+    assert [row["step"] for row in resumed.rows if row["replayed"]] == [6, 7]
+    assert _replayed_aside(resumed.rows) == _replayed_aside(whole.rows)
+
+
+def _replayed_aside(rows: list) -> list:
+    return [{k: v for k, v in row.items() if k != "replayed"} for row in rows]

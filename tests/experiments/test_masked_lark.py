@@ -1,0 +1,42 @@
+"""The masked_lark experiment's checkpoints: a training resumed by its run_id says which steps
+it ran twice; an aggregation, which has no steps, refuses checkpoints, naming the key."""
+
+import datetime as dt
+
+import pyarrow.parquet as pq
+import pytest
+
+from ppml.experiments.config import RunConfig
+from ppml.experiments.masked_lark import masked_lark
+from ppml.experiments.results import write_run
+from ppml.protocols.masked_lark import training
+from tests.protocols.masked_lark.test_training import _LostAtStep
+
+
+def config(tmp_path, **keys) -> RunConfig:
+    base = {"experiment": "masked_lark", "results_dir": str(tmp_path), "run_id": "lark",
+            "progress": False, "parties": 2, "seed": 5, "dataset": "breast_cancer",
+            "masked_lark.task": "train", "masked_lark.epochs": 2,
+            "masked_lark.batch_size": 128}
+    return RunConfig.from_columns({**base, **keys})
+
+
+def test_a_resumed_training_says_which_steps_it_replayed(tmp_path, monkeypatch):
+    monkeypatch.setattr(training, "ModelOwner", _LostAtStep)
+    with pytest.raises(ConnectionError, match="step 7"):       # runtime=local: no restart
+        masked_lark(config(tmp_path, checkpoint_every=3))
+    monkeypatch.undo()
+    resumed = config(tmp_path, checkpoint_every=3, resume="lark", run_id=None)
+    path = write_run(tmp_path, resumed.columns(), masked_lark(resumed),
+                     started_at=dt.datetime.now(dt.timezone.utc))
+    rows = pq.read_table(path).to_pylist()
+    assert {(row["step"], row["method"]) for row in rows if row["replayed"]} == {(6, "masked")}
+    assert all(row["replayed"] is False for row in masked_lark(config(tmp_path)).rows)
+
+
+@pytest.mark.parametrize("named, keys", [
+    ("checkpoint_every", {"checkpoint_every": 2}),
+    ("resume", {"checkpoint_every": 2, "resume": "lark", "run_id": None})])
+def test_an_aggregation_refuses_checkpoints_naming_the_key(tmp_path, named, keys):
+    with pytest.raises(ValueError, match=f"{named}: masked_lark.task=aggregate is one release"):
+        masked_lark(config(tmp_path, **{"masked_lark.task": "aggregate", **keys}))
