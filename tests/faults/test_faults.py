@@ -19,9 +19,12 @@ import sys
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
+import ppml.experiments.pprl  # noqa: F401 - registers the experiment
+import ppml.experiments.private_cb  # noqa: F401 - registers the experiment
+from ppml.experiments import registry
 from ppml.experiments.config import RunConfig
-from ppml.experiments.private_cb import private_cb
 from tests.faults.harness import REPO, FaultyRun
 
 TIMEOUT_S = 15
@@ -109,6 +112,21 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
 
 RESUMED = PRIVATE_CB[:-2] + ["horizon=1200", "seed=1", "checkpoint_every=100", "run_id=resumed"]
 """A private CB run with checkpoints, short enough to finish after a restart."""
+RESUMED_PPRL = [*PPRL[:1], "pprl.steps_per_agent=1500", *PPRL[2:], "checkpoint_every=1000",
+                "run_id=resumed"]
+"""A PPRL run (two agents by time, one trial) with checkpoints: an agent killed in the second
+turn resumes from step 1000 or 2000 and replays the steps played since (to the first turn's
+end, or to the 500-step call that followed)."""
+DECISIONS = {"private_cb": ("step", "arm", "reward"),
+             "pprl": ("method", "trial", "steps_to_goal", "reached_goal", "q_equal_reference",
+                      "action_agreement", "encryptions", "decryptions", "divisions")}
+"""What must equal the uninterrupted run's, per experiment (the rows' first column orders
+them)."""
+
+
+def decisions(rows: list, experiment: str) -> list:
+    columns = DECISIONS[experiment]
+    return [tuple(row[c] for c in columns) for row in sorted(rows, key=lambda r: r[columns[0]])]
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
 RESUME_CASES = [
@@ -116,17 +134,28 @@ RESUME_CASES = [
      6, True),
     ("private_cb-federated-party-kill-resumed", RESUMED + ["runtime=federated"],
      r"-m jobs\.party party=party-1", 8, False),
+    ("pprl-ray-agent-kill-resumed", RESUMED_PPRL + ["runtime=ray"], r"ray::TimeAgent", 4,
+     False),
 ]
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory):
-    """The arms and rewards of the resumed runs' settings, uninterrupted (runtime=local: the
-    same seed gives the same decisions in every runtime)."""
-    keys = dict(item.split("=", 1) for item in RESUMED if not item.startswith(("run_id", "check")))
-    keys = {k: (int(v) if v.isdigit() else v) for k, v in keys.items()}
-    out = private_cb(RunConfig.from_columns({**keys, "progress": False}))
-    return [(row["arm"], row["reward"]) for row in out.rows]
+def uninterrupted():
+    """``uninterrupted(overrides)``: the `decisions` of a resumed run's settings, uninterrupted,
+    each computed once (runtime=local: the same seed gives the same decisions in every
+    runtime)."""
+    done = {}
+
+    def of(overrides: list) -> list:
+        keys = {key: yaml.safe_load(value) for key, value in
+                (item.split("=", 1) for item in overrides
+                 if not item.startswith(("run_id", "check", "runtime")))}
+        config = RunConfig.from_columns({**keys, "progress": False})
+        if config.experiment not in done:
+            rows = registry.get(config.experiment)(config).rows
+            done[config.experiment] = decisions(rows, config.experiment)
+        return done[config.experiment]
+    return of
 
 
 @pytest.mark.slow
@@ -156,8 +185,9 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     assert "restarting from its last checkpoints" in tail
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
     (path,) = outcome.parquet_files
-    rows = pq.read_table(path).sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    rows = pq.read_table(path).to_pylist()
+    experiment = rows[0]["experiment"]
+    assert decisions(rows, experiment) == uninterrupted(overrides)
     assert any(row["replayed"] for row in rows)
     assert not (tmp_path / "results" / "checkpoints" / "resumed").exists()
 
@@ -175,6 +205,6 @@ def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
                             "resume=resumed", f"results_dir={results}", "progress=false"],
                            cwd=REPO, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
-    rows = pq.read_table(results / "resumed.parquet").sort_by("step").to_pylist()
-    assert [(row["arm"], row["reward"]) for row in rows] == uninterrupted
+    rows = pq.read_table(results / "resumed.parquet").to_pylist()
+    assert decisions(rows, "private_cb") == uninterrupted(RESUMED)
     assert any(row["replayed"] for row in rows)
