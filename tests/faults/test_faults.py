@@ -112,11 +112,12 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
 
 RESUMED = PRIVATE_CB[:-2] + ["horizon=1200", "seed=1", "checkpoint_every=100", "run_id=resumed"]
 """A private CB run with checkpoints, short enough to finish after a restart."""
-RESUMED_PPRL = [*PPRL[:1], "pprl.steps_per_agent=1500", *PPRL[2:], "checkpoint_every=1000",
+RESUMED_PPRL = [*PPRL[:1], "pprl.steps_per_agent=1000", *PPRL[2:], "checkpoint_every=900",
                 "run_id=resumed"]
 """A PPRL run (two agents by time, one trial) with checkpoints: an agent killed in the second
-turn resumes from step 1000 or 2000 and replays the steps played since (to the first turn's
-end, or to the 500-step call that followed)."""
+turn's first 800 steps resumes from step 900 (in the first turn, in the clear) and replays the
+steps played since (the agents note their progress per call of up to 500 steps, so a kill
+just after a checkpoint would replay none)."""
 DECISIONS = {"private_cb": ("step", "arm", "reward"),
              "pprl": ("method", "trial", "steps_to_goal", "reached_goal", "q_equal_reference",
                       "action_agreement", "encryptions", "decryptions", "divisions")}
