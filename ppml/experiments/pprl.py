@@ -11,26 +11,37 @@ episode row) add ``q_equal_reference``,
 comparisons (greedy selection and Q-learning's max).
 Each trial's row (by observation: its last episode's) has its ``learning_s``.
 ``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
-``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).  The table gives, per method, Table 2's accuracy
-(mean steps to the goal over the trials that reach it, and how many do) or the mean reward of
-the last tenth of the episodes, and the seconds of learning.  docs/pprl.md has the numbers.
+``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).
+With ``checkpoint_every`` PPRL's agents checkpoint their trials (partitioned by time, Paillier;
+`check_checkpoints`), the driver keeps every finished trial (`Finished`), and each row says
+whether its trial ``replayed`` steps after a resume.  The table gives, per method, Table 2's
+accuracy (mean steps to the goal over the trials that reach it, and how many do) or the mean
+reward of the last tenth of the episodes, and the seconds of learning.  docs/pprl.md has the
+numbers.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+from pathlib import Path
+
 import numpy as np
+import pyarrow as pa
 from tqdm import tqdm
 
+from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 from ppml.parallel import run_batches, split
-from ppml.privacy.views import ViewRecorder
+from ppml.privacy.views import VIEW_SCHEMA, ViewRecorder
 from ppml.protocols.pprl.observation import observation_result, run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol, time_result
-from ppml.protocols.pprl.reference import run_observation_partitioned, run_time_partitioned
+from ppml.protocols.pprl.reference import (TrialResult, run_observation_partitioned,
+                                           run_time_partitioned)
 from ppml.protocols.pprl.shares_observation import observation_results, run_shares_trials
 from ppml.protocols.pprl.shares_time import run_shares_time_trials, trial_result
 from ppml.runtime.cluster import ensure_ray
@@ -40,13 +51,17 @@ from ppml.runtime.cluster import ensure_ray
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
     by_time = options.partition == "time"
+    check_checkpoints(config)
+    checkpointing.prepare(config)
+    finished = Finished(config)
     rows, shown, views = [], [], {}
     for method in options.method_list():
         seconds, mine = 0.0, []
-        for result in _results(config, method):
+        for result in _results(config, method, finished):
             views = views or result.views
             seconds += result.seconds
-            trial_rows = [{"method": method, **row} for row in result.rows]
+            replayed = any(start < end for start, end in result.replays)
+            trial_rows = [{"method": method, **row, "replayed": replayed} for row in result.rows]
             trial_rows[-1]["learning_s"] = result.seconds             # the trial's (Table 3)
             mine += trial_rows
         rows += mine
@@ -57,12 +72,13 @@ def pprl(config: RunConfig) -> RunOutput:
                      views=views)
 
 
-def _results(config: RunConfig, method: str) -> list:
-    """Every trial's result of ``method``, in trial order.  Trials run in groups: together on
-    one engine (the shares backend by observation, `PPRLOptions.trials_together`), else one by
-    one; with ``workers`` > 1 the groups of a plaintext method or of the shares backend are
-    split among that many processes (this one and Ray tasks on this node), each trial as it
-    would run alone.  Paillier's PPRL spends its ``workers`` on its own bulk work instead."""
+def _results(config: RunConfig, method: str, finished: "Finished") -> list:
+    """Every trial's result of ``method``, in trial order: a resumed run's ``finished`` ones
+    as they were, the others run.  Trials run in groups: together on one engine (the shares
+    backend by observation, `PPRLOptions.trials_together`), else one by one; with ``workers``
+    > 1 the groups of a plaintext method or of the shares backend are split among that many
+    processes (this one and Ray tasks on this node), each trial as it would run alone.
+    Paillier's PPRL spends its ``workers`` on its own bulk work instead."""
     options = config.pprl
     if method == "pprl" and config.runtime == "federated":
         return run_federated(config)
@@ -70,27 +86,37 @@ def _results(config: RunConfig, method: str) -> list:
     if method == "pprl":        # the shares backend on Ray: one set of actors for every trial
         together = options.trials if options.backend == "shares" and config.runtime == "ray" \
             else options.trials_together
-    groups = [list(range(first, min(first + together, options.trials)))
-              for first in range(0, options.trials, together)]
+    kept = finished.kept(method, options.trials)
+    groups = [group for first in range(0, options.trials, together)
+              if not set(group := list(range(first, min(first + together, options.trials))))
+              <= kept.keys()]
     spread = method != "pprl" or options.backend == "shares"
-    if config.workers == 1 or not spread or len(groups) == 1:
-        return _groups(config, method, groups, config.progress)
-    ensure_ray()
-    parts = split(groups, config.workers)
-    done = run_batches(_groups, [(config, method, part, config.progress and k == 0)
-                                 for k, part in enumerate(parts)], config.workers)
-    return [result for part in done for result in part]
+    if config.workers == 1 or not spread or len(groups) <= 1:
+        _groups(config, method, groups, config.progress, finished)
+    else:
+        ensure_ray()
+        parts = split(groups, config.workers)
+        done = run_batches(_groups, [(config, method, part, config.progress and k == 0)
+                                     for k, part in enumerate(parts)], config.workers)
+        for part, results in zip(parts, done):
+            finished.add(method, [trial for group in part for trial in group], results)
+    return [kept.get(trial) or finished.results[method, trial]
+            for trial in range(options.trials)]
 
 
-def _groups(config: RunConfig, method: str, groups: list, progress: bool) -> list:
+def _groups(config: RunConfig, method: str, groups: list, progress: bool,
+            finished: "Finished | None" = None) -> list:
     """The results of ``groups`` of trials of ``method``, one group after the other (a Ray
-    task's share of `_results`, or all of it)."""
+    task's share of `_results`, or all of it, each group noted in ``finished`` as it ends)."""
     results = []
     with tqdm(total=sum(map(len, groups)), disable=not progress, unit="trial",
               desc=f"pprl {method}") as bar:
         for group in groups:
-            results += [_plaintext(config, method, trial) for trial in group] \
+            done = [_plaintext(config, method, trial) for trial in group] \
                 if method != "pprl" else _encrypted(config, group, progress)
+            if finished is not None:
+                finished.add(method, group, done)
+            results += done
             bar.update(len(group))
     return results
 
@@ -118,11 +144,11 @@ def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
                                       runtime=config.runtime, timeout_s=config.party_timeout_s)
     trial, = trials
     if options.partition == "time":
-        return [run_time_protocol(options, config.parties, config.data_seed, trial,
-                                  config.key_bits, config.insecure_key_bits_ok,
-                                  key_seed=config.seed, record_views=record,
-                                  workers=config.workers, runtime=config.runtime,
-                                  progress=config.progress, timeout_s=config.party_timeout_s)]
+        return [checkpointing.with_restarts(config, lambda attempt: run_time_protocol(
+            options, config.parties, config.data_seed, trial, config.key_bits,
+            config.insecure_key_bits_ok, key_seed=config.seed, record_views=record,
+            workers=config.workers, runtime=config.runtime, progress=config.progress,
+            timeout_s=config.party_timeout_s, checkpoints=trial_plan(attempt, trial)))]
     return [run_observation_protocol(options, config.parties, config.data_seed, trial,
                                      config.key_bits, config.insecure_key_bits_ok,
                                      key_seed=config.seed, record_views=record,
@@ -162,6 +188,80 @@ def run_federated(config: RunConfig) -> list:
         results[0].views = {f"agent-{i}": ViewRecorder.of(outs[f"agent-{i}"]["views"][0]).table()
                             for i in range(config.parties)}
     return results
+
+
+def check_checkpoints(config: RunConfig) -> None:
+    """``checkpoint_every`` with PPRL's protocol: its trials checkpoint partitioned by time
+    with the Paillier backend in runtime=local or ray (ValueError naming what is not yet
+    supported otherwise)."""
+    options = config.pprl
+    if not config.checkpoint_every or "pprl" not in options.method_list():
+        return
+    missing = [f"{key}={value}" for key, value, supported in (
+        ("pprl.partition", options.partition, "time"),
+        ("pprl.backend", options.backend, "paillier"),
+        ("runtime", config.runtime, config.runtime if config.runtime != "federated" else ""))
+        if value != supported]
+    if missing:
+        raise ValueError(f"checkpoint_every={config.checkpoint_every}: PPRL's protocol "
+                         f"checkpoints partitioned by time with the Paillier backend in "
+                         f"runtime=local or ray, not yet with {', '.join(missing)} (set "
+                         f"checkpoint_every=0, or leave pprl out of pprl.methods)")
+
+
+def trial_plan(config: RunConfig, trial: int):
+    """The checkpoint plan of PPRL's trial ``trial``: its agents' and its driver's stores in
+    ``<run>/pprl-trial-<trial>/`` (None without checkpoints)."""
+    plan = checkpointing.plan(config, [f"agent-{i}" for i in range(config.parties)])
+    return plan and dataclasses.replace(plan, folder=str(Path(plan.folder) /
+                                                         f"pprl-trial-{trial}"))
+
+
+class Finished:
+    """The trials of the run that have finished, each kept by the driver in its own store
+    (``<run>/finished/<method>-<trial>/``: its rows, seconds, replays and views, its own
+    results), so that a resumed run takes them as they were and runs the others only; a
+    trial's own checkpoints go once it is kept.  Without checkpoints it keeps nothing."""
+
+    def __init__(self, config: RunConfig):
+        self.config = config
+        plan = checkpointing.plan(config, [])
+        self.plan = plan and dataclasses.replace(plan, folder=str(Path(plan.folder) /
+                                                                  "finished"))
+        self.results: dict = {}
+        """(method, trial) -> the result of a trial this run finished."""
+
+    def kept(self, method: str, trials: int) -> dict:
+        """trial -> result of the trials of ``method`` an interrupted run finished."""
+        if self.plan is None or self.config.resume is None:
+            return {}
+        stores = {trial: self.plan.store(f"{method}-{trial}") for trial in range(trials)}
+        return {trial: _result(store.load(0)) for trial, store in stores.items()
+                if store.steps()}
+
+    def add(self, method: str, trials: list, results: list) -> None:
+        """``results`` of ``trials`` of ``method``, finished: kept (with checkpoints: saved,
+        the trials' own checkpoints deleted)."""
+        for trial, result in zip(trials, results, strict=True):
+            self.results[method, trial] = result
+            if self.plan is not None:
+                self.plan.store(f"{method}-{trial}").save(0, _data(result))
+                if method == "pprl":
+                    shutil.rmtree(trial_plan(self.config, trial).folder, ignore_errors=True)
+
+
+def _data(result: TrialResult) -> dict:
+    """What `Finished` keeps of a trial's result, as data."""
+    return {"rows": result.rows, "seconds": result.seconds, "replays": result.replays,
+            "views": {name: view.to_pylist() for name, view in result.views.items()}}
+
+
+def _result(data: dict) -> TrialResult:
+    """The trial's result that `_data` kept."""
+    return TrialResult(data["rows"], data["seconds"],
+                       views={name: pa.Table.from_pylist(view, schema=VIEW_SCHEMA)
+                              for name, view in data["views"].items()},
+                       replays=[tuple(replay) for replay in data["replays"]])
 
 
 def _agreement(rows: list) -> dict:

@@ -1,7 +1,12 @@
 """The pprl experiment: Hydra composition, rows per trial or episode, refusals."""
 
+import dataclasses
+
 import pytest
 
+from tests.protocols.pprl.cuts import Cut
+
+from ppml.experiments import pprl as experiment
 from ppml.experiments.config import RunConfig, load_config
 from ppml.experiments.pprl import pprl
 from ppml.protocols.pprl.config import PPRLOptions
@@ -83,3 +88,42 @@ def test_trials_spread_over_workers_and_together_give_the_rows_of_one_by_one(ray
         return [{k: r.get(k) for k in kept} for r in out.rows]
 
     assert rows(2, 2) == rows(1, 1)
+
+
+def test_a_resumed_run_keeps_its_finished_trials_and_resumes_the_cut_one(tmp_path, monkeypatch):
+    """PPRL's second trial cut at its step 35 (checkpoints every 20 steps): ``resume=<run_id>``
+    takes the finished trials as they were (PPRL's first is not run again), goes on with the
+    second from its step 20, and ends with the uninterrupted run's rows, the second trial's
+    marked replayed (its steps 21-30 ran twice)."""
+    options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=30,
+                          trials=2, methods=["crl_fixed", "pprl"])
+    config = RunConfig(experiment="pprl", progress=False, key_bits=512,
+                       insecure_key_bits_ok=True, seed=3, pprl=options, checkpoint_every=20,
+                       results_dir=str(tmp_path), run_id="cut")
+    with monkeypatch.context() as patch:
+        Cut(patch, 2 * 30 + 35)
+        with pytest.raises(ConnectionError):
+            pprl(config)
+    trials, run = [], experiment.run_time_protocol
+
+    def counted(*args, **kwargs):
+        trials.append(args[3])
+        return run(*args, **kwargs)
+    with monkeypatch.context() as patch:
+        patch.setattr(experiment, "run_time_protocol", counted)
+        resumed = pprl(dataclasses.replace(config, resume="cut"))
+    assert trials == [1]
+    assert not (tmp_path / "checkpoints" / "cut" / "pprl-trial-1").exists()
+    whole = pprl(dataclasses.replace(config, checkpoint_every=0, run_id=None))
+
+    def results(out):
+        return [{k: v for k, v in row.items() if not k.endswith("_s") and k != "replayed"}
+                for row in out.rows]
+    assert results(resumed) == results(whole)
+    assert [row["replayed"] for row in resumed.rows] == [False, False, False, True]
+
+
+def test_checkpoints_are_refused_where_pprl_does_not_keep_them_yet():
+    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"])
+    with pytest.raises(ValueError, match="not yet with pprl.partition=observation"):
+        pprl(RunConfig(experiment="pprl", pprl=options, checkpoint_every=5, run_id="r"))

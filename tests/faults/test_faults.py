@@ -182,9 +182,26 @@ LARK_RESUMED = ["experiment=masked_lark", "parties=2", "masked_lark.task=train",
                 "dataset=digits", "masked_lark.epochs=4", "masked_lark.batch_size=16", "seed=1",
                 "checkpoint_every=20", "run_id=resumed"]
 """A Masked LARK training with checkpoints (360 steps), short enough to finish after a restart."""
-DECIDED = ("arm", "reward", "loss", "accuracy", "auc", "test_loss")
-"""What a resumed run must repeat exactly, per step row: the private CB's arms and rewards,
-Masked LARK's losses and test metrics (of the masked and the plaintext model)."""
+RESUMED_PPRL = [*PPRL[:1], "pprl.steps_per_agent=1000", *PPRL[2:], "checkpoint_every=900",
+                "run_id=resumed"]
+"""A PPRL run (two agents by time, one trial) with checkpoints: an agent killed in the second
+turn's first 800 steps resumes from step 900 (in the first turn, in the clear) and replays the
+steps played since (the agents note their progress per call of up to 500 steps, so a kill
+just after a checkpoint would replay none)."""
+DECISIONS = {"private_cb": ("step", "arm", "reward"), "samba": ("step", "arm", "reward"),
+             "linucb_ds": ("step", "arm", "reward"),
+             "masked_lark": ("step", "method", "loss", "accuracy", "auc", "test_loss"),
+             "pprl": ("method", "trial", "steps_to_goal", "reached_goal", "q_equal_reference",
+                      "action_agreement", "encryptions", "decryptions", "divisions")}
+"""What a resumed run must repeat exactly, per experiment: the bandits' arms and rewards per
+step, Masked LARK's losses and test metrics (of the masked and the plaintext model), PPRL's
+per-trial outcomes and counts."""
+
+
+def decisions(rows: list, experiment: str) -> list:
+    """The `DECISIONS` columns of each row, in a fixed order."""
+    return sorted((tuple(row.get(c) for c in DECISIONS[experiment]) for row in rows), key=repr)
+
 
 # (case, overrides, the target's command line, its CPU seconds before the fault, runs always)
 RESUME_CASES = [
@@ -199,13 +216,9 @@ RESUME_CASES = [
      r"-m jobs\.party party=comp", 5, False),
     ("masked_lark-ray-helper-kill-resumed", LARK_RESUMED + ["runtime=ray"],
      r"ray::PartyActor\.run", 6, False),
+    ("pprl-ray-agent-kill-resumed", RESUMED_PPRL + ["runtime=ray"], r"ray::TimeAgent", 4,
+     False),
 ]
-
-
-def decisions(rows: list) -> list:
-    """The `DECIDED` values of each row, in the order of its step (and method)."""
-    return sorted((row["step"], row.get("method") or "", *(row.get(k) for k in DECIDED))
-                  for row in rows)
 
 
 @pytest.fixture(scope="module")
@@ -219,7 +232,8 @@ def uninterrupted():
                      if not item.startswith(("run_id", "check", "runtime"))) + ("progress=false",)
         with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
             config = load_config(compose("config", overrides=list(keys)))
-        return decisions(registry.get(config.experiment)(config).rows)
+        return decisions(registry.get(config.experiment)(config).rows,
+                         config.experiment)
     return of
 
 
@@ -251,7 +265,7 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
     (path,) = outcome.parquet_files
     rows = pq.read_table(path).to_pylist()
-    assert decisions(rows) == uninterrupted(tuple(overrides))
+    assert decisions(rows, rows[0]["experiment"]) == uninterrupted(tuple(overrides))
     assert any(row["replayed"] for row in rows)
     run_id = next(item for item in overrides if item.startswith("run_id="))[len("run_id="):]
     assert not (tmp_path / "results" / "checkpoints" / run_id).exists()
@@ -271,7 +285,7 @@ def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
                            cwd=REPO, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     rows = pq.read_table(results / "resumed.parquet").to_pylist()
-    assert decisions(rows) == uninterrupted(tuple(RESUMED))
+    assert decisions(rows, "private_cb") == uninterrupted(tuple(RESUMED))
     assert any(row["replayed"] for row in rows)
 
 
@@ -307,7 +321,7 @@ def test_a_link_cut_mid_round(tmp_path, uninterrupted, checkpoints):
     if checkpoints:
         assert outcome.returncode == 0 and "restarting from its last checkpoints" in tail, tail
         rows = pq.read_table(outcome.parquet_files[0]).to_pylist()
-        assert decisions(rows) == uninterrupted(tuple(RESUMED))
+        assert decisions(rows, "private_cb") == uninterrupted(tuple(RESUMED))
     else:
         assert outcome.returncode != 0 and outcome.parquet_files == []
         assert "party-0" in tail or "party-1" in tail or "party 1" in tail, tail

@@ -34,6 +34,7 @@ from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, le
                                            run_time_partitioned, turn_seed)
 from ppml.protocols.pprl.roles import TOTALS, EngineDealer, TimeAgent
 from ppml.runtime import roles
+from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
 
 PLAY_CHUNK = 500
 """Learning steps per call to a holder: each call is bounded by the roles' timeout."""
@@ -52,23 +53,52 @@ def schedule(agents: int, rounds: int) -> list:
     return turns
 
 
-def play_schedule(parties: list, options: PPRLOptions, progress: bool = False) -> tuple:
+def play_schedule(parties: list, options: PPRLOptions, progress: bool = False,
+                  saving: RoleCheckpoints | None = None) -> tuple:
     """Every turn of `schedule` with the agents' roles ``parties``; returns (the last holder,
-    its owner)."""
+    its owner).
+
+    The run's steps are the agents' learning steps, turn after turn.  With ``saving`` every
+    agent saves its own state after each ``saving.plan.every`` of them (at the end of a turn,
+    once the turn is over), and a resumed run goes on from the last step all hold: at a
+    turn's start, or within it, the holder making its engine with the owner anew
+    (`roles.TimeAgent.rejoin`)."""
     turns = schedule(len(parties), options.rounds)
     steps = options.steps_per_agent
-    with tqdm(total=len(turns) * steps, disable=not progress, unit="step",
+    first = saving.start()[0] if saving else 0
+    with tqdm(total=len(turns) * steps, initial=first, disable=not progress, unit="step",
               desc="pprl turns") as bar:
-        for turn, (holder, owner, previous) in enumerate(turns):
-            if owner is None:
+        for turn in range(first // steps, len(turns)):
+            holder, owner, previous = turns[turn]
+            done = first - turn * steps if turn == first // steps else 0
+            if done:
+                if owner is not None:
+                    parties[holder].call("rejoin")
+            elif owner is None:
                 parties[holder].call("begin_clear", turn)
             else:
                 parties[holder].call("begin_turn", turn, owner, previous, steps)
-            for done in range(0, steps, PLAY_CHUNK):
-                parties[holder].call("play", min(PLAY_CHUNK, steps - done))
-                bar.update(min(PLAY_CHUNK, steps - done))
-            parties[holder].call("end_turn", turn == len(turns) - 1)
+            for chunk in chunks(turn * steps + done, (turn + 1) * steps,
+                                saving.plan.every if saving else steps):
+                parties[holder].call("play", chunk)
+                bar.update(chunk)
+                done += chunk
+                if done == steps:
+                    parties[holder].call("end_turn", turn == len(turns) - 1)
+                if saving:
+                    saving.done(turn * steps + done, {})
     return turns[-1][:2]
+
+
+def chunks(start: int, end: int, every: int) -> list:
+    """The sizes of the calls that play the run's steps ``start`` to ``end``: at most
+    `PLAY_CHUNK` each, each ending at a multiple of ``every`` (a checkpoint) or at ``end``."""
+    sizes = []
+    while start < end:
+        stop = min(start + PLAY_CHUNK, (start // every + 1) * every, end)
+        sizes.append(stop - start)
+        start = stop
+    return sizes
 
 
 def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
@@ -76,13 +106,17 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                       key_seed: int | None = None, record_views: bool = False,
                       workers: int = 1, runtime: str = "local",
                       timeout_s: float = roles.DEFAULT_TIMEOUT_S,
-                      progress: bool = False) -> TrialResult:
+                      progress: bool = False,
+                      checkpoints: CheckpointPlan | None = None) -> TrialResult:
     """One trial of PPRL partitioned by time among ``agents`` roles in ``runtime`` (``local``
     or ``ray``), with the engines' dealer a role of its own; the row carries the comparison
     with the fixed-point reference of the same trial.  ``key_seed``: INSECURE seeded keys
     (and choices).  With ``record_views`` the result's ``views`` has each agent's view
     (`roles.TimeAgent.view`); ``workers`` > 1 fills each agent's obfuscator pools with that
-    many Ray tasks while the steps run (Ray must be up)."""
+    many Ray tasks while the steps run (Ray must be up).  ``checkpoints`` (the trial's plan):
+    each agent keeps its own checkpoints (`play_schedule`); the result's ``replays`` says
+    which steps a resumed trial ran twice.  The dealer keeps none: it serves the open turn's
+    engine only, which a resumed run makes anew."""
     check_int("parties", agents, 2, what="the number of agents")
     start = time.perf_counter()
     made = []
@@ -96,8 +130,10 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                                     timeout_s=timeout_s, background=True))
         dealer, parties = made[0], made[1:]
         roles.call_all([(p, "attach", (parties, dealer)) for p in parties])
+        saving = checkpoints and RoleCheckpoints(
+            checkpoints, {f"agent-{i}": p for i, p in enumerate(parties)}, roles.gather)
         setup_s = time.perf_counter() - start
-        holder, owner = play_schedule(parties, options, progress)
+        holder, owner = play_schedule(parties, options, progress, saving)
         values = parties[owner].call("reveal", holder)                # EVALUATION ONLY
         reports = roles.call_all([(p, "report", ()) for p in parties])
         views = roles.call_all([(p, "view_table", ()) for p in parties]) if record_views \
@@ -107,6 +143,7 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     result = time_result(options, agents, seed, trial, values, reports,
                          time.perf_counter() - start, setup_s)
     result.views = {f"agent-{i}": view for i, view in enumerate(views)}
+    result.replays = saving.replays if saving else []
     return result
 
 
@@ -125,10 +162,12 @@ def time_result(options: PPRLOptions, agents: int, seed: int, trial: int, values
              for a in actions_]
     env_seed, _, evaluation = generators(seed, trial)
     offline = sum(r["offline_s"] for r in reports)
-    return evaluate(env, final, turn_seed(env_seed, agents * options.rounds), evaluation,
-                    trial, seconds,
-                    q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
-                    action_agreement=float(np.mean(np.array(taken) ==
-                                                   np.array(reference.taken))),
-                    setup_s=setup_s, online_s=seconds - setup_s - offline, offline_s=offline,
-                    **{k: sum(r[k] for r in reports) for k in TOTALS})
+    result = evaluate(env, final, turn_seed(env_seed, agents * options.rounds), evaluation,
+                      trial, seconds,
+                      q_equal_reference=bool(np.array_equal(final.q, reference.table.q)),
+                      action_agreement=float(np.mean(np.array(taken) ==
+                                                     np.array(reference.taken))),
+                      setup_s=setup_s, online_s=seconds - setup_s - offline, offline_s=offline,
+                      **{k: sum(r[k] for r in reports) for k in TOTALS})
+    result.taken = taken
+    return result

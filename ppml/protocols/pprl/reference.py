@@ -48,6 +48,9 @@ class TrialResult:
     """The actions taken while learning (partitioned by time)."""
     views: dict = field(default_factory=dict)
     """PPRL with record_views: each agent's view (`ppml.privacy.views`)."""
+    replays: list = field(default_factory=list)
+    """PPRL with checkpoints: the steps a resumed trial ran twice
+    (`ppml.runtime.checkpoints.RoleCheckpoints.replays`)."""
 
 
 def learner(options: PPRLOptions, states: int, actions: int, fixed: bool) -> QTable:
@@ -83,6 +86,20 @@ def agent_generator(seed: int, trial: int, index: int, entropy: int | None = Non
     if entropy is not None:
         return np.random.default_rng(entropy)
     return agent_generators(generators(seed, trial)[1], index + 1)[index]
+
+
+def generator_state(rng: np.random.Generator) -> dict:
+    """Where ``rng`` stands, as data (its bit generator's state: a checkpoint keeps it)."""
+    return rng.bit_generator.state
+
+
+def restore_generator(rng: np.random.Generator, state: dict) -> None:
+    """Put ``rng`` back where `generator_state` found it (its integers as Python ints: a
+    checkpoint gives big ones back as gmpy2's)."""
+    def plain(value):
+        return {k: plain(v) for k, v in value.items()} if isinstance(value, dict) else \
+            value if isinstance(value, str) else int(value)
+    rng.bit_generator.state = plain(state)
 
 
 def fresh_selection(count: int) -> list:
@@ -127,14 +144,34 @@ class TurnPlayer:
     """One agent's turn (section 6.1): its own environment from ``env_seed``, a new episode,
     and learning steps on ``table`` (the same table for CRL, the agent's own for IDRL, the
     holder's encrypted view for PPRL), actions from the agent's generator ``rng``; `play`
-    runs some steps at a time, `close` returns the actions taken."""
+    runs some steps at a time, `close` returns the actions taken.
+
+    ``taken`` and ``action`` go on with a turn a checkpoint left (`position`): the actions it
+    had taken and the next one it had chosen.  The environment is replayed from its seed
+    through them (its every draw comes from that seed and the actions: a checkpoint keeps the
+    actions, not the environment's internals); nothing is drawn from ``rng``."""
 
     def __init__(self, env, env_seed: int, table, options: PPRLOptions,
-                 rng: np.random.Generator):
+                 rng: np.random.Generator, taken: list | None = None, action: int | None = None):
         self.env, self.table, self.options, self.rng = env, table, options, rng
         self.state, _ = env.reset(seed=env_seed)
-        self.action = self._select(self.state)
-        self.taken = []
+        if taken is None:
+            self.action, self.taken = self._select(self.state), []
+            return
+        for done in taken:
+            self.state, _, ended = self._step(int(done))
+            if ended:
+                self.state, _ = env.reset()
+        self.action, self.taken = int(action), [int(a) for a in taken]
+
+    def position(self) -> dict:
+        """Where the turn stands, as data: the actions taken and the next one chosen."""
+        return {"taken": list(self.taken), "action": self.action}
+
+    def _step(self, action: int) -> tuple:
+        """(the next state, the reward, whether the episode ended) after ``action``."""
+        after, reward, terminated, truncated, _ = self.env.step(action)
+        return after, reward, terminated or truncated
 
     def _select(self, state: int) -> int:
         return select(self.options.selection, self.table.q[state], self.rng,
@@ -142,11 +179,11 @@ class TurnPlayer:
 
     def play(self, steps: int) -> None:
         for _ in range(steps):
-            after, reward, terminated, truncated, _ = self.env.step(self.action)
+            after, reward, ended = self._step(self.action)
             self.taken.append(self.action)
             following = self._select(after)
             self.table.update(self.state, self.action, reward, after, following)
-            if terminated or truncated:
+            if ended:
                 after, _ = self.env.reset()
                 following = self._select(after)
             self.state, self.action = after, following

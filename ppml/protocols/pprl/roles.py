@@ -31,9 +31,11 @@ from __future__ import annotations
 import secrets
 import time
 
+import numpy as np
+
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import ops
-from ppml.crypto.paillier import Decryptor, generate_keypair
+from ppml.crypto.paillier import Decryptor, PrivateKey, generate_keypair
 from ppml.crypto.rng import fresh_key, seeded_key
 from ppml.mpc.context import EngineConfig
 from ppml.mpc.dealer import Dealer, material
@@ -45,11 +47,12 @@ from ppml.protocols.pprl.division import (HOLDER, OWNER, DivisionOwner, Encrypto
                                           borrow_program)
 from ppml.protocols.pprl.greedy import first_maximum_program
 from ppml.protocols.pprl.masking import mask, signed
-from ppml.protocols.pprl.reference import (TurnPlayer, agent_generator, generators, learner,
-                                           turn_seed)
+from ppml.protocols.pprl.reference import (TurnPlayer, agent_generator, generator_state,
+                                           generators, learner, restore_generator, turn_seed)
 from ppml.protocols.pprl.turn import (COMPARED, ENGINE, HANDED_OVER, OPENED, EncryptedTurn,
                                       Holding)
 from ppml.runtime import seat
+from ppml.runtime.checkpoints import Checkpointed
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S
 from ppml.runtime.seat import RoleDealer
 
@@ -240,12 +243,15 @@ class EngineSeats:
         self._close_seat()
 
 
-class TimeAgent(EngineSeats):
+class TimeAgent(EngineSeats, Checkpointed):
     """Agent ``index`` of ``agents`` in trial ``trial`` (``seed``: the experiment's public
     seed of the environment and, with ``key_seed``, of the agents' choices): its own key pair
     and X25519 key (``key_seed``: INSECURE seeded keys), its own selection generator (fresh OS
     entropy unless ``key_seed``), its turns as holder and its side of the turns it owns.
-    ``runtime`` is where its engine seats run (``local``: in this process)."""
+    ``runtime`` is where its engine seats run (``local``: in this process).
+
+    With checkpoints it saves its own state to its own store (`checkpoint_state`); a resumed
+    run makes its X25519 key and its turn's engine anew (`rejoin`)."""
 
     def __init__(self, index: int, agents: int, options: PPRLOptions, seed: int, trial: int,
                  key_bits: int, insecure_key_bits_ok: bool = False,
@@ -255,16 +261,12 @@ class TimeAgent(EngineSeats):
         self.index, self.options, self.runtime = index, options, runtime
         self.name = f"agent-{index}"
         self.key_seed, self.timeout_s = key_seed, timeout_s
-        self.public_key, self._private_key = generate_keypair(
-            key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
-            seed=None if key_seed is None else key_seed * 1000 + index)
         self._agreement = KeyAgreement(own_key(key_seed, "x25519", index))
         self.encryptor = Encryptor(options.obfuscator, workers=workers)
-        self.division_owner = DivisionOwner(self._private_key, options.division_bits,
-                                            self.encryptor)
-        self._decryptor = Decryptor(self._private_key, workers)
-        """Its bulk decryptions (a key switch's table, the final table): with ``workers`` > 1
-        split over pinned actors of its own node, its key loaded into each once."""
+        self.workers, self._decryptor = workers, None
+        self._use_key(*generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok,
+                                        seed=None if key_seed is None else
+                                        key_seed * 1000 + index))
         self._entropy = None if key_seed is not None else secrets.randbits(128)
         self._env_seed = generators(seed, trial)[0]
         self._rng = agent_generator(seed, trial, index, self._entropy)
@@ -274,6 +276,9 @@ class TimeAgent(EngineSeats):
         self.reward_bound = options.task_reward_bound()
         self.rules = learner(options, 1, 1, fixed=True)         # alpha K, alpha gamma K, L
         self.q_bits, self.k_delta_bits = bounds(self.rules, options, self.reward_bound)
+        self.per_step = comparisons_per_step(options, self.actions)
+        self._encryptions = 2 + self.per_step * self.actions * (self.actions - 1) // 2
+        """A step's encryptions as holder: the division's two, and its comparisons'."""
         self.view = ViewRecorder(record_views)
         """What it received in the clear (`ppml.privacy.views`): as owner, each masked value
         it opened (l = `OPENED`; greedy selection's: `COMPARED`) and each masked table entry
@@ -281,11 +286,22 @@ class TimeAgent(EngineSeats):
         self.peers, self.dealer = [], None
         self.clear = self.holding = self.turn = self.player = self.seat = self.owner = None
         self.finished = False
-        self._encryptions = 0
         self.taken: dict = {}
         self.decryptions = 0
         self.offline_s = 0.0
         self.turns: list = []
+        """The `EncryptedTurn.counts` of each encrypted turn it held, once over."""
+
+    def _use_key(self, public_key, private_key) -> None:
+        """Its Paillier key pair, and what decrypts with it: the owner's side of the division,
+        its bulk decryptions (a key switch's table, the final table: with ``workers`` > 1
+        split over pinned actors of its own node, its key loaded into each once)."""
+        self.public_key, self._private_key = public_key, private_key
+        self.division_owner = DivisionOwner(private_key, self.options.division_bits,
+                                            self.encryptor)
+        if self._decryptor is not None:
+            self._decryptor.close()
+        self._decryptor = Decryptor(private_key, self.workers)
 
     def attach(self, peers: list, dealer) -> None:
         """The roles it calls: every agent by index (``peers``), and the engine's dealer."""
@@ -301,10 +317,12 @@ class TimeAgent(EngineSeats):
         self.clear = learner(self.options, self.states, self.actions, fixed=True)
         self._play(turn, self.clear)
 
-    def _play(self, turn: int, table) -> None:
+    def _play(self, turn: int, table, position: dict | None = None) -> None:
+        """Its turn ``turn`` on ``table``, from its start or from a checkpoint's ``position``
+        (`TurnPlayer.position`)."""
         self.turn = turn
         self.player = TurnPlayer(tasks.make(self.options.task), turn_seed(self._env_seed, turn),
-                                 table, self.options, self._rng)
+                                 table, self.options, self._rng, **(position or {}))
 
     def play(self, steps: int) -> None:
         """``steps`` more learning steps of its current turn; an encrypted turn's obfuscators
@@ -332,18 +350,21 @@ class TimeAgent(EngineSeats):
             raise RuntimeError(f"{self.name} cannot hold a table under its own key")
         else:
             table = handed["table"]
-        owner_key = self.peers[owner].call("keys")[0]
+        self._hold(owner, self.peers[owner].call("keys")[0], table)
         self._join(turn, owner)
-        per_step = comparisons_per_step(self.options, self.actions)
-        self._encryptions = 2 + per_step * self.actions * (self.actions - 1) // 2
+        self._play(turn, self._encrypted_turn(turn * steps))
+
+    def _hold(self, owner: int, owner_key, table: list) -> None:
+        """The table under agent ``owner``'s key ``owner_key``, held."""
         self.owner = owner
         self.holding = Holding(self.encryptor, owner_key, table, self.k_delta_bits, self.q_bits,
                                self.options.division_bits)
-        encrypted = EncryptedTurn(self.holding, self.actions, self.rules, self.peers[owner],
-                                  self.seat, self.reward_bound, per_step, self.view,
-                                  turn * steps)
-        self.turns.append(encrypted)
-        self._play(turn, encrypted)
+
+    def _encrypted_turn(self, first_step: int) -> EncryptedTurn:
+        """Its encrypted turn on the table it holds, beside its engine seat (None until a
+        resumed turn's `rejoin`), the run's steps before it ``first_step``."""
+        return EncryptedTurn(self.holding, self.actions, self.rules, self.peers[self.owner],
+                             self.seat, self.reward_bound, self.per_step, self.view, first_step)
 
     def _switch(self, turn: int, previous: int, masked: list, negatives: list) -> list:
         """The key switch at its end (module docstring): Q + R opened, encrypted under agent
@@ -358,6 +379,8 @@ class TimeAgent(EngineSeats):
         """Its current turn is over: the engine with the owner closes (the table stays here
         until the next holder takes it, or after the ``last`` turn its owner opens it)."""
         self.taken[self.turn] = self.player.close()
+        if self.holding is not None:
+            self.turns.append(self.player.table.counts())
         self.player = None
         self.finished = last
         if self.holding is not None:
@@ -405,17 +428,87 @@ class TimeAgent(EngineSeats):
         table = self.peers[holder].call("final_table")
         return signed(self._decryptor.decrypt_raw(table), self.public_key)
 
+    # -- checkpoints (docs/reliability.md, "Checkpoints and resume") -------------------------
+    def checkpoint_state(self) -> dict:
+        """What it saves, all its own: its Paillier key (its private key's factors, so that
+        the ciphertexts under its key stay its to open), its selection entropy and where its
+        generator stands, its turn and the table it holds (the first turn's in the clear, or
+        the ciphertexts under its owner's key, with the owner and the owner's public key: Fig.
+        2), where its turn's learning stands (`TurnPlayer.position`, `EncryptedTurn.counts`),
+        the actions of its turns, its counts and its view.  Not its X25519 key, nor its
+        engine's seat: a resumed turn makes its engine anew (`rejoin`)."""
+        player, holding = self.player, self.holding
+        return {
+            "key": (self.public_key, self._private_key.p, self._private_key.q),
+            "entropy": self._entropy, "rng": generator_state(self._rng),
+            "turn": self.turn, "finished": self.finished, "owner": self.owner,
+            "clear": None if self.clear is None else [int(v) for v in self.clear.q.ravel()],
+            "holding": None if holding is None else (holding.public_key, list(holding.table)),
+            "player": None if player is None else {
+                "position": player.position(),
+                "counts": None if holding is None else player.table.counts()},
+            "taken": sorted(self.taken.items()), "turns": self.turns,
+            "counts": {"encryptions": self.encryptor.encryptions,
+                       "encryption_s": self.encryptor.seconds, "decryptions": self.decryptions,
+                       "owner_decryptions": self.division_owner.decryptions,
+                       "decryption_s": self.division_owner.decrypt_seconds,
+                       "offline_s": self.offline_s},
+            "view": self.view.rows}
+
+    def restore_state(self, state: dict) -> None:
+        """Go on from `checkpoint_state`'s ``state``; a turn it was playing as holder of an
+        encrypted table waits for `rejoin`."""
+        public_key, p, q = state["key"]
+        self._use_key(public_key, PrivateKey(public_key, p, q))
+        self._entropy = None if state["entropy"] is None else int(state["entropy"])
+        restore_generator(self._rng, state["rng"])
+        self.turn, self.finished = state["turn"], state["finished"]
+        self.taken = {turn: list(actions) for turn, actions in state["taken"]}
+        self.turns = list(state["turns"])
+        self.clear = self.holding = self.player = None
+        if state["clear"] is not None:
+            self.clear = learner(self.options, self.states, self.actions, fixed=True)
+            self.clear.q = np.array([int(v) for v in state["clear"]],
+                                    dtype=object).reshape(self.states, self.actions)
+        if state["holding"] is not None:
+            self._hold(state["owner"], *state["holding"])
+        self._restore_counts(state["counts"])
+        self.view.rows = None if state["view"] is None else [tuple(r) for r in state["view"]]
+        playing = state["player"]
+        if playing is not None:
+            table = self.clear
+            if self.holding is not None:
+                table = self._encrypted_turn(0)
+                table.restore_counts(playing["counts"])
+            self._play(self.turn, table, playing["position"])
+
+    def _restore_counts(self, counts: dict) -> None:
+        self.encryptor.encryptions, self.encryptor.seconds = counts["encryptions"], \
+            counts["encryption_s"]
+        self.decryptions, self.offline_s = counts["decryptions"], counts["offline_s"]
+        self.division_owner.decryptions = counts["owner_decryptions"]
+        self.division_owner.decrypt_seconds = counts["decryption_s"]
+
+    def rejoin(self) -> None:
+        """A resumed encrypted turn, as holder: its engine with the owner made anew (the old
+        one's seats ended with the interrupted run; the engine's outputs, a division's quotient
+        and a selection's position, are the same whatever its keys)."""
+        if self.player is None or self.holding is None:
+            raise RuntimeError(f"{self.name} has no encrypted turn to go on with")
+        self._join(self.turn, self.owner)
+        self.player.table.seat = self.seat
+
     # -- after the run ---------------------------------------------------------------------
     def report(self) -> dict:
         """Its own counts and seconds, the actions it took in each of its turns and, EVALUATION
         ONLY, the entropy of its choices (for the reference) and its view."""
-        seconds = [t.seconds for t in self.turns]
+        seconds = [t["seconds"] for t in self.turns]
         return {"taken": [[turn, actions] for turn, actions in sorted(self.taken.items())],
                 "entropy": self._entropy,
                 "encryptions": self.encryptor.encryptions,
                 "decryptions": self.decryptions + self.division_owner.decryptions,
-                "divisions": sum(t.divisions for t in self.turns),
-                "comparisons": sum(t.comparisons for t in self.turns),
+                "divisions": sum(t["divisions"] for t in self.turns),
+                "comparisons": sum(t["comparisons"] for t in self.turns),
                 "division_s": sum(s["division"] for s in seconds),
                 "comparison_s": sum(s["comparison"] for s in seconds),
                 "encryption_s": self.encryptor.seconds,

@@ -80,6 +80,18 @@ class EncryptedTurn:
         self._since = 0
         """Comparisons since the last division."""
 
+    def counts(self) -> dict:
+        """Its counts and seconds (the agent's report), and where it stands: the run's step and
+        the comparisons since the last division (what a checkpoint of the turn keeps)."""
+        return {"divisions": self.divisions, "comparisons": self.comparisons,
+                "seconds": dict(self.seconds), "step": self.step, "since": self._since}
+
+    def restore_counts(self, counts: dict) -> None:
+        """Go on from `counts` of a checkpoint."""
+        self.divisions, self.comparisons = counts["divisions"], counts["comparisons"]
+        self.seconds, self.step, self._since = dict(counts["seconds"]), counts["step"], \
+            counts["since"]
+
     def _compare(self, ciphertexts: list) -> int:
         began = time.perf_counter()
         greedy = self.holding.greedy

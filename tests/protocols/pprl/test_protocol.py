@@ -1,9 +1,12 @@
 """PPRL partitioned by time: the encrypted run ends with the fixed-point reference's table,
 entry for entry, at 2 and 3 agents; each agent holds only its own private key."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+from tests.protocols.pprl.cuts import Cut
 from tests.protocols.pprl.ranks import rank_correlation
 
 from ppml.protocols.pprl.config import PPRLOptions
@@ -11,6 +14,7 @@ from ppml.protocols.pprl.protocol import run_time_protocol
 from ppml.protocols.pprl.reference import run_time_partitioned
 from ppml.protocols.pprl.roles import TimeAgent
 from ppml.protocols.pprl.turn import COMPARED, ENGINE, HANDED_OVER, OPENED
+from ppml.runtime.checkpoints import CheckpointPlan
 
 CLIFF = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=60,
                     methods=["pprl"], trials=1)
@@ -123,3 +127,41 @@ def test_a_holder_hands_its_table_over_after_its_turn_and_to_the_next_turn_only(
         agent.hand_over(5, 0)
     with pytest.raises(RuntimeError, match="after the last turn only"):
         agent.final_table()
+
+
+@pytest.mark.parametrize("seed", [4, None])
+def test_a_trial_resumes_from_its_checkpoints(tmp_path, monkeypatch, seed):
+    """Two rounds of two agents (30 steps a turn, the key switch in turn 2), checkpoints every
+    12 steps.  Cut at step 36 and resumed from 24 (within the first turn, in the clear), then
+    cut at 96 and resumed from 84 (within turn 2, where the holder makes its engine anew): in
+    seeded mode the uninterrupted run's actions and table; with fresh keys and entropy the
+    resumed agents still take the reference's actions to its table (their keys and generators
+    restored); steps 25-30 and 85-90 (finished before each cut) reported as replayed; each
+    agent's files its own."""
+    options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=30,
+                          rounds=2, methods=["pprl"], trials=1, selection="epsilon_greedy",
+                          epsilon=0.3)
+    plan = CheckpointPlan(str(tmp_path), 12, ("agent-0", "agent-1"), "s")
+
+    def attempt(checkpoints, cut=None, start=0):
+        with monkeypatch.context() as patch:
+            if cut:
+                Cut(patch, cut, start)
+            return run_time_protocol(options, 2, 0, 1, 512, True, key_seed=seed,
+                                     checkpoints=checkpoints)
+    with pytest.raises(ConnectionError, match="step 36"):
+        attempt(plan, cut=35)
+    assert plan.store("agent-1").steps() == [12, 24] and plan.store("driver").progress() == 30
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent-0", "agent-1", "driver"]
+    with pytest.raises(ConnectionError, match="lost at step"):
+        attempt(dataclasses.replace(plan, resume=True), cut=95, start=24)
+    assert plan.store("agent-0").steps() == [72, 84]
+    resumed = attempt(dataclasses.replace(plan, resume=True))
+    assert resumed.replays == [(24, 30), (84, 90)]
+    row = resumed.rows[0]
+    assert row["q_equal_reference"] and row["action_agreement"] == 1.0
+    assert row["divisions"] == 3 * options.steps_per_agent
+    if seed is not None:
+        whole = attempt(None)
+        assert resumed.taken == whole.taken and np.array_equal(resumed.table.q, whole.table.q)
+        assert row == {**whole.rows[0], **{k: row[k] for k in row if k.endswith("_s")}}
