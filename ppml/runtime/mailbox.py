@@ -87,6 +87,8 @@ class Mailbox:
         while not settled():
             quiet = [max(start, (self.heard(s) if self.heard else None) or start)
                      for s in missing() if s not in self._closed]
+            if not quiet:          # the last missing link closed since settled() looked
+                return
             deadline = min(quiet) + timeout_s
             if time.monotonic() >= deadline or self.waiter(settled, deadline):
                 return
