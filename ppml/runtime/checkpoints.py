@@ -76,6 +76,13 @@ class CheckpointPlan:
         return step % self.every == 0
 
 
+def check_plan(plan) -> None:
+    """TypeError unless ``plan`` (a protocol config's ``checkpoints``) is a plan or None."""
+    if plan is not None and not isinstance(plan, CheckpointPlan):
+        raise TypeError(f"checkpoints must be a CheckpointPlan or None, got "
+                        f"{type(plan).__name__}")
+
+
 def fingerprint(settings: dict) -> str:
     """A short digest of the settings that decide a run's results (sorted ``key=value``)."""
     text = "\n".join(f"{key}={settings[key]!r}" for key in sorted(settings))

@@ -14,6 +14,7 @@ from hypothesis import given, strategies as st
 from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.data.bernoulli_items import DENOMINATORS
 from ppml.data.linear_arms import ARM_CHOICES
+from ppml.runtime.checkpoints import CheckpointPlan
 from ppml.experiments.config import GROUPS, RUN_RUNTIMES, RunConfig
 from ppml.mpc.context import TRUNCATION_MODES, EngineConfig
 from ppml.mpc.functions import START_VALUES
@@ -136,6 +137,11 @@ GROUP_KEYS = {
 pprl's task and partition, and masked_lark's polluters <= reports, depend on each other)."""
 
 SPEC = Key(st.sampled_from(ALGORITHMS).map(AlgorithmSpec), st.sampled_from([None, "ucb", 5]))
+PLAN = Key(st.one_of(st.none(), st.builds(CheckpointPlan, st.just("f"), st.integers(1, 99),
+                                           st.just(("a",)), st.just("s"), st.booleans())),
+            st.sampled_from(["f", 5, {"every": 5}, True]))
+"""A protocol's checkpoint plan (`ppml.runtime.checkpoints.CheckpointPlan`), or None."""
+
 PROTOCOL_CONFIGS = {
     PrivateCBConfig: {"parties": integer(2), "arms": integer(1), "dims": integer(2),
                       "horizon": integer(1)},
@@ -143,13 +149,13 @@ PROTOCOL_CONFIGS = {
                      "key_bits": integer(2048), "insecure_key_bits_ok": FLAG,
                      "obfuscator": choice(OBFUSCATORS), "runtime": choice(RUNTIMES),
                      "workers": integer(1), "seed": optional(integer(0)),
-                     "record_views": FLAG, "timeout_s": POSITIVE},
+                     "record_views": FLAG, "timeout_s": POSITIVE, "checkpoints": PLAN},
     SambaConfig: {"horizon": integer(1), "spec": SPEC,
                   "runtime": choice(RUNTIMES + ("federated",)), "mask": choice(MASKS),
                   "crypto": FLAG, "owners_per_actor": optional(integer(1)),
                   "key_bits": integer(2048), "insecure_key_bits_ok": FLAG,
                   "seed": optional(integer(0)), "record_views": FLAG, "timeout_s": POSITIVE,
-                  "collect_keys": FLAG},
+                  "collect_keys": FLAG, "checkpoints": PLAN},
     EngineConfig: {"parties": integer(2), "precision_bits": integer(8, 30),
                    "truncation": choice(TRUNCATION_MODES), "seed": optional(integer(0)),
                    "clients": integer(0), "workers": integer(1), "record_views": FLAG},

@@ -119,6 +119,21 @@ class FaultyRun:
             self.sample()
             time.sleep(0.2)
 
+    def busy(self, pattern: str, cpu_s: float, timeout_s: float = 180.0) -> int:
+        """The first of the run's processes matching ``pattern`` to use ``cpu_s`` seconds of CPU
+        (several may match, such as a run's party actors, of which the engine's clients work
+        little)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and self.process.poll() is None:
+            for pid in sorted(p for p, line in self.sample().items() if re.search(pattern, line)):
+                if cpu_seconds(pid) >= cpu_s:
+                    return pid
+            time.sleep(0.2)
+        ended = self.process.poll() is not None
+        raise AssertionError(f"no process matching {pattern!r} used {cpu_s} s of CPU before the "
+                             f"run ended or {timeout_s} s passed"
+                             + (f": {self.process.stdout.read().decode()[-2000:]}" if ended else ""))
+
     def inject(self, pid: int, sig: int) -> None:
         self.sample()
         os.kill(pid, sig)

@@ -146,8 +146,7 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
     if not (always or ALL):
         pytest.skip("on demand: PPML_FAULTS=all")
     run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
-    pid = run.wait_for(target)
-    run.wait_until_busy(pid, cpu_s)
+    pid = run.busy(target, cpu_s)
     run.inject(pid, sig)
     outcome = run.finish(TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
@@ -248,8 +247,7 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     if not (always or ALL):
         pytest.skip("on demand: PPML_FAULTS=all")
     run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
-    pid = run.wait_for(target)
-    run.wait_until_busy(pid, cpu_s)
+    pid = run.busy(target, cpu_s)
     run.inject(pid, signal.SIGKILL)
     outcome = run.finish(600)
     tail = outcome.output[-3000:]

@@ -16,7 +16,7 @@ from ppml.crypto.paillier.encoding import MAX_SCALE_BITS, MIN_SCALE_BITS
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.crypto.paillier.pool import OBFUSCATORS
 from ppml.data.linear_arms import ARM_CHOICES
-from ppml.runtime.checkpoints import CheckpointPlan
+from ppml.runtime.checkpoints import CheckpointPlan, check_plan
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S, RUNTIMES
 
 
@@ -71,6 +71,7 @@ class LinUCBDSConfig:
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)
+        check_plan(self.checkpoints)
         check_int("scale_bits", self.scale_bits, MIN_SCALE_BITS, MAX_SCALE_BITS)
         check_bool("insecure_key_bits_ok", self.insecure_key_bits_ok)
         check_bool("record_views", self.record_views)

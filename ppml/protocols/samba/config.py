@@ -16,7 +16,7 @@ from ppml.checks import check_bool, check_int, check_positive, check_real
 from ppml.crypto.paillier.keys import DEFAULT_KEY_BITS, check_key_bits
 from ppml.data.bernoulli_items import DENOMINATORS
 from ppml.protocols.samba.policies import AlgorithmSpec
-from ppml.runtime.checkpoints import CheckpointPlan
+from ppml.runtime.checkpoints import CheckpointPlan, check_plan
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S, RUNTIMES
 
 
@@ -114,6 +114,7 @@ class SambaConfig:
 
     def __post_init__(self) -> None:
         check_int("horizon", self.horizon, 1)
+        check_plan(self.checkpoints)
         if not isinstance(self.spec, AlgorithmSpec):
             raise TypeError(f"spec must be an AlgorithmSpec, got {type(self.spec).__name__}")
         for name in ("crypto", "insecure_key_bits_ok", "record_views", "collect_keys"):

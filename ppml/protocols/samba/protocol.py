@@ -263,8 +263,8 @@ class Controller:
         selecting = self.comp.submit("select", t, l, permuted)
         try:
             self.seat.run(select_on_shares, kind, mine, u)
-        except ConnectionError:
-            selecting.result()                  # Comp's own failure, if that closed its seat
+        except (ConnectionError, TimeoutError):
+            selecting.result()   # Comp's own failure or silence, if its seat closed or went quiet
             raise
         self.seconds += time.perf_counter() - start     # with the selection it computes
         if self.view.enabled:          # after the boxes: its shares, then what Comp sent it
