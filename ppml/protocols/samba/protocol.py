@@ -263,9 +263,12 @@ class Controller:
         selecting = self.comp.submit("select", t, l, permuted)
         try:
             self.seat.run(select_on_shares, kind, mine, u)
-        except (ConnectionError, TimeoutError):
-            selecting.result()   # Comp's own failure or silence, if its seat closed or went quiet
+        except ConnectionError:
+            selecting.result()                  # Comp's own failure, if that closed its seat
             raise
+        except TimeoutError as silent:          # its seat runs in Comp's process: Comp is silent
+            raise roles.RoleError(self.comp.name, f"{self.comp.name} stopped answering during "
+                                  f"select: its engine seat sent nothing: {silent}") from silent
         self.seconds += time.perf_counter() - start     # with the selection it computes
         if self.view.enabled:          # after the boxes: its shares, then what Comp sent it
             values = words + self.seat.received()
