@@ -58,17 +58,6 @@ def plan(config: RunConfig, names: list) -> CheckpointPlan | None:
                           fingerprint(settings(config)), resume=config.resume is not None)
 
 
-def own_plan(config: RunConfig, asked: CheckpointPlan) -> CheckpointPlan:
-    """The plan a federated role keeps its checkpoints by: its own party's (``config``: its
-    own checkpoint_dir), in place of the one its driver sent (``asked``), which must be for
-    the same settings and steps."""
-    mine = plan(config, asked.names)
-    if mine is None or (mine.every, mine.settings) != (asked.every, asked.settings):
-        raise ValueError(f"checkpoint_every={config.checkpoint_every} and the run's settings of "
-                         f"this party must be its driver's (checkpoint_every={asked.every})")
-    return mine
-
-
 def prepare(config: RunConfig) -> None:
     """Before a run with checkpoints or a resumed one starts: write its settings, or check them
     against the interrupted run's (ValueError naming every key that differs).  `jobs.run`

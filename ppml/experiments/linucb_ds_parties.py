@@ -29,12 +29,11 @@ from ppml.experiments.federation import register_parties
 from ppml.experiments.linucb_ds import coins_key, instance, make_policy, norm_bound
 from ppml.protocols.linucb_ds.protocol import PARTIES, Comp, Principal
 from ppml.protocols.linucb_ds.roles import DataClient, DataOwner
-from ppml.runtime.checkpoints import CHECKPOINT_METHODS
+from ppml.runtime.checkpoints import DRIVEN
 from ppml.runtime.federated import Node
 
-RESTORES = CHECKPOINT_METHODS - {"use_checkpoints"}
-SERVED = {"comp": {"key", "argmax", "switch", *RESTORES},
-          "dc": {"budget", "key", "receive_sum", *RESTORES}, "do": {"outsource", *RESTORES}}
+SERVED = {"comp": {"key", "argmax", "switch", *DRIVEN},
+          "dc": {"budget", "key", "receive_sum", *DRIVEN}, "do": {"outsource", *DRIVEN}}
 """What P may call on each party (nobody else calls anything)."""
 
 

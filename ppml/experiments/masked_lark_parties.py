@@ -37,22 +37,21 @@ from ppml.protocols.masked_lark.reports import Reports
 from ppml.protocols.masked_lark.roles import AdNetwork, Browsers, LabelHolders, ModelOwner
 from ppml.protocols.masked_lark.training import ADNET, helper_names, training_program
 from ppml.runtime import codec
-from ppml.runtime.checkpoints import CHECKPOINT_METHODS
+from ppml.runtime.checkpoints import DRIVEN
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.federated import Node, serve_dealer
 
 DEALER, BROWSERS, LEADER = "dealer", "browsers", "helper-0"
-STEP_METHODS = CHECKPOINT_METHODS - {"use_checkpoints"}
 """What helper-0 may ask of the ad network's checkpoints: which steps it holds, save, restore;
 where they are kept the ad network's own process decides (its plan, `use_checkpoints`)."""
 SERVED = {
     "aggregate": {ADNET: {BROWSERS: {"catalog"}, LEADER: {"public_key", "release"}},
                   BROWSERS: {LEADER: {"reports"}}},
-    "train": {ADNET: {LEADER: {"setup", "public_key", "step"} | STEP_METHODS},
+    "train": {ADNET: {LEADER: {"setup", "public_key", "step"} | DRIVEN},
               BROWSERS: {LEADER: {"label_shares"}}},
 }
 """Per task, what the ad network and the browsers serve to whom: when training, the ad
-network's checkpoints' steps too (`STEP_METHODS`)."""
+network's checkpoints' steps too (`DRIVEN`)."""
 
 codec.register(Reports)
 

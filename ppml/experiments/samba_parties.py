@@ -10,8 +10,9 @@ data.  Under mask=mpc the Controller's and Comp's seats link up over their own T
 pinning the certificate the other sent over its federation link, and DC deals their material.
 
 With ``checkpoint_every`` the Controller drives the checkpoints: Comp and each DO group save
-their own state in their own party's storage, by a plan made from their own config
-(`checkpointing.own_plan`); DC keeps none (it makes its keys again at step 0).
+their own state in their own party's storage, by the plan of their own config (they take no
+folder from another party: `checkpoints.DRIVEN`); DC keeps none (it makes its keys again at
+step 0).
 
 Outputs: the Controller's report (arms by step, EVALUATION ONLY: they come from the DOs'
 reports; the seconds and counts; DC's decrypted total) and, unseeded, each role's own keys
@@ -33,17 +34,17 @@ from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.protocols.samba.protocol import Controller, owner_groups, play
 from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup
 from ppml.runtime import codec
-from ppml.runtime.checkpoints import CHECKPOINT_METHODS
+from ppml.runtime.checkpoints import DRIVEN
 from ppml.runtime.federated import Node
 
 GROUPS = 4
 """DO groups (one process each) unless ``samba.owners_per_actor`` says otherwise."""
 SERVED = {
     "comp": {"start", "public", "share_enc_key", "engine_address", "join_engine", "select",
-             "report", "replay_key", *CHECKPOINT_METHODS},
+             "report", "replay_key", *DRIVEN},
     "dc": {"public", "deal", "corrections", "report", "cumulative_reward"},
     "do": {"join", "share_alpha", "setup", "exchange", "reward_shares", "report",
-           "replay_keys", *CHECKPOINT_METHODS},
+           "replay_keys", *DRIVEN},
 }
 """What the Controller may call on each kind of party (nobody else calls anything)."""
 
@@ -88,9 +89,9 @@ class CompParty:
         setup = setup_of(self.config)
         self.comp = Comp(self.config.arms, setup.spec, run_id, setup.crypto, setup.seed,
                          False, setup.mask, "federated", setup.timeout_s)
-
-    def use_checkpoints(self, plan, name: str) -> None:
-        self.comp.use_checkpoints(checkpointing.own_plan(self.config, plan), name)
+        plan = checkpointing.plan(self.config, names(self.config))
+        if plan:
+            self.comp.use_checkpoints(plan, "comp")
 
     def __getattr__(self, method: str):
         if method.startswith("_") or self.__dict__.get("comp") is None:
@@ -101,12 +102,12 @@ class CompParty:
 class OwnerGroupParty(DataOwnerGroup):
     """A group of DOs holding its own arms' rewards: the Controller sends none."""
 
-    def __init__(self, config: RunConfig, rewards: list):
+    def __init__(self, config: RunConfig, group: int, rewards: list):
         super().__init__()
-        self._config, self._rewards = config, rewards
-
-    def use_checkpoints(self, plan, name: str) -> None:
-        super().use_checkpoints(checkpointing.own_plan(self._config, plan), name)
+        self._rewards = rewards
+        plan, owners = checkpointing.plan(config, names(config)), layout(config)[group]
+        if plan:                            # its store named as the Controller names it
+            self.use_checkpoints(plan, f"do-{owners.start}-{owners.stop - 1}")
 
     def join(self, rewards, seed, record_views: bool = False, mask: str = "mpc") -> dict:
         if rewards is not None:
@@ -132,8 +133,8 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             role = DataCustomer(setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
                                 setup.crypto, False)
         else:
-            data = load(config)
-            role = OwnerGroupParty(config, [data.arm(i) for i in layout(config)[int(name[3:])]])
+            data, group = load(config), int(name[3:])
+            role = OwnerGroupParty(config, group, [data.arm(i) for i in layout(config)[group]])
         node.serve(role, {"controller": SERVED["do" if name.startswith("do-") else name]})
         try:
             node.connect()

@@ -46,7 +46,6 @@ class CheckpointError(ValueError):
     """A checkpoint is missing, tampered with, or from a run with other settings."""
 
 
-@codec.register
 @dataclasses.dataclass(frozen=True)
 class CheckpointPlan:
     """Where and how often a run's parties checkpoint: public, the same for every party.
@@ -292,7 +291,11 @@ class Checkpointed:
 
 CHECKPOINT_METHODS = frozenset({"use_checkpoints", "checkpoint_steps", "save_checkpoint",
                                 "load_checkpoint"})
-"""The methods of `Checkpointed` a driver calls (a federated role serves them to its driver)."""
+"""The methods of `Checkpointed` a driver calls."""
+
+DRIVEN = CHECKPOINT_METHODS - {"use_checkpoints"}
+"""What a federated role serves its driver: it takes its plan from its own party's config, so
+it never keeps its checkpoints where another party says (`RoleCheckpoints(give_plans=False)`)."""
 
 
 class RoleCheckpoints:

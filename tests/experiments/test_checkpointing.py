@@ -75,16 +75,6 @@ def test_replayed_steps_and_kept_keys(tmp_path):
                                   lambda: b"j" * 32) == b"j" * 32
 
 
-def test_a_federated_role_keeps_its_checkpoints_by_its_own_plan(tmp_path):
-    """Its own checkpoint_dir, for the steps and settings of its driver's plan, or refused."""
-    driver = checkpointing.plan(config(tmp_path / "driver"), [])
-    mine = checkpointing.own_plan(config(tmp_path / "mine", resume="r1"), driver)
-    assert mine.folder == str(tmp_path / "mine" / "checkpoints" / "r1") != driver.folder
-    for other in ({"checkpoint_every": 0}, {"checkpoint_every": 7}, {"horizon": 3}):
-        with pytest.raises(ValueError, match="checkpoint_every=.* must be its driver's"):
-            checkpointing.own_plan(config(tmp_path, **other), driver)
-
-
 def test_a_role_lost_behind_another_roles_call_restarts_the_run():
     """On Ray, P's call fails with Ray's error of P's task, which is also the RoleError P got
     when Comp died: a lost role all the same."""

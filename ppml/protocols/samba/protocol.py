@@ -367,9 +367,9 @@ def play(data, setup: SambaConfig, start: float, controller: Controller) -> Samb
     federated parties); ``data`` as `Controller.set_up` takes it.  With ``setup.checkpoints``
     the roles checkpoint, and a resumed plan goes on from their last common step."""
     controller.set_up(data)
-    saving = setup.checkpoints and RoleCheckpoints(setup.checkpoints,
-                                                   controller.checkpointed_roles(),
-                                                   roles.gather, driver="controller")
+    saving = setup.checkpoints and RoleCheckpoints(
+        setup.checkpoints, controller.checkpointed_roles(), roles.gather, driver="controller",
+        give_plans=setup.runtime != "federated")   # a federated role keeps its own plan
     first, state = saving.start() if saving else (0, {})
     if first:
         controller.restore_state(state)

@@ -38,7 +38,8 @@ def test_an_unseeded_federated_run_replays_exactly(tmp_path):
 
 def test_the_controller_cannot_send_a_do_group_rewards():
     with pytest.raises(PermissionError, match="holds its own rewards"):
-        OwnerGroupParty(None, []).join(["someone else's rewards"], None)
+        OwnerGroupParty(RunConfig.from_columns(BASE), 0, []).join(["someone else's rewards"],
+                                                                   None)
 
 
 def test_the_parties_are_named_for_the_roster():
