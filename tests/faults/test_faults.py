@@ -97,7 +97,7 @@ CASES = [
      signal.SIGSTOP, "dc", False),
     ("samba-federated-controller-kill", SAMBA + ["runtime=federated"],
      r"-m jobs\.party party=controller", 5, signal.SIGKILL, "controller", False),
-    ("linucb_ds-ray-dc-kill", LINUCB_DS + ["runtime=ray"], r"ray::DataClient", 4,
+    ("linucb_ds-ray-dc-kill", LINUCB_DS + ["runtime=ray"], r"ray::DataClient", 0.5,
      signal.SIGKILL, "DC", False),
     ("linucb_ds-ray-p-kill", LINUCB_DS + ["runtime=ray"], r"ray::Principal", 4,
      signal.SIGKILL, "P", False),
@@ -119,11 +119,11 @@ CASES = [
      r"-m jobs\.party party=agent-0", 5, signal.SIGSTOP, "agent-0", False),
     ("masked_lark-ray-browsers-kill", LARK + ["runtime=ray"], r"ray::Browsers", 4,
      signal.SIGKILL, "browsers", False),
-    ("masked_lark-ray-adnet-kill", LARK + ["runtime=ray"], r"ray::AdNetwork", 3,
+    ("masked_lark-ray-adnet-kill", LARK + ["runtime=ray"], r"ray::AdNetwork", 0.5,
      signal.SIGKILL, "ad network", False),
     ("masked_lark-ray-helper-stop", LARK + ["runtime=ray"], r"ray::PartyActor\.run", 4,
      signal.SIGSTOP, "party", False),
-    ("masked_lark-ray-dealer-kill", LARK + ["runtime=ray"], r"ray::DealerActor", 3,
+    ("masked_lark-ray-dealer-kill", LARK + ["runtime=ray"], r"ray::DealerActor", 0.5,
      signal.SIGKILL, "dealer", False),
     ("masked_lark-federated-helper-kill", LARK + ["runtime=federated"],
      r"-m jobs\.party party=helper-0", 5, signal.SIGKILL, "helper-0", False),
@@ -134,7 +134,7 @@ CASES = [
     ("masked_lark_train-ray-model-owner-kill", LARK_TRAIN + ["runtime=ray"],
      r"ray::ModelOwner", 4, signal.SIGKILL, "ad network", False),
     ("masked_lark_train-ray-label-holders-stop", LARK_TRAIN + ["runtime=ray"],
-     r"ray::LabelHolders", 4, signal.SIGSTOP, "browsers", False),
+     r"ray::LabelHolders", 0.5, signal.SIGSTOP, "browsers", False),
 ]
 
 
