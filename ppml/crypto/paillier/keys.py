@@ -215,6 +215,18 @@ class PrivateKey:
     def __repr__(self):
         return f"PrivateKey(for {self.public_key!r})"
 
+    def factors(self) -> tuple:
+        """(p, q) as Python ints: what the key's owner keeps in its own sealed checkpoint, so
+        that ciphertexts made under it before a resume still decrypt (`keypair_from_factors`)."""
+        return int(self.p), int(self.q)
+
+
+def keypair_from_factors(factors) -> tuple:
+    """The key pair of `PrivateKey.factors` again (its size was checked when it was made)."""
+    p, q = factors
+    public_key = PublicKey(p * q, insecure_key_bits_ok=True)
+    return public_key, PrivateKey(public_key, p, q)
+
 
 def _h(n, prime, prime_square):
     """h_p = L_p(g^(p-1) mod p^2)^-1 mod p with g = n + 1 (Paillier 1999, section 7)."""

@@ -39,11 +39,11 @@ import numpy as np
 
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
-from ppml.protocols.linucb_ds.roles import (DataClient, DataOwner, Link, Participant, key_factors,
-                                            keypair, keypair_of)
+from ppml.protocols.linucb_ds.roles import DataClient, DataOwner, Link, Participant, keypair
 from ppml.protocols.linucb_ds.scores import PackedScores
 from ppml.protocols.linucb_ds.reference import Coins, FixedPoint, LinearUCB, first_maximum
 from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
+from ppml.crypto.paillier.keys import keypair_from_factors
 from ppml.parallel import Resident, check_workers, split
 from ppml.crypto.rng import fresh_key
 from ppml.runtime import roles
@@ -319,7 +319,7 @@ class Comp(Participant):
     and answers the position of the first maximum (step 4.i); re-encrypts rand + s under DC's key
     (step 6).  ``record_views=True`` keeps what it decrypted (`ppml.privacy.views`): the slot
     values of round t at (t, l = 4) (step 4.i), and rand + s at (N, l = 6) (step 6).  Its
-    checkpoint holds its key pair (`key_factors`: P's s* is under it), the rounds it answered
+    checkpoint holds its key pair (`PrivateKey.factors`: P's s* is under it), the rounds it answered
     and its view."""
 
     name = "Comp"
@@ -363,13 +363,13 @@ class Comp(Participant):
             return out
 
     def checkpoint_state(self) -> dict:
-        return {**super().checkpoint_state(), "key": key_factors(self._private_key),
+        return {**super().checkpoint_state(), "key": self._private_key.factors(),
                 "rounds": self.rounds, "view": self.view.rows}
 
     def restore_state(self, state: dict) -> None:
         super().restore_state(state)
         self._decryptor.close()
-        self.public_key, self._private_key = keypair_of(state["key"])
+        self.public_key, self._private_key = keypair_from_factors(state["key"])
         self._decryptor = Decryptor(self._private_key, self.workers)
         self.rounds = state["rounds"]
         self.view = ViewRecorder(False) if state["view"] is None else \

@@ -25,9 +25,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ppml.crypto.paillier import (EncryptedArray, ObfuscatorPool, PrivateKey, PublicKey,
-                                  generate_keypair)
+from ppml.crypto.paillier import EncryptedArray, ObfuscatorPool, generate_keypair
 from ppml.crypto.paillier.encoding import from_residues
+from ppml.crypto.paillier.keys import keypair_from_factors
 from ppml.runtime.checkpoints import Checkpointed
 
 class Transcript:
@@ -109,19 +109,6 @@ def keypair(key_bits: int, insecure_key_bits_ok: bool, seed: int | None, role: s
     return generate_keypair(key_bits, insecure_key_bits_ok=insecure_key_bits_ok, seed=seed)
 
 
-def key_factors(private_key: PrivateKey) -> tuple:
-    """A private key as its integers (p, q): what its owner keeps in its own checkpoint (data,
-    sealed in the owner's store), so that ciphertexts made under it before a resume decrypt."""
-    return int(private_key.p), int(private_key.q)
-
-
-def keypair_of(factors) -> tuple:
-    """The key pair of `key_factors` again (its size was checked when it was made)."""
-    p, q = factors
-    public_key = PublicKey(p * q, insecure_key_bits_ok=True)
-    return public_key, PrivateKey(public_key, p, q)
-
-
 class DataOwner(Participant):
     """DO: owns theta, the arms and the environment's noise; step 1 outsources them to P with
     theta encrypted under Comp's key (theta* = E_Comp(theta), d fresh encryptions).  DO reads
@@ -158,7 +145,7 @@ class DataClient(Participant):
     """DC: sends the budget N (step 1) and learns the cumulative reward s, encrypted under its
     own key (step 7).  Its modulus has 2 more bits than Comp's, so that v - rand with v, rand in
     Z_(n_Comp) decrypts without wrapping and s = (v - rand) mod n_Comp exactly.  Its checkpoint
-    holds its key pair (`key_factors`): a resumed P goes on under the public key it had."""
+    holds its key pair (`PrivateKey.factors`): a resumed P goes on under the public key it had."""
 
     name = "DC"
 
@@ -189,8 +176,8 @@ class DataClient(Participant):
         return self.sum_int
 
     def checkpoint_state(self) -> dict:
-        return {**super().checkpoint_state(), "key": key_factors(self._private_key)}
+        return {**super().checkpoint_state(), "key": self._private_key.factors()}
 
     def restore_state(self, state: dict) -> None:
         super().restore_state(state)
-        self.public_key, self._private_key = keypair_of(state["key"])
+        self.public_key, self._private_key = keypair_from_factors(state["key"])

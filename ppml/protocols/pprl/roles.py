@@ -35,7 +35,8 @@ import numpy as np
 
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.paillier import ops
-from ppml.crypto.paillier import Decryptor, PrivateKey, generate_keypair
+from ppml.crypto.paillier import Decryptor, generate_keypair
+from ppml.crypto.paillier.keys import keypair_from_factors
 from ppml.crypto.rng import fresh_key, seeded_key
 from ppml.mpc.context import EngineConfig
 from ppml.mpc.dealer import Dealer, material
@@ -439,7 +440,7 @@ class TimeAgent(EngineSeats, Checkpointed):
         engine's seat: a resumed turn makes its engine anew (`rejoin`)."""
         player, holding = self.player, self.holding
         return {
-            "key": (self.public_key, self._private_key.p, self._private_key.q),
+            "key": self._private_key.factors(),
             "entropy": self._entropy, "rng": generator_state(self._rng),
             "turn": self.turn, "finished": self.finished, "owner": self.owner,
             "clear": None if self.clear is None else [int(v) for v in self.clear.q.ravel()],
@@ -458,8 +459,7 @@ class TimeAgent(EngineSeats, Checkpointed):
     def restore_state(self, state: dict) -> None:
         """Go on from `checkpoint_state`'s ``state``; a turn it was playing as holder of an
         encrypted table waits for `rejoin`."""
-        public_key, p, q = state["key"]
-        self._use_key(public_key, PrivateKey(public_key, p, q))
+        self._use_key(*keypair_from_factors(state["key"]))
         self._entropy = None if state["entropy"] is None else int(state["entropy"])
         restore_generator(self._rng, state["rng"])
         self.turn, self.finished = state["turn"], state["finished"]

@@ -12,7 +12,7 @@ import pytest
 import ppml.crypto.paillier as paillier
 from ppml.crypto.paillier import (MIN_KEY_BITS, ObfuscatorPool, PrivateKey, PublicKey,
                                   generate_keypair)
-
+from ppml.crypto.paillier.keys import keypair_from_factors
 
 def test_default_key_is_2048_bits_from_two_1024_bit_primes(key_2048):
     public_key, private_key = key_2048
@@ -128,3 +128,13 @@ def test_no_weak_randomness_in_the_paillier_package():
         text = path.read_text()
         for weak in ("import random", "from random", "np.random", "numpy.random"):
             assert weak not in text, f"{path.name} uses {weak}"
+
+
+def test_a_key_pair_comes_back_from_its_factors(small_key):
+    """What an owner keeps in its checkpoint (p, q) gives back a key pair that decrypts what
+    the original encrypted."""
+    public_key, private_key = small_key
+    again_public, again_private = keypair_from_factors(private_key.factors())
+    assert again_public.n == public_key.n
+    sealed = public_key.encrypt_raw([12345], [pow(7, public_key.n, public_key.nsquare)])
+    assert again_private.decrypt_raw(sealed) == [12345]
