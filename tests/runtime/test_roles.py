@@ -296,6 +296,33 @@ def test_a_busy_actor_is_waited_for_and_a_stopped_one_is_named(comp, tmp_path):
         assert info.value.role == role.name and "died" in str(info.value)
 
 
+class SlowStart:
+    """A role whose constructor takes ``seconds`` (a key pair, a loaded machine)."""
+
+    def __init__(self, seconds: float):
+        time.sleep(seconds)
+
+    def ping(self):
+        return "pong"
+
+
+@pytest.mark.ray
+def test_an_actor_is_given_the_time_to_start_and_one_that_never_does_is_named(ray_cluster):
+    """Before an actor first answers, its silence is bounded by startup_s (4 x timeout_s), not
+    timeout_s: a constructor of 4 s passes with timeout_s = 3; one of 60 s fails naming the
+    role within about 4 s of timeout_s = 1."""
+    slow = spawn(SlowStart, "ray", 4.0, timeout_s=3.0)
+    stuck = spawn(SlowStart, "ray", 60.0, name="Stuck", timeout_s=1.0)
+    try:
+        assert slow.call("ping") == "pong" and slow.started
+        start = time.monotonic()
+        with pytest.raises(RoleError, match=r"Stuck did not start within 4 s \(4 x timeout_s"):
+            stuck.call("ping")
+        assert 4.0 <= time.monotonic() - start < 7.0
+    finally:
+        teardown([slow, stuck], close=None)
+
+
 @pytest.mark.ray
 def test_a_failure_is_raised_before_another_roles_deadline(comp):
     slow = spawn(Adder, "ray", 0, name="Sleepy", timeout_s=20.0)
