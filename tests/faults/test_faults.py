@@ -6,8 +6,9 @@ results of an uninterrupted run.
 
 `ROLES` lists every role of every family and runtime; each is killed (SIGKILL) and stopped
 (SIGSTOP).  Three cases run in every test session (CI); the whole table runs with
-``PPML_FAULTS=all`` (about an hour and a half on 2 cores; ``-k <family>`` picks a part), and ``PPML_FAULTS_REPORT=<file>`` appends each outcome to a file
-as a JSON line.  The outcomes are in docs/reliability.md.
+``PPML_FAULTS=all`` (about an hour and a half on 2 cores; ``-k <family>`` picks a part), and
+``PPML_FAULTS_REPORT=<file>`` appends each outcome to a file as a JSON line, which
+``python -m tests.faults.report <file>`` turns into docs/reliability.md's tables.
 """
 
 from __future__ import annotations
@@ -120,6 +121,30 @@ CASES = [(f"{run}-{runtime}-{role}-{verb}", [*overrides, f"runtime={runtime}"], 
          for verb, sig in SIGNALS.items()]
 
 
+def inject(run: FaultyRun, case: str, target: str, cpu_s: float, sig: int) -> None:
+    """``sig`` to the run's first process matching ``target`` once it has used ``cpu_s`` seconds
+    of CPU; a run that ends first is recorded as never injected (`record`)."""
+    try:
+        pid = run.busy(target, cpu_s)
+    except AssertionError as exc:
+        record(case, injected=False, error=str(exc).splitlines()[0][:300])
+        raise
+    run.inject(pid, sig)
+
+
+def record(case: str, outcome=None, **more) -> None:
+    """Append a case's outcome to ``PPML_FAULTS_REPORT`` as a JSON line (`tests.faults.report`
+    makes docs/reliability.md's tables from them)."""
+    if not REPORT:
+        return
+    seen = {} if outcome is None else {
+        "injected": True, "hung": outcome.hung, "returncode": outcome.returncode,
+        "seconds": round(outcome.seconds_after_fault, 1), "leaked": len(outcome.leaked),
+        "parquet": len(outcome.parquet_files)}
+    with open(REPORT, "a") as out:
+        out.write(json.dumps({"case": case, **seen, **more}) + "\n")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case, overrides, target, cpu_s, sig, named, always", CASES,
                          ids=[case[0] for case in CASES])
@@ -128,19 +153,11 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
     if not (always or ALL):
         pytest.skip("on demand: PPML_FAULTS=all")
     run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
-    pid = run.busy(target, cpu_s)
-    run.inject(pid, sig)
+    inject(run, case, target, cpu_s, sig)
     outcome = run.finish(TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
-    if REPORT:
-        error = [line for line in tail.splitlines() if "Error" in line][-1:]
-        with open(REPORT, "a") as out:
-            out.write(json.dumps({"case": case, "hung": outcome.hung,
-                                  "returncode": outcome.returncode,
-                                  "seconds": round(outcome.seconds_after_fault, 1),
-                                  "named": named in tail, "leaked": len(outcome.leaked),
-                                  "parquet": len(outcome.parquet_files),
-                                  "error": error[0][:300] if error else ""}) + "\n")
+    error = [line for line in tail.splitlines() if "Error" in line][-1:]
+    record(case, outcome, named=named in tail, error=error[0][:300] if error else "")
     assert not outcome.hung, f"{case}: still running {outcome.seconds_after_fault:.0f} s " \
                              f"after the fault: {tail}"
     assert outcome.returncode != 0, tail
@@ -229,23 +246,19 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     if not (always or ALL):
         pytest.skip("on demand: PPML_FAULTS=all")
     run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
-    pid = run.busy(target, cpu_s)
-    run.inject(pid, signal.SIGKILL)
+    inject(run, case, target, cpu_s, signal.SIGKILL)
     outcome = run.finish(600)
     tail = outcome.output[-3000:]
-    if REPORT:
-        with open(REPORT, "a") as out:
-            out.write(json.dumps({"case": case, "hung": outcome.hung,
-                                  "returncode": outcome.returncode,
-                                  "seconds": round(outcome.seconds_after_fault, 1),
-                                  "leaked": len(outcome.leaked),
-                                  "parquet": len(outcome.parquet_files)}) + "\n")
+    rows = [] if len(outcome.parquet_files) != 1 else \
+        pq.read_table(outcome.parquet_files[0]).to_pylist()
+    identical = bool(rows) and decisions(rows, rows[0]["experiment"]) == \
+        uninterrupted(tuple(overrides))
+    record(case, outcome, identical=identical,
+           restarted="restarting from its last checkpoints" in outcome.output)
     assert outcome.returncode == 0, tail
     assert "restarting from its last checkpoints" in outcome.output
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
-    (path,) = outcome.parquet_files
-    rows = pq.read_table(path).to_pylist()
-    assert decisions(rows, rows[0]["experiment"]) == uninterrupted(tuple(overrides))
+    assert len(outcome.parquet_files) == 1 and identical
     assert any(row["replayed"] for row in rows)
     run_id = next(item for item in overrides if item.startswith("run_id="))[len("run_id="):]
     assert not (tmp_path / "results" / "checkpoints" / run_id).exists()
@@ -288,21 +301,16 @@ def test_a_link_cut_mid_round(tmp_path, uninterrupted, checkpoints):
     run.fault_at = time.monotonic()
     outcome = run.finish(600 if checkpoints else TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
-    if REPORT:
-        with open(REPORT, "a") as out:
-            out.write(json.dumps({"case": f"private_cb-federated-link-cut-"
-                                          f"{'resumed' if checkpoints else 'error'}",
-                                  "hung": outcome.hung, "returncode": outcome.returncode,
-                                  "seconds": round(outcome.seconds_after_fault, 1),
-                                  "leaked": len(outcome.leaked),
-                                  "parquet": len(outcome.parquet_files),
-                                  "error": tail.strip().splitlines()[-1][:300]}) + "\n")
+    rows = pq.read_table(outcome.parquet_files[0]).to_pylist() \
+        if len(outcome.parquet_files) == 1 else []
+    record(f"private_cb-federated-link-cut-{'resumed' if checkpoints else 'error'}", outcome,
+           identical=bool(rows) and decisions(rows, "private_cb") == uninterrupted(
+               tuple(RESUMED)), error=tail.strip().splitlines()[-1][:300])
     assert not outcome.hung and outcome.leaked == {}, tail
     if checkpoints:
         assert outcome.returncode == 0, tail
         assert "restarting from its last checkpoints" in outcome.output
-        rows = pq.read_table(outcome.parquet_files[0]).to_pylist()
-        assert decisions(rows, "private_cb") == uninterrupted(tuple(RESUMED))
+        assert rows and decisions(rows, "private_cb") == uninterrupted(tuple(RESUMED))
     else:
         assert outcome.returncode != 0 and outcome.parquet_files == []
         assert "party-0" in tail or "party-1" in tail or "party 1" in tail, tail
