@@ -367,16 +367,16 @@ class ActorRole(Role):
                                    "it was killed")
 
 
-def spawn(cls, runtime: str, *args, name: str | None = None,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S, concurrency: int = 1,
-          background: bool = False, **kwargs) -> Role:
+def spawn(cls, runtime: str, *args, timeout_s: float | None, name: str | None = None,
+          concurrency: int = 1, background: bool = False, **kwargs) -> Role:
     """``cls(*args, **kwargs)`` as a role in ``runtime`` (one of `RUNTIMES`), named ``name``
     (default: the class's ``name`` attribute, else the class name).  ``concurrency`` is how
     many calls an actor serves at once (a role whose method waits for another call needs 2 or
     more).  ``background`` runs a local role's calls on its own thread, as an actor's run
     beside the caller: a role whose call waits for the caller (a seat of the engine, whose
     peer is the caller) needs it; an actor always runs in the background.  ``timeout_s``
-    bounds each call; None is for a role that drives the protocol,
+    bounds each call (required: the run's ``party_timeout_s``, so that no role keeps a deadline
+    of its own); None is for a role that drives the protocol,
     whose own calls to the other roles each have their deadline.  Secrets do not belong in
     ``args``: Ray keeps actor-creation arguments in its control store; hand them over by a method
     call."""
