@@ -65,7 +65,7 @@ ROLES = {
                 ("dealer", r"ray::DealerActor", 3, "dealer"),
                 ("world", r"ray::World", 2, "world")],
         "federated": [(name, party(name), cpu, name) for name, cpu in (
-            ("party-0", 5), ("party-1", 5), ("puller", 2), ("rewarder", 2), ("dealer", 4),
+            ("party-0", 5), ("party-1", 5), ("puller", 4), ("rewarder", 4), ("dealer", 4),
             ("world", 2))]}),
     "samba": (SAMBA, {
         "ray": [("comp", r"ray::Comp", 4, "Comp"), ("do-group", r"ray::DataOwnerGroup", 3, "DO"),
@@ -156,7 +156,8 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
     inject(run, case, target, cpu_s, sig)
     outcome = run.finish(TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
-    error = [line for line in tail.splitlines() if "Error" in line][-1:]
+    error = [line for line in tail.splitlines()
+             if "Error" in line and not line.startswith("Error executing job")][-1:]
     record(case, outcome, named=named in tail, error=error[0][:300] if error else "")
     assert not outcome.hung, f"{case}: still running {outcome.seconds_after_fault:.0f} s " \
                              f"after the fault: {tail}"
