@@ -16,6 +16,10 @@ share sealed to the agent's X25519 key and keeps none once all are handed; it al
 engine's keys.  Each agent's random actions come from its own OS entropy in a fresh run; the
 evaluation takes it from the agents after the run and hands it to the fixed-point reference
 (EVALUATION ONLY).
+
+With checkpoints each agent and the world save their own states after every
+``checkpoint_every`` steps (`play_observation`); a resumed trial's agents keep their own key
+shares, so the table stays under the key the dealer dealt once (`set_up`; docs/pprl.md).
 """
 
 from __future__ import annotations
