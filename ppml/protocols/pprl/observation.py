@@ -82,8 +82,8 @@ def set_up(parties: list, saving: RoleCheckpoints | None = None) -> int:
     (`RoleCheckpoints.start`), each agent with its own share, which keeps the table under the
     same key (the dealer deals none again).  Then the last agent's engine with agent 0."""
     first = saving.start()[0] if saving else 0
-    if not first:
-        _every(parties, "take_key_share")
+    if not first:                   # agent 0 last: a federated driver's own call runs at once
+        _every([*parties[1:], parties[0]], "take_key_share")
     parties[-1].call("link")
     return first
 
