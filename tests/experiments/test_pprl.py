@@ -124,6 +124,7 @@ def test_a_resumed_run_keeps_its_finished_trials_and_resumes_the_cut_one(tmp_pat
 
 
 def test_checkpoints_are_refused_where_pprl_does_not_keep_them_yet():
-    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"])
-    with pytest.raises(ValueError, match="not yet with pprl.partition=observation"):
+    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
+                          backend="shares")
+    with pytest.raises(ValueError, match="not yet with pprl.backend=shares"):
         pprl(RunConfig(experiment="pprl", pprl=options, checkpoint_every=5, run_id="r"))

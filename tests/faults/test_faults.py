@@ -187,14 +187,21 @@ RESUMED_PPRL = [*PPRL[:1], "pprl.steps_per_agent=1000", *PPRL[2:], "checkpoint_e
 turn's first 800 steps resumes from step 900 (in the first turn, in the clear) and replays the
 steps played since (the agents note their progress per call of up to 500 steps, so a kill
 just after a checkpoint would replay none)."""
+RESUMED_PPRL_OBSERVATION = [
+    *PPRL[:1], "pprl.task=load_balancing", "pprl.partition=observation", "pprl.episodes=4",
+    "pprl.episode_steps=50", *PPRL[2:], "checkpoint_every=40", "run_id=resumed"]
+"""A PPRL run by observation (two agents, 4 x 50 steps, one trial) with checkpoints: an agent
+killed some 60 steps in resumes from step 40 (each agent's key share its own: the table stays
+decryptable) and replays the steps played since."""
 DECISIONS = {"private_cb": ("step", "arm", "reward"), "samba": ("step", "arm", "reward"),
              "linucb_ds": ("step", "arm", "reward"),
              "masked_lark": ("step", "method", "loss", "accuracy", "auc", "test_loss"),
-             "pprl": ("method", "trial", "steps_to_goal", "reached_goal", "q_equal_reference",
-                      "action_agreement", "encryptions", "decryptions", "divisions")}
+             "pprl": ("method", "trial", "episode", "steps_to_goal", "reached_goal",
+                      "episode_reward", "q_equal_reference", "action_agreement", "encryptions",
+                      "decryptions", "divisions")}
 """What a resumed run must repeat exactly, per experiment: the bandits' arms and rewards per
 step, Masked LARK's losses and test metrics (of the masked and the plaintext model), PPRL's
-per-trial outcomes and counts."""
+per-trial (by observation: per-episode) outcomes and counts."""
 
 
 def decisions(rows: list, experiment: str) -> list:
@@ -217,6 +224,10 @@ RESUME_CASES = [
      r"ray::PartyActor\.run", 6, False),
     ("pprl-ray-agent-kill-resumed", RESUMED_PPRL + ["runtime=ray"], r"ray::TimeAgent", 4,
      False),
+    ("pprl-federated-agent-kill-resumed", RESUMED_PPRL + ["runtime=federated"],
+     r"-m jobs\.party party=agent-1", 5, False),
+    ("pprl-ray-observation-agent-kill-resumed", RESUMED_PPRL_OBSERVATION + ["runtime=ray"],
+     r"ray::ObservationAgent", 8, False),
 ]
 
 
