@@ -66,7 +66,7 @@ ROLES = {
                 ("world", r"ray::World", 2, "world")],
         "federated": [(name, party(name), cpu, name) for name, cpu in (
             ("party-0", 5), ("party-1", 5), ("puller", 4), ("rewarder", 4), ("dealer", 4),
-            ("world", 2))]}),
+            ("world", 4))]}),
     "samba": (SAMBA, {
         "ray": [("comp", r"ray::Comp", 4, "Comp"), ("do-group", r"ray::DataOwnerGroup", 3, "DO"),
                 ("dc", r"ray::DataCustomer", 3, "DC")],
