@@ -1,0 +1,53 @@
+"""Checkpoints of PPRL's shares backend: a run cut twice (a lost link) and resumed twice ends
+with the uninterrupted run's rows in seeded mode, each agent saving only its own state."""
+
+import dataclasses
+
+import pytest
+
+from tests.protocols.pprl.cuts import SharesCut
+
+from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.shares_time import run_shares_time_trials
+from ppml.runtime.checkpoints import CheckpointPlan
+
+BY_TIME = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=12,
+                      methods=["pprl"], trials=2, selection="epsilon_greedy", learner="sarsa",
+                      epsilon=0.3, backend="shares", scale_bits=20)
+"""Episodes end often (the holes): checkpoints fall within a turn, at its end, between
+trials."""
+
+
+def untimed(result) -> list:
+    return [{k: v for k, v in row.items() if not k.endswith("_s")} for row in result.rows]
+
+
+@pytest.mark.parametrize("seed", [4, None])
+def test_trials_by_time_resume_from_their_checkpoints(tmp_path, monkeypatch, seed):
+    """Three agents, two trials on one engine (24 steps each on the shares, agent 0's turn in
+    the clear before them), checkpoints every 5 steps.  Cut at step 13 (resumed from 10, in
+    the first trial's second turn on the shares), then at 37 (resumed from 35, in the second
+    trial): in seeded mode the uninterrupted run's rows; unseeded, each trial still takes the
+    reference's actions to its table (entropy and generators restored); the replays name the
+    steps that ran twice, each trial its own."""
+    plan = CheckpointPlan(str(tmp_path), 5, ("agent-0", "agent-1", "agent-2"), "s")
+
+    def attempt(checkpoints, cut=None, start=0):
+        with monkeypatch.context() as patch:
+            if cut:
+                SharesCut(patch, cut, start)
+            return run_shares_time_trials(BY_TIME, 3, 0, [0, 1], key_seed=seed,
+                                          checkpoints=checkpoints)
+    with pytest.raises(ConnectionError, match="step 14"):
+        attempt(plan, cut=13)
+    assert plan.store("agent-2").steps() == [5, 10] and plan.store("agent-1").progress() == 13
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent-0", "agent-1", "agent-2"]
+    with pytest.raises(ConnectionError, match="lost at step"):
+        attempt(dataclasses.replace(plan, resume=True), cut=37, start=10)
+    assert plan.store("agent-0").steps() == [30, 35]
+    resumed = attempt(dataclasses.replace(plan, resume=True))
+    assert [r.replays for r in resumed] == [[(10, 13)], [(35, 37)]]
+    assert all(r.rows[0]["q_equal_reference"] and r.rows[0]["action_agreement"] == 1.0
+               for r in resumed)
+    if seed is not None:
+        assert [untimed(r) for r in resumed] == [untimed(r) for r in attempt(None)]
