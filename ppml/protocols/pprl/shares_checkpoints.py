@@ -15,6 +15,9 @@ again (the same in seeded mode, fresh otherwise: the shares stay valid).
 
 from __future__ import annotations
 
+import time
+
+from ppml.protocols.pprl.shares import engine_totals
 from ppml.runtime.checkpoints import CheckpointPlan, RankCheckpoints
 
 
@@ -80,3 +83,25 @@ def combine(parts):
         return [combine(list(entries)) for entries in zip(*present)]
     return first
 
+
+
+class Progress:
+    """A trial's (or group's) seconds and engine counts so far, and the held agents' ``views``
+    (their `ViewRecorder`s, by agent), as the held agents checkpoint them (`state`) and a
+    resumed run takes them back (``resumed``: agent -> state, for the held agents ``mine``)."""
+
+    def __init__(self, ctx, mine: list, views: list, resumed: dict | None):
+        self.mine, self.views, self.resumed = mine, views, resumed or {}
+        self.start, self.since = time.perf_counter(), engine_totals(ctx)
+        if self.resumed:
+            state = self.resumed[mine[0]]
+            self.start, self.since = self.start - state["seconds"], tuple(state["since"])
+            for agent in mine:
+                views[agent].rows = self.resumed[agent]["view"]
+
+    def state(self, agent: int) -> dict:
+        return {"view": self.views[agent].rows, "since": list(self.since),
+                "seconds": self.seconds()}
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import secrets
-import time
 
 import numpy as np
 
@@ -40,8 +39,8 @@ from ppml.protocols.pprl.reference import (TrialResult, TurnPlayer, agent_genera
                                            generator_state, generators, learner,
                                            restore_generator, run_time_partitioned, turn_seed)
 from ppml.protocols.pprl.shared_division import check_ring
-from ppml.protocols.pprl.shares_checkpoints import SharesCheckpoints, only
-from ppml.protocols.pprl.shares import SharedTable, as_table, engine_totals
+from ppml.protocols.pprl.shares_checkpoints import Progress, SharesCheckpoints, only
+from ppml.protocols.pprl.shares import SharedTable, as_table
 from ppml.runtime import spmd
 from ppml.runtime.checkpoints import CheckpointPlan
 
@@ -200,19 +199,19 @@ def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, se
     trial_state = TimeState(ctx, mine, views, seeded, resumed)
     entropy = trial_state.entropy
     selections = SELECTIONS_PER_STEP * (options.selection != "random")
-    table = SharedTurn(ctx, None, states, actions, rules, reward_bound, selections, views,
-                       lambda: saving.done(trial_state.states)) if resumed else None
-    first = 0
+    taken, table, first = trial_state.taken, None, 0
+
+    def on_shares(shared) -> SharedTurn:
+        trial_state.table = SharedTurn(ctx, shared, states, actions, rules, reward_bound,
+                                       selections, views, lambda: saving.done(trial_state.states))
+        return trial_state.table
     if resumed:
+        table = on_shares(None)
         table.resume([resumed[agent] for agent in mine])
         first = 1 + (table.step - 1) // steps
-    trial_state.table, taken = table, trial_state.taken
     for agent in range(first, agents):            # agent 0 in the clear, then on the shares
         if agent == 1 and not resumed:
-            table = SharedTurn(ctx, share_first(ctx, table, states * actions), states, actions,
-                               rules, reward_bound, selections, views,
-                               lambda: saving.done(trial_state.states))
-            trial_state.table = table
+            table = on_shares(share_first(ctx, table, states * actions))
         done = table.step - (agent - 1) * steps if agent == first and resumed else 0
         if agent:
             table.holder = agent
@@ -238,31 +237,25 @@ def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, se
             "costs": costs,
             "views": [views[agent].rows if record_views and agent in mine else None
                       for agent in range(agents)],
-            "seconds": time.perf_counter() - trial_state.start}
+            "seconds": trial_state.seconds()}
 
 
-class TimeState:
-    """What each held agent checkpoints of a trial by time (`state`): its shares of the table
+class TimeState(Progress):
+    """What each held agent checkpoints of a trial by time (`states`): its shares of the table
     and the public counts (`SharedTable.state`), its selection entropy, its turn's actions and,
     holding the turn, where it stands (`TurnPlayer.position`) and its generator's position,
-    its view; the engine's counts when the trial began and the seconds so far.  ``resumed``
-    (agent -> state) restores them.  ``entropy``: each held agent's (None when ``seeded``),
-    its own OS entropy drawn as the trial begins, or the one it checkpointed."""
+    with its `Progress`.  ``entropy``: each held agent's (None when ``seeded``), its own OS
+    entropy drawn as the trial begins, or the one it checkpointed."""
 
     def __init__(self, ctx, mine: list, views: list, seeded: bool, resumed: dict | None):
-        self.mine, self.views, self.resumed = mine, views, resumed or {}
-        self.start, self.since = time.perf_counter(), engine_totals(ctx)
+        super().__init__(ctx, mine, views, resumed)
         agents = len(views)
-        self.taken, self.table, self.playing = [None] * agents, None, None
+        self.table, self.playing = None, None
+        self.taken = [self.resumed[agent]["taken"] if agent in self.resumed else None
+                      for agent in range(agents)]
         self.entropy = [None if seeded or agent not in mine else
                         self.resumed[agent]["entropy"] if self.resumed else secrets.randbits(128)
                         for agent in range(agents)]
-        if self.resumed:
-            state = self.resumed[mine[0]]
-            self.start, self.since = self.start - state["seconds"], tuple(state["since"])
-            for agent in mine:
-                self.taken[agent] = self.resumed[agent]["taken"]
-                views[agent].rows = self.resumed[agent]["view"]
 
     def position(self, agent: int, rng) -> dict:
         """Where ``agent``'s resumed turn stands, ``rng`` put back where it stood."""
@@ -273,12 +266,10 @@ class TimeState:
         """Agent -> what it checkpoints now (within an update: every agent at the same
         point of the engine's rounds)."""
         holder, player = self.playing if self.playing else (None, None)
-        return {agent: {**self.table.state(agent), "entropy": self.entropy[agent],
-                        "taken": self.taken[agent],
+        return {agent: {**self.table.state(agent), **self.state(agent),
+                        "entropy": self.entropy[agent], "taken": self.taken[agent],
                         "position": player.position() if agent == holder else None,
-                        "rng": generator_state(player.rng) if agent == holder else None,
-                        "view": self.views[agent].rows, "since": list(self.since),
-                        "seconds": time.perf_counter() - self.start}
+                        "rng": generator_state(player.rng) if agent == holder else None}
                 for agent in self.mine}
 
 

@@ -8,6 +8,7 @@ import pytest
 from tests.protocols.pprl.cuts import SharesCut
 
 from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.shares_observation import run_shares_trials
 from ppml.protocols.pprl.shares_time import run_shares_time_trials
 from ppml.runtime.checkpoints import CheckpointPlan
 
@@ -51,3 +52,40 @@ def test_trials_by_time_resume_from_their_checkpoints(tmp_path, monkeypatch, see
                for r in resumed)
     if seed is not None:
         assert [untimed(r) for r in resumed] == [untimed(r) for r in attempt(None)]
+
+
+BY_OBSERVATION = PPRLOptions(task="load_balancing", partition="observation", episodes=3,
+                             episode_steps=4, methods=["pprl"], trials=3, trials_together=2,
+                             selection="epsilon_greedy", learner="qlearning", epsilon=0.3,
+                             backend="shares", scale_bits=20)
+
+
+@pytest.mark.parametrize("seed", [3, None])
+def test_trials_by_observation_resume_from_their_checkpoints(tmp_path, monkeypatch, seed):
+    """Two agents and the world, two trials together then a third (12 steps a group),
+    checkpoints every 5 steps.  Cut at step 7 (resumed from 5, within an episode), then at
+    22 (resumed from 20, at an episode's last update, in the second group): in seeded mode the
+    uninterrupted run's rows; unseeded, every trial ends with the reference's table and
+    actions; the replays name the steps that ran twice, each group its own."""
+    plan = CheckpointPlan(str(tmp_path), 5, ("agent-0", "agent-1"), "s")
+
+    def attempt(checkpoints, cut=None, start=0):
+        with monkeypatch.context() as patch:
+            if cut:
+                SharesCut(patch, cut, start)
+            return run_shares_trials(BY_OBSERVATION, 2, 0, [0, 1, 2], key_seed=seed,
+                                     checkpoints=checkpoints)
+    with pytest.raises(ConnectionError, match="step 8"):
+        attempt(plan, cut=7)
+    assert plan.store("world").steps() == [5] and plan.store("agent-1").progress() == 7
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent-0", "agent-1", "world"]
+    with pytest.raises(ConnectionError, match="lost at step"):
+        attempt(dataclasses.replace(plan, resume=True), cut=22, start=5)
+    assert plan.store("agent-0").steps() == [15, 20]
+    resumed = attempt(dataclasses.replace(plan, resume=True))
+    assert [r.replays for r in resumed] == [[(5, 7)], [(5, 7)], [(20, 22)]]
+    assert all(r.rows[-1]["q_equal_reference"] and r.rows[-1]["action_agreement"] == 1.0
+               for r in resumed)
+    if seed is not None:
+        assert [untimed(r) for r in resumed] == \
+            [untimed(r) for r in attempt(None)]
