@@ -12,7 +12,8 @@ comparisons (greedy selection and Q-learning's max).
 Each trial's row (by observation: its last episode's) has its ``learning_s``.
 ``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
 ``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).
-With ``checkpoint_every`` PPRL's agents checkpoint their trials (partitioned by time, Paillier;
+With ``checkpoint_every`` PPRL's agents checkpoint their trials (partitioned by time with
+Paillier, and the shares backend, whose trials on one engine checkpoint as a group;
 `check_checkpoints`), the driver keeps every finished trial (`Finished`), and each row says
 whether its trial ``replayed`` steps after a resume.  The table gives, per method, Table 2's
 accuracy (mean steps to the goal over the trials that reach it, and how many do) or the mean
@@ -23,6 +24,7 @@ numbers.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shutil
 from pathlib import Path
 
@@ -81,7 +83,7 @@ def _results(config: RunConfig, method: str, finished: "Finished") -> list:
     Paillier's PPRL spends its ``workers`` on its own bulk work instead."""
     options = config.pprl
     if method == "pprl" and config.runtime == "federated":
-        return run_federated(config)
+        return checkpointing.with_restarts(config, run_federated)
     together = 1
     if method == "pprl":        # the shares backend on Ray: one set of actors for every trial
         together = options.trials if options.backend == "shares" and config.runtime == "ray" \
@@ -99,7 +101,9 @@ def _results(config: RunConfig, method: str, finished: "Finished") -> list:
         done = run_batches(_groups, [(config, method, part, config.progress and k == 0)
                                      for k, part in enumerate(parts)], config.workers)
         for part, results in zip(parts, done):
-            finished.add(method, [trial for group in part for trial in group], results)
+            kept_results = iter(results)
+            for group in part:
+                finished.add(method, group, list(itertools.islice(kept_results, len(group))))
     return [kept.get(trial) or finished.results[method, trial]
             for trial in range(options.trials)]
 
@@ -131,17 +135,18 @@ def _plaintext(config: RunConfig, method: str, trial: int):
 
 def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
     """The PPRL protocol the config names (partition and backend) on ``trials``: together on
-    the shares backend by observation, else one (`PPRLOptions.trials_together`)."""
+    the shares backend (`PPRLOptions.trials_together`; on Ray every trial), else one.  With
+    checkpoints a group's are in `trial_plan` of its first trial."""
     options, record = config.pprl, config.record_views and 0 in trials
-    if options.backend == "shares" and options.partition == "observation":
-        return run_shares_trials(options, config.parties, config.data_seed, trials,
-                                 key_seed=config.seed, record_views=record,
-                                 progress=progress and len(trials) > 1,
-                                 runtime=config.runtime, timeout_s=config.party_timeout_s)
     if options.backend == "shares":
-        return run_shares_time_trials(options, config.parties, config.data_seed, trials,
-                                      key_seed=config.seed, record_views=record,
-                                      runtime=config.runtime, timeout_s=config.party_timeout_s)
+        run = run_shares_trials if options.partition == "observation" else \
+            run_shares_time_trials
+        more = {"progress": progress and len(trials) > 1} \
+            if options.partition == "observation" else {}
+        return checkpointing.with_restarts(config, lambda attempt: run(
+            options, config.parties, config.data_seed, trials, key_seed=config.seed,
+            record_views=record, runtime=config.runtime, timeout_s=config.party_timeout_s,
+            checkpoints=trial_plan(attempt, trials[0]), **more))
     trial, = trials
     if options.partition == "time":
         return [checkpointing.with_restarts(config, lambda attempt: run_time_protocol(
@@ -191,26 +196,28 @@ def run_federated(config: RunConfig) -> list:
 
 
 def check_checkpoints(config: RunConfig) -> None:
-    """``checkpoint_every`` with PPRL's protocol: its trials checkpoint partitioned by time
-    with the Paillier backend in runtime=local or ray (ValueError naming what is not yet
-    supported otherwise)."""
+    """``checkpoint_every`` with PPRL's protocol: its trials checkpoint on the shares backend
+    (either partition, every runtime), and partitioned by time with the Paillier backend in
+    runtime=local or ray (ValueError naming what is not yet supported otherwise)."""
     options = config.pprl
-    if not config.checkpoint_every or "pprl" not in options.method_list():
+    if not config.checkpoint_every or "pprl" not in options.method_list() \
+            or options.backend == "shares":
         return
     missing = [f"{key}={value}" for key, value, supported in (
         ("pprl.partition", options.partition, "time"),
-        ("pprl.backend", options.backend, "paillier"),
         ("runtime", config.runtime, config.runtime if config.runtime != "federated" else ""))
         if value != supported]
     if missing:
         raise ValueError(f"checkpoint_every={config.checkpoint_every}: PPRL's protocol "
-                         f"checkpoints partitioned by time with the Paillier backend in "
-                         f"runtime=local or ray, not yet with {', '.join(missing)} (set "
+                         f"checkpoints on the shares backend, and partitioned by time with "
+                         f"the Paillier backend in runtime=local or ray, not yet with "
+                         f"{', '.join(missing)} on the Paillier backend (set "
                          f"checkpoint_every=0, or leave pprl out of pprl.methods)")
 
 
 def trial_plan(config: RunConfig, trial: int):
-    """The checkpoint plan of PPRL's trial ``trial``: its agents' and its driver's stores in
+    """The checkpoint plan of PPRL's trial ``trial``, or of the group of trials run together
+    that it begins: its agents' (its driver's, its world's) stores in
     ``<run>/pprl-trial-<trial>/`` (None without checkpoints)."""
     plan = checkpointing.plan(config, [f"agent-{i}" for i in range(config.parties)])
     return plan and dataclasses.replace(plan, folder=str(Path(plan.folder) /
@@ -221,7 +228,8 @@ class Finished:
     """The trials of the run that have finished, each kept by the driver in its own store
     (``<run>/finished/<method>-<trial>/``: its rows, seconds, replays and views, its own
     results), so that a resumed run takes them as they were and runs the others only; a
-    trial's own checkpoints go once it is kept.  Without checkpoints it keeps nothing."""
+    trial's (or its group's) own checkpoints go once it is kept.  A group run together
+    finishes as one.  Without checkpoints it keeps nothing."""
 
     def __init__(self, config: RunConfig):
         self.config = config
@@ -240,14 +248,14 @@ class Finished:
                 if store.steps()}
 
     def add(self, method: str, trials: list, results: list) -> None:
-        """``results`` of ``trials`` of ``method``, finished: kept (with checkpoints: saved,
-        the trials' own checkpoints deleted)."""
+        """``results`` of ``trials`` of ``method`` (one, or a group run together), finished:
+        kept (with checkpoints: saved, the trials' own checkpoints deleted)."""
         for trial, result in zip(trials, results, strict=True):
             self.results[method, trial] = result
             if self.plan is not None:
                 self.plan.store(f"{method}-{trial}").save(0, _data(result))
-                if method == "pprl":
-                    shutil.rmtree(trial_plan(self.config, trial).folder, ignore_errors=True)
+        if self.plan is not None and method == "pprl":
+            shutil.rmtree(trial_plan(self.config, trials[0]).folder, ignore_errors=True)
 
 
 def _data(result: TrialResult) -> dict:
