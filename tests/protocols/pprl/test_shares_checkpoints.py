@@ -89,3 +89,24 @@ def test_trials_by_observation_resume_from_their_checkpoints(tmp_path, monkeypat
     if seed is not None:
         assert [untimed(r) for r in resumed] == \
             [untimed(r) for r in attempt(None)]
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("partition", ["time", "observation"])
+def test_ray_agents_resume_from_their_own_checkpoints(ray_cluster, tmp_path, partition):
+    """Each agent (and by observation the world) a Ray actor keeping its own store: a finished
+    run's checkpoints resumed run the steps after the last one again, to the same rows."""
+    agents = 3 if partition == "time" else 2
+    plan = CheckpointPlan(str(tmp_path), 5, tuple(f"agent-{i}" for i in range(agents)), "s")
+
+    def run(checkpoints):
+        if partition == "time":
+            return run_shares_time_trials(BY_TIME, agents, 0, [0, 1], key_seed=4,
+                                          runtime="ray", checkpoints=checkpoints)
+        return run_shares_trials(BY_OBSERVATION, agents, 0, [0, 1], key_seed=3,
+                                 runtime="ray", checkpoints=checkpoints)
+    whole = run(plan)
+    resumed = run(dataclasses.replace(plan, resume=True))
+    assert [r.replays for r in resumed] == ([[], [(45, 48)]] if partition == "time" else
+                                            [[(10, 12)], [(10, 12)]])
+    assert [untimed(r) for r in resumed] == [untimed(r) for r in whole]
