@@ -187,6 +187,12 @@ RESUMED_PPRL = [*PPRL[:1], "pprl.steps_per_agent=1000", *PPRL[2:], "checkpoint_e
 turn's first 800 steps resumes from step 900 (in the first turn, in the clear) and replays the
 steps played since (the agents note their progress per call of up to 500 steps, so a kill
 just after a checkpoint would replay none)."""
+RESUMED_PPRL_SHARES = [*PPRL[:1], "pprl.steps_per_agent=1000", "pprl.methods=[pprl]",
+                       "pprl.trials=2", "seed=1", "pprl.backend=shares", "pprl.scale_bits=30",
+                       "checkpoint_every=200", "run_id=resumed-shares"]
+"""PPRL on the shares backend (two agents by time, two trials on one set of Ray actors: 2,000
+learning steps on the shares) with checkpoints: an agent killed mid-run resumes from the last
+step both agents hold."""
 DECISIONS = {"private_cb": ("step", "arm", "reward"), "samba": ("step", "arm", "reward"),
              "linucb_ds": ("step", "arm", "reward"),
              "masked_lark": ("step", "method", "loss", "accuracy", "auc", "test_loss"),
@@ -217,6 +223,8 @@ RESUME_CASES = [
      r"ray::PartyActor\.run", 6, False),
     ("pprl-ray-agent-kill-resumed", RESUMED_PPRL + ["runtime=ray"], r"ray::TimeAgent", 4,
      False),
+    ("pprl_shares-ray-agent-kill-resumed", RESUMED_PPRL_SHARES + ["runtime=ray"],
+     r"ray::PartyActor\.run", 4, False),
 ]
 
 

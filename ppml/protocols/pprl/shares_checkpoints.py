@@ -97,7 +97,8 @@ class Progress:
             state = self.resumed[mine[0]]
             self.start, self.since = self.start - state["seconds"], tuple(state["since"])
             for agent in mine:
-                views[agent].rows = self.resumed[agent]["view"]
+                rows = self.resumed[agent]["view"]
+                views[agent].rows = None if rows is None else [tuple(row) for row in rows]
 
     def state(self, agent: int) -> dict:
         return {"view": self.views[agent].rows, "since": list(self.since),

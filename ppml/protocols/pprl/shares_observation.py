@@ -23,7 +23,6 @@ table and actions are the ones it has alone.
 from __future__ import annotations
 
 import functools
-import secrets
 
 import numpy as np
 from tqdm import tqdm
@@ -36,12 +35,12 @@ from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, draw_joint
 from ppml.protocols.pprl.observation import against_reference
-from ppml.protocols.pprl.reference import (TrialResult, agent_generator, generator_state,
-                                           learner, restore_generator)
+from ppml.protocols.pprl.reference import TrialResult, learner
 from ppml.protocols.pprl.shared_division import check_ring
 from ppml.protocols.pprl.shared_world import SharedWorlds
 from ppml.protocols.pprl.shares import SharedTable, as_table
-from ppml.protocols.pprl.shares_checkpoints import Progress, SharesCheckpoints, only
+from ppml.protocols.pprl.shares_checkpoints import SharesCheckpoints
+from ppml.protocols.pprl.shares_group import GroupState, own_group
 from ppml.runtime import roles
 from ppml.runtime.checkpoints import CheckpointPlan
 
@@ -289,20 +288,13 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
     for k in range(len(saving.finished), len(groups)):
         trials = groups[k]
         views = [ViewRecorder(record_views and not k) for _ in range(agents)]
-        group = GroupState(ctx, mine, views, seeded, trials, resumed)
-        drawn = [(agent_generator(seed, trial, agents, None if group.coin is None else
-                                  group.coin[j]),
-                  [agent_generator(seed, trial, i, group.entropy[j][i]) if i in mine else None
-                   for i in range(agents)])
-                 for j, trial in enumerate(trials)]
-        group.drawn = drawn
-        table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views,
-                                  [resumed[i] for i in mine] if resumed else None)
-        group.table = table
+        group = GroupState(ctx, mine, views, seeded, seed, trials, resumed)
+        table = group.table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views,
+                                                [resumed[i] for i in mine] if resumed else None)
         if not resumed:
             world.call("start", each(trials))
-        play_trials(world, group, options, moves, table, mine, trials,
-                    lambda: saving.done(group.states), progress and 0 in mine)
+        play_trials(world, group, options, moves, trials, lambda: saving.done(group.states),
+                    progress and 0 in mine)
         costs = table.costs(group.since)
         saving.finished.append({
             "trials": list(trials), "final": table.final_values(),
@@ -317,72 +309,15 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
             for k, out in enumerate(saving.finished)]
 
 
-class GroupState(Progress):
-    """What each held agent checkpoints of a group of ``trials`` by observation (`states`):
-    its shares of the tables and the public counts (`SharedTable.state`), per trial its
-    selection entropy, its generator's position, its own state and next action, and the public
-    coin's entropy and position and greedy selections, with its `Progress`.  A fresh group's
-    agents draw their own entropy and agent 0 the public coins' (epsilon-greedy's,
-    broadcast); a resumed group's take them from ``resumed``.  ``now`` is (the states, the
-    actions) at a step's end (per trial, per agent), ``drawn`` the trials' generators."""
-
-    def __init__(self, ctx, mine: list, views: list, seeded: bool, trials: list,
-                 resumed: dict | None):
-        super().__init__(ctx, mine, views, resumed)
-        agents, self.table, self.drawn, self.now = len(views), None, None, None
-        if self.resumed:
-            state = self.resumed[mine[0]]
-            self.coin, self.greedy = state["coin"], list(state["greedy"])
-            self.entropy = [[self.resumed[i]["entropy"][j] if i in mine else None
-                             for i in range(agents)] for j in range(len(trials))]
-            return
-        self.greedy = [0] * len(trials)
-        self.entropy = [[None if seeded or i not in mine else secrets.randbits(128)
-                         for i in range(agents)] for _ in trials]       # per trial, per agent
-        self.coin = None if seeded else ctx.comm.broadcast(
-            [secrets.randbits(128) for _ in trials] if ctx.holds(0) else None, owner=0,
-            tag="coin")                                   # public: every agent follows it
-
-    def restore(self) -> tuple:
-        """A resumed group's generators put back, and (the states, the actions) it stood at."""
-        agents = len(self.views)
-        for j, (coin, rngs) in enumerate(self.drawn):
-            restore_generator(coin, self.resumed[self.mine[0]]["coins"][j])
-            for i in self.mine:
-                restore_generator(rngs[i], self.resumed[i]["rngs"][j])
-        return tuple([[self.resumed[i][key][j] if i in self.mine else None
-                       for i in range(agents)] for j in range(len(self.drawn))]
-                     for key in ("states", "actions"))
-
-    def states(self) -> dict:
-        """Agent -> what it checkpoints now (after a step's update)."""
-        states, actions = self.now
-        return {i: {**self.table.state(i), **self.state(i),
-                    "entropy": [e[i] for e in self.entropy], "coin": self.coin,
-                    "greedy": list(self.greedy),
-                    "coins": [generator_state(coin) for coin, _ in self.drawn],
-                    "rngs": [generator_state(rngs[i]) for _, rngs in self.drawn],
-                    "states": [s[i] for s in states], "actions": [a[i] for a in actions]}
-                for i in self.mine}
-
-
-def own_group(out: dict, agent: int) -> dict:
-    """``agent``'s part of a group's output (`observation_program`): the tables if it is agent 0
-    (opened to it alone), its own entropy and view, and the public counts and coins."""
-    return {**out, "final": out["final"] if agent == 0 else None,
-            "entropy": [only(e, agent) for e in out["entropy"]],
-            "views": only(out["views"], agent)}
-
-
-def play_trials(world, group: GroupState, options: PPRLOptions, moves: list, table,
-                mine: list, trials: list, after_step, progress: bool = False) -> None:
-    """The agents' episodes in every trial of a group at once on the private joint ``table``
-    (its ``update`` and ``first_maximum_joint``), each trial with its own task in ``world``
+def play_trials(world, group: GroupState, options: PPRLOptions, moves: list, trials: list,
+                after_step, progress: bool = False) -> None:
+    """The agents' episodes in every trial of a group at once on the private joint tables
+    (``group.table``: its ``update`` and ``first_maximum_joint``), each trial with its own task in ``world``
     and generators (``group.drawn``: its public coin and the held agents' own generators),
     each agent choosing as the reference's joint methods do (`learners.draw_joint`); counts
     each trial's greedy selections in ``group.greedy``.  ``after_step`` after each update
     (the checkpoints'); a resumed group (``table.step`` > 0) goes on where it stood."""
-    agents, greedy = len(moves), group.greedy
+    agents, greedy, table, mine = len(moves), group.greedy, group.table, group.mine
 
     def perceive(answers: list, k: int) -> list:
         return [None if answers[i] is None else answers[i][k] for i in range(agents)]
