@@ -12,9 +12,9 @@ comparisons (greedy selection and Q-learning's max).
 Each trial's row (by observation: its last episode's) has its ``learning_s``.
 ``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
 ``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).
-With ``checkpoint_every`` PPRL's agents checkpoint their trials (partitioned by time with
-Paillier, and the shares backend, whose trials on one engine checkpoint as a group;
-`check_checkpoints`), the driver keeps every finished trial (`Finished`), and each row says
+With ``checkpoint_every`` PPRL's agents (by observation: and the world) checkpoint their trials
+(either backend; on the shares backend the trials on one engine as a group), the driver keeps
+every finished trial (`Finished`; federated: each trial resumes at its end), and each row says
 whether its trial ``replayed`` steps after a resume.  The table gives, per method, Table 2's
 accuracy (mean steps to the goal over the trials that reach it, and how many do) or the mean
 reward of the last tenth of the episodes, and the seconds of learning.  docs/pprl.md has the
@@ -53,7 +53,6 @@ from ppml.runtime.cluster import ensure_ray
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
     by_time = options.partition == "time"
-    check_checkpoints(config)
     checkpointing.prepare(config)
     finished = Finished(config)
     rows, shown, views = [], [], {}
@@ -148,24 +147,20 @@ def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
             record_views=record, runtime=config.runtime, timeout_s=config.party_timeout_s,
             checkpoints=trial_plan(attempt, trials[0]), **more))
     trial, = trials
-    if options.partition == "time":
-        return [checkpointing.with_restarts(config, lambda attempt: run_time_protocol(
-            options, config.parties, config.data_seed, trial, config.key_bits,
-            config.insecure_key_bits_ok, key_seed=config.seed, record_views=record,
-            workers=config.workers, runtime=config.runtime, progress=config.progress,
-            timeout_s=config.party_timeout_s, checkpoints=trial_plan(attempt, trial)))]
-    return [run_observation_protocol(options, config.parties, config.data_seed, trial,
-                                     config.key_bits, config.insecure_key_bits_ok,
-                                     key_seed=config.seed, record_views=record,
-                                     workers=config.workers, runtime=config.runtime,
-                                     progress=config.progress, timeout_s=config.party_timeout_s)]
+    run = run_time_protocol if options.partition == "time" else run_observation_protocol
+    return [checkpointing.with_restarts(config, lambda attempt: run(
+        options, config.parties, config.data_seed, trial, config.key_bits,
+        config.insecure_key_bits_ok, key_seed=config.seed, record_views=record,
+        workers=config.workers, runtime=config.runtime, progress=config.progress,
+        timeout_s=config.party_timeout_s, checkpoints=trial_plan(attempt, trial)))]
 
 
 def run_federated(config: RunConfig) -> list:
     """Every trial of PPRL with the agents, the dealer and (by observation) the world each
     their own process on loopback (`ppml.experiments.pprl_parties`); each trial's result as
     `run_time_protocol` or `run_observation_protocol` gives it, the first with each agent's
-    view (``record_views``: sent in the agent's outputs after the run, EVALUATION ONLY)."""
+    view (``record_views``: sent in the agent's outputs after the run, EVALUATION ONLY) and
+    (Paillier) the steps it replayed after a restart (agent-0's ``replays``)."""
     outs = run_parties(config)
     driver, options = outs["agent-0"], config.pprl
     agents = [f"agent-{i}" for i in range(config.parties)]
@@ -182,37 +177,19 @@ def run_federated(config: RunConfig) -> list:
         reports = [outs[f"agent-{i}"]["reports"][trial] for i in range(config.parties)]
         measured = (driver["seconds"][trial], driver["setup_s"][trial])
         if options.partition == "time":
-            results.append(time_result(options, config.parties, config.data_seed, trial,
-                                       driver["values"][trial], reports, *measured))
+            result = time_result(options, config.parties, config.data_seed, trial,
+                                 driver["values"][trial], reports, *measured)
         else:
-            results.append(observation_result(options, config.parties, config.data_seed,
-                                              trial, driver["values"][trial], reports,
-                                              outs["world"]["reports"][trial], *measured,
-                                              driver["offline_s"][trial]))
+            result = observation_result(options, config.parties, config.data_seed, trial,
+                                        driver["values"][trial], reports,
+                                        outs["world"]["reports"][trial], *measured,
+                                        driver["offline_s"][trial])
+        result.replays = [tuple(replay) for replay in driver["replays"][trial]]
+        results.append(result)
     if config.record_views:                        # each agent's view of the first trial
         results[0].views = {f"agent-{i}": ViewRecorder.of(outs[f"agent-{i}"]["views"][0]).table()
                             for i in range(config.parties)}
     return results
-
-
-def check_checkpoints(config: RunConfig) -> None:
-    """``checkpoint_every`` with PPRL's protocol: its trials checkpoint on the shares backend
-    (either partition, every runtime), and partitioned by time with the Paillier backend in
-    runtime=local or ray (ValueError naming what is not yet supported otherwise)."""
-    options = config.pprl
-    if not config.checkpoint_every or "pprl" not in options.method_list() \
-            or options.backend == "shares":
-        return
-    missing = [f"{key}={value}" for key, value, supported in (
-        ("pprl.partition", options.partition, "time"),
-        ("runtime", config.runtime, config.runtime if config.runtime != "federated" else ""))
-        if value != supported]
-    if missing:
-        raise ValueError(f"checkpoint_every={config.checkpoint_every}: PPRL's protocol "
-                         f"checkpoints on the shares backend, and partitioned by time with "
-                         f"the Paillier backend in runtime=local or ray, not yet with "
-                         f"{', '.join(missing)} on the Paillier backend (set "
-                         f"checkpoint_every=0, or leave pprl out of pprl.methods)")
 
 
 def trial_plan(config: RunConfig, trial: int):

@@ -17,25 +17,35 @@ owner, a chain's block to its neighbours) to that agent only (`RULES`).  Each
 engine's seats link up over TLS of their own, each pinning the certificate the other sent over
 the parties' authenticated link.
 
+Checkpoints (``checkpoint_every``): each agent and the world keep their own, per trial, by the
+plan of their own party's config (`pprl.trial_plan`); agent-0 drives them (`RoleCheckpoints`,
+``give_plans=False``) and keeps its own progress.  The dealer keeps none: a resumed trial's
+agents keep their own keys (by observation, their key shares), and its engines are made anew.
+A restarted run (`checkpointing.with_restarts`) goes on with every trial from the last step its
+parties hold: a trial finished before at its end (its last step is always saved).
+
 Outputs, each party's own, one per trial: each agent its report (counts and seconds and,
 EVALUATION ONLY, the entropy of its choices, for the reference) and with ``record_views`` its
 view of the first trial (EVALUATION ONLY); the world the per-episode
-rows and the joint actions taken (EVALUATION ONLY); agent-0 also the opened final tables and
-the trials' seconds.
+rows and the joint actions taken (EVALUATION ONLY); agent-0 also the opened final tables,
+the trials' seconds and the steps each trial replayed.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 
 from ppml.experiments.config import RunConfig
 from ppml.experiments import pprl_shares_parties as shares_parties
 from ppml.experiments.federation import register_parties
-from ppml.protocols.pprl.observation import KeyDealer, play_observation
+from ppml.experiments.pprl import trial_plan
+from ppml.protocols.pprl.observation import KeyDealer, play_observation, set_up
 from ppml.protocols.pprl.observation_agent import ObservationAgent
-from ppml.protocols.pprl.protocol import play_schedule
+from ppml.protocols.pprl.protocol import play_schedule, stores
 from ppml.protocols.pprl.roles import EngineDealer, TimeAgent
 from ppml.protocols.pprl.world import World
+from ppml.runtime.checkpoints import DRIVEN, RoleCheckpoints
 from ppml.runtime.federated import Node
 from ppml.runtime.roles import LocalRole, gather
 
@@ -44,7 +54,8 @@ ENGINE_CALLS = {"open_engine", "join_engine", "compare", "divide", "close_engine
 CALLS = {
     "time": {
         "peer": ENGINE_CALLS | {"keys", "hand_over", "prepare_owner", "final_table"},
-        "driver": {"begin_clear", "begin_turn", "play", "end_turn", "reveal"},
+        "driver": {"begin_clear", "begin_turn", "play", "end_turn", "rejoin", "reveal",
+                   *DRIVEN},
         "dealer": {"deal", "owner_box", "corrections", "forget"},
     },
     "observation": {
@@ -53,16 +64,17 @@ CALLS = {
         "driver": {"take_key_share", "link", "prepare", "perceive", "act", "shift", "coin",
                    "choose_random", "draw_order", "permute_start", "permute_from",
                    "compare_block", "take_place", "take_maximum", "slices", "slices_from",
-                   "divide_from", "widen_from", "apply_from", "finish", "reveal"},
+                   "divide_from", "widen_from", "apply_from", "finish", "reveal", *DRIVEN},
         "dealer": {"deal", "owner_box", "corrections", "forget", "key_share"},
         "world": {"observe", "act"},
-        "world_driver": {"reset", "advance", "end_episode"},
+        "world_driver": {"reset", "advance", "end_episode", *DRIVEN},
     },
 }
 """What each party serves, per partitioning: ``peer`` to every agent, ``driver`` besides to
 agent-0, ``dealer`` and ``world`` to every agent, ``world_driver`` besides to agent-0; every
 party serves ``start_trial`` to agent-0.  Reports and views never cross during a run: each
-party keeps its own for its outputs."""
+party keeps its own for its outputs.  With checkpoints agent-0 drives each agent's and the
+world's (`checkpoints.DRIVEN`): each keeps them by the plan of its own config."""
 
 
 def _agent(caller: str) -> int | None:
@@ -117,16 +129,21 @@ def names(config: RunConfig) -> list:
 class Trials:
     """A party across the run's trials: ``make(trial)`` makes its role for each trial (started
     by agent-0), to which every call goes; each finished trial's ``report`` is kept for the
-    outputs."""
+    outputs.  With ``plans`` (``plans(trial)``: the trial's checkpoint plan, or None) each
+    trial's role keeps its own checkpoints in the store of party ``name``, by the plan of this
+    party's own config (it takes no folder from another party)."""
 
-    def __init__(self, make, report: str | None = "report"):
-        self.make, self.report_method = make, report
+    def __init__(self, make, report: str | None = "report", plans=None, name: str = ""):
+        self.make, self.report_method, self.plans, self.name = make, report, plans, name
         self.role = None
         self.reports, self.views = [], []
 
     def start_trial(self, trial: int) -> None:
         self.end_trial()
         self.role = self.make(trial)
+        plan = self.plans and self.plans(trial)
+        if plan:
+            self.role.use_checkpoints(plan, self.name)
 
     def end_trial(self) -> None:
         """The current trial's report kept, its role closed."""
@@ -176,6 +193,7 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
     by_time = c.pprl.partition == "time"
     agents = [n for n in roster if n.startswith("agent-")]
     node = Node(identity, peers, [p for p in roster if p != name], {}, c.party_timeout_s)
+    plans = functools.partial(trial_plan, c)
     try:
         if name == "dealer":
             trials = Trials(lambda trial: EngineDealer(c.seed) if by_time else
@@ -183,7 +201,8 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
                             report=None)
             allowed = {a: calls["dealer"] for a in agents}
         elif name == "world":
-            trials = Trials(lambda trial: World(c.pprl, c.parties, c.data_seed, trial))
+            trials = Trials(lambda trial: World(c.pprl, c.parties, c.data_seed, trial),
+                            plans=plans, name=name)
             allowed = {a: calls["world"] for a in agents}
             allowed["agent-0"] = allowed["agent-0"] | calls["world_driver"]
         else:
@@ -199,7 +218,7 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
                 agent.attach(roles, *others)
                 return agent
 
-            trials = Trials(make)
+            trials = Trials(make, plans=plans, name=name)
             roles[index] = LocalRole(trials, name, c.party_timeout_s)
             allowed = {a: calls["peer"] | (calls["driver"] if a == "agent-0" else set())
                        for a in agents if a != name}
@@ -221,26 +240,35 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
 
 def _drive(config: RunConfig, roles: list, services: list) -> dict:
     """agent-0: every trial (``services``: the dealer's and the world's roles, which start each
-    trial too), and the final tables opened by their owners (EVALUATION ONLY)."""
-    out = {"values": [], "seconds": [], "setup_s": [], "offline_s": []}
+    trial too), and the final tables opened by their owners (EVALUATION ONLY).  With
+    checkpoints it drives each trial's (`RoleCheckpoints`, its own store ``driver``): a
+    restarted run goes on with each trial from the last step its agents (and world) hold, a
+    trial finished before at its end; ``replays`` says, per trial, which steps ran twice."""
+    out = {"values": [], "seconds": [], "setup_s": [], "offline_s": [], "replays": []}
+    by_time = config.pprl.partition == "time"
     for trial in range(config.pprl.trials):
         start = time.perf_counter()                  # every party makes its keys at once
         gather([role.submit("start_trial", trial) for role in [*services, *roles[1:],
                                                               roles[0]]])
+        plan = trial_plan(config, trial)
+        saving = plan and RoleCheckpoints(
+            plan, stores(roles) if by_time else stores(roles, world=services[1]), gather,
+            give_plans=False)
         offline = 0.0
-        if config.pprl.partition == "time":
+        if by_time:
             out["setup_s"].append(time.perf_counter() - start)
-            holder, owner = play_schedule(roles, config.pprl)
+            holder, owner = play_schedule(roles, config.pprl, saving=saving)
             out["values"].append(roles[owner].call("reveal", holder))
         else:
-            gather([role.submit("take_key_share") for role in [*roles[1:], roles[0]]])
-            roles[-1].call("link")
+            first = set_up(roles, saving)
             out["setup_s"].append(time.perf_counter() - start)
-            offline = play_observation(roles, services[1], config.pprl)
+            offline = play_observation(roles, services[1], config.pprl, saving=saving,
+                                       first=first)
             gather([role.submit("finish") for role in [*roles[1:], roles[0]]])
             out["values"].append(roles[0].call("reveal"))
         out["offline_s"].append(offline)
         out["seconds"].append(time.perf_counter() - start)
+        out["replays"].append(saving.replays if saving else [])
     return out
 
 

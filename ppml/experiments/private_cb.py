@@ -105,7 +105,8 @@ def run_secure(config: RunConfig, bandit: PrivateCBConfig, data, dealer_secret: 
     plan = checkpointing.plan(config, engine_names(bandit.parties))
     inputs = {p: {f"features_{p}": data.contexts[:bandit.horizon, cols], "checkpoints": plan}
               for p, cols in enumerate(bandit.feature_blocks)}
-    world = roles.spawn(World, config.runtime, data, concurrency=4)
+    world = roles.spawn(World, config.runtime, data, concurrency=4,
+                        timeout_s=config.party_timeout_s)
     inputs[bandit.puller] = {"world": world, "checkpoints": plan}
     inputs[bandit.rewarder] = {"world": world, "checkpoints": plan}
     body = functools.partial(program, config=bandit, progress=config.progress,

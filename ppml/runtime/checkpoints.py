@@ -335,10 +335,11 @@ class RoleCheckpoints:
             self.replays.append((step, reached))
         return step, state
 
-    def done(self, step: int, state) -> None:
-        """After ``step`` steps: note the progress and, when due, have every role save its state
-        and save the driver's own ``state`` (data)."""
-        if self.plan.due(step):
+    def done(self, step: int, state, last: bool = False) -> None:
+        """After ``step`` steps: note the progress and, when due or at the run's ``last`` step
+        (so that a finished run resumes at its end), have every role save its state and save
+        the driver's own ``state`` (data)."""
+        if self.plan.due(step) or last:
             self._each("save_checkpoint", lambda name: (step,))
             self.own.save(step, {"program": state, "replays": self.replays})
         self.own.reached(step)

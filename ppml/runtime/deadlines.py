@@ -15,9 +15,20 @@ DEFAULT_TIMEOUT_S = 30.0
 """Seconds of silence after which a wait for a party or role fails, naming it.  Raise it for
 clusters whose nodes start on demand (an autoscaler's node may take minutes to come)."""
 
+STARTUP_FACTOR = 4
+"""A party or role that has not started yet (its process being made, its imports, its
+constructor: a Paillier key pair, say) may take this many times ``timeout_s`` before a wait for
+it fails: starting a process on a loaded machine takes far longer than a round (`startup_s`)."""
+
 LOST_EXIT = 75
 """A federated party's exit code when it failed because a peer died or went silent (EX_TEMPFAIL:
 the run may go on from its checkpoints), as opposed to 1 for an error of its own."""
+
+
+def startup_s(timeout_s: float) -> float:
+    """How long a party or role may take to start (`STARTUP_FACTOR` x ``timeout_s``); one that
+    dies meanwhile still fails the wait at once."""
+    return STARTUP_FACTOR * timeout_s
 
 
 def peer_lost(error: BaseException) -> bool:

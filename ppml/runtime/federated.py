@@ -139,11 +139,12 @@ class Node:
         self._pool = None
 
     def connect(self) -> None:
-        """Link up with every peer this party talks to (each within ``timeout_s``)."""
+        """Link up with every peer this party talks to, each given the time to start its
+        process (`ppml.runtime.deadlines.startup_s` of ``timeout_s``)."""
         addresses = {p: (self.peers.parties[p].host, self.peers.parties[p].port)
                      for p in self.roster}
         self.links.connect(self.roster, addresses, self.peers.trust(self.name, self.roster),
-                           self.timeout_s)
+                           self.timeout_s, starting=True)
 
     def remote(self, peer: str) -> RemoteRole:
         """The role ``peer`` serves, reached over this party's link to it."""

@@ -48,6 +48,7 @@ import time
 
 from ppml.crypto.agreement import PUBLIC_BYTES, KeyAgreement
 from ppml.runtime import wire
+from ppml.runtime.deadlines import STARTUP_FACTOR, startup_s
 from ppml.runtime.mailbox import Mailbox
 from ppml.runtime.tls import Identity, Trust
 
@@ -308,9 +309,12 @@ class Links:
         if closed is not None:
             self._closers.append(closed)
 
-    def connect(self, roster: list, addresses: dict, trust: Trust, timeout_s: float) -> None:
+    def connect(self, roster: list, addresses: dict, trust: Trust, timeout_s: float,
+                starting: bool = False) -> None:
         """Link up with every other party of ``roster`` (names, this party among them): connect
-        to those before it, accept those after it, each within ``timeout_s``.
+        to those before it, accept those after it, all within ``timeout_s`` (the links'
+        silence bound from then on), or, while the peers may still be ``starting`` their
+        processes, `ppml.runtime.deadlines.startup_s` of it.
 
         ``addresses[name]``: (host, port) of each party this one connects to.  A peer that is
         refused, or that does not come in time, raises `LinkError` naming it.
@@ -318,19 +322,22 @@ class Links:
         if self.name not in roster:
             raise ValueError(f"{self.name} is not in the roster {roster}")
         self.timeout_s = timeout_s
-        deadline = time.monotonic() + timeout_s
+        within = startup_s(timeout_s) if starting else timeout_s
+        limit = f"{within:g} s ({STARTUP_FACTOR} x timeout_s)" if starting else \
+            f"{within:g} s (timeout_s)"
+        deadline = time.monotonic() + within
         position = roster.index(self.name)
         client = None if self.insecure_plaintext else self.identity.context(trust, server=False)
         for peer in roster[:position]:
-            self._dial(peer, tuple(addresses[peer]), client, trust, deadline, timeout_s)
+            self._dial(peer, tuple(addresses[peer]), client, trust, deadline, limit)
         later = roster[position + 1:]
         if later:
             server = None if self.insecure_plaintext else self.identity.context(trust, server=True)
-            self._accept(later, server, trust, deadline, timeout_s)
+            self._accept(later, server, trust, deadline, limit)
         self._server.close()
 
     def _accept(self, later: list, context, trust: Trust, deadline: float,
-                timeout_s: float) -> None:
+                limit: str) -> None:
         """Welcome the parties of ``later``, each connection's handshake on its own thread (at
         most `WELCOMING` at once), so that a stranger who connects and says nothing delays
         nobody; `LinkError` naming the first absent party at ``deadline``."""
@@ -343,8 +350,7 @@ class Links:
                     refused = "".join(f"; refused {a[0]}:{a[1]}: {why}"
                                       for a, why in self.refused[:MAX_REFUSED])
                     raise LinkError(absent[0], f"{', '.join(absent)} did not connect to "
-                                               f"{self.name} within {timeout_s:g} s "
-                                               f"(timeout_s){refused}")
+                                               f"{self.name} within {limit}{refused}")
                 self._server.settimeout(min(_left(deadline), 0.2))
                 try:
                     sock, where = self._server.accept()
@@ -364,7 +370,7 @@ class Links:
                 self.refused.append((where[:2], why))
 
     def _dial(self, peer: str, address: tuple, context, trust: Trust, deadline: float,
-              timeout_s: float) -> None:
+              limit: str) -> None:
         while True:                                      # the peer may not listen yet
             try:
                 sock = socket.create_connection(address, timeout=_left(deadline))
@@ -372,7 +378,7 @@ class Links:
             except OSError as exc:
                 if time.monotonic() >= deadline:
                     raise LinkError(peer, f"{self.name} could not reach {peer} at {address} "
-                                          f"within {timeout_s:g} s (timeout_s): {exc}") from None
+                                          f"within {limit}: {exc}") from None
                 time.sleep(0.05)
         if self.insecure_plaintext:
             link = _Plain(sock)
@@ -394,7 +400,7 @@ class Links:
         except TimeoutError:
             sock.close()
             raise LinkError(peer, f"{peer} at {address} did not complete the handshake with "
-                                  f"{self.name} within {timeout_s:g} s (timeout_s)") from None
+                                  f"{self.name} within {limit}") from None
         except (ConnectionError, ValueError) as exc:
             sock.close()
             raise LinkError(peer, f"{self.name} refused {peer} at {address}: {exc}") from None

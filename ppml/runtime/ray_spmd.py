@@ -25,7 +25,7 @@ from ppml.mpc.context import EngineConfig
 from ppml.runtime import placement as placement_
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
-from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, peer_lost
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, STARTUP_FACTOR, peer_lost, startup_s
 from ppml.runtime.party import PartyActor
 
 OPTIONS = ("placement",)
@@ -65,6 +65,8 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
                for p in range(config.ranks)]
     ranks = list(range(config.ranks))
     try:
+        _gather([actor.__ray_ready__.remote() for actor in members + [dealer]], ranks + [None],
+                startup_s(timeout_s), "start", f"{STARTUP_FACTOR} x timeout_s")
         if dealer_secret is not None:     # by method call, not as a creation argument
             _gather([dealer.take_secret.remote(dealer_secret)], [None], timeout_s)
         addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
@@ -83,8 +85,11 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
             ray.kill(actor)
 
 
-def _gather(refs: list, owners: list, timeout_s: float | None = None) -> list:
-    """The results of ``refs`` in order; the first failure raises PartyError naming its actor.
+def _gather(refs: list, owners: list, timeout_s: float | None = None,
+            what: str = "answer", limit: str = "timeout_s") -> list:
+    """The results of ``refs`` in order; the first failure raises PartyError naming its actor,
+    and ``timeout_s`` (the run's ``limit``) passing without them a TimeoutError naming who did
+    not ``what``.
 
     ``owners[k]`` is the party index whose actor computes ``refs[k]``, or None for the dealer.
     """
@@ -97,8 +102,8 @@ def _gather(refs: list, owners: list, timeout_s: float | None = None) -> list:
         ready, pending = ray.wait(pending, num_returns=1, timeout=left)
         if not ready:
             late = sorted({names[position[ref]] for ref in pending})
-            raise TimeoutError(f"{', '.join(late)} did not answer within {timeout_s:g} s "
-                               f"(timeout_s; is the placement satisfiable?)")
+            raise TimeoutError(f"{', '.join(late)} did not {what} within {timeout_s:g} s "
+                               f"({limit}; is the placement satisfiable?)")
         k = position[ready[0]]
         try:
             results[k] = ray.get(ready[0])

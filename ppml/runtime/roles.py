@@ -12,7 +12,9 @@ so the protocol code is the same in both.
   needs while the actor answers liveness checks (`LIVENESS`, answered on a thread of their own
   beside the call); an actor that dies, or that stops answering them for ``timeout_s`` (a
   stopped or frozen process, a lost node), fails the wait with `RoleError`, which names the
-  role and the method.  A role in this process cannot go silent alone: its background calls are
+  role and the method.  An actor that has not answered anything yet may still be starting (its
+  process, its constructor): until it does, its silence is bounded by `startup_s` of its
+  ``timeout_s``.  A role in this process cannot go silent alone: its background calls are
   bounded by ``timeout_s`` from their start;
 * a method's own error reaches the caller as itself (on Ray, as Ray's error that is also an
   instance of it), with a note naming the role and the method;
@@ -33,7 +35,7 @@ import ray
 
 from ppml.checks import check_int, check_positive
 from ppml.runtime.cluster import cluster_cpus, ensure_ray
-from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, LIVENESS
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, LIVENESS, STARTUP_FACTOR, startup_s
 
 RUNTIMES = ("local", "ray")
 """Where roles run: ``local`` objects in this process, ``ray`` actors."""
@@ -156,6 +158,7 @@ def _wait(refs: dict) -> dict:
         for ref in ready:
             values[ref] = _value(refs[ref])
             liveness.heard(refs[ref].role)
+            refs[ref].role.started = True
         liveness.check([refs[ref] for ref in pending])
     return values
 
@@ -196,13 +199,21 @@ class Liveness:
                     del self.checks[role]
                     _value(Pending(role, pending.method, ref=ref))   # a dead role raises
                     self.heard(role)
-                elif now - sent > role.timeout_s:
+                    role.started = True
+                elif now - sent > role.silence_s():
                     role.failed = True
-                    raise RoleError(role.name, f"{role.name} stopped answering during "
-                                               f"{pending.method}: no reply to a liveness "
-                                               f"check within {role.timeout_s:g} s")
+                    raise RoleError(role.name, _silent(role, pending.method))
             elif now - self.last[role] >= _interval(role):
                 self.checks[role] = (role.ping(), now)
+
+
+def _silent(role, method: str) -> str:
+    """Why a wait for ``role``'s ``method`` failed: it stopped answering, or never started."""
+    if role.started:
+        return (f"{role.name} stopped answering during {method}: no reply to a liveness check "
+                f"within {role.timeout_s:g} s")
+    return (f"{role.name} did not start within {role.silence_s():g} s ({STARTUP_FACTOR} x "
+            f"timeout_s: its process and constructor; is the machine overloaded?)")
 
 
 def _interval(role) -> float:
@@ -235,6 +246,14 @@ class Role:
         self.failed = False
         """Set when the role died or went silent: `teardown` stops it without asking it to
         close."""
+        self.started = True
+        """Whether it has answered anything yet (an actor may still be starting: its silence
+        is then bounded by `startup_s` of its ``timeout_s``)."""
+
+    def silence_s(self) -> float:
+        """How long it may stay silent now: ``timeout_s``, or `startup_s` of it while it
+        starts."""
+        return self.timeout_s if self.started else startup_s(self.timeout_s)
 
     def call(self, method: str, *args):
         """``method(*args)`` at the role; its value."""
@@ -303,6 +322,7 @@ class ActorRole(Role):
     def __init__(self, cls, args: tuple, kwargs: dict, name: str, timeout_s: float,
                  concurrency: int = 1):
         super().__init__(cls, name, timeout_s)
+        self.started = False
         ensure_ray()
         actor = ray.remote(num_cpus=0, max_concurrency=concurrency,
                            concurrency_groups={LIVENESS: 1})(cls)
@@ -347,16 +367,16 @@ class ActorRole(Role):
                                    "it was killed")
 
 
-def spawn(cls, runtime: str, *args, name: str | None = None,
-          timeout_s: float | None = DEFAULT_TIMEOUT_S, concurrency: int = 1,
-          background: bool = False, **kwargs) -> Role:
+def spawn(cls, runtime: str, *args, timeout_s: float | None, name: str | None = None,
+          concurrency: int = 1, background: bool = False, **kwargs) -> Role:
     """``cls(*args, **kwargs)`` as a role in ``runtime`` (one of `RUNTIMES`), named ``name``
     (default: the class's ``name`` attribute, else the class name).  ``concurrency`` is how
     many calls an actor serves at once (a role whose method waits for another call needs 2 or
     more).  ``background`` runs a local role's calls on its own thread, as an actor's run
     beside the caller: a role whose call waits for the caller (a seat of the engine, whose
     peer is the caller) needs it; an actor always runs in the background.  ``timeout_s``
-    bounds each call; None is for a role that drives the protocol,
+    bounds each call (required: the run's ``party_timeout_s``, so that no role keeps a deadline
+    of its own); None is for a role that drives the protocol,
     whose own calls to the other roles each have their deadline.  Secrets do not belong in
     ``args``: Ray keeps actor-creation arguments in its control store; hand them over by a method
     call."""

@@ -4,12 +4,13 @@ import dataclasses
 
 import pytest
 
-from tests.protocols.pprl.cuts import Cut, SharesCut
+from tests.protocols.pprl.cuts import Cut
 
 from ppml.experiments import pprl as experiment
 from ppml.experiments.config import RunConfig, load_config
 from ppml.experiments.pprl import pprl
 from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.shares import SharedTable
 
 
 def test_composes_with_task_overrides(compose_run_config):
@@ -141,7 +142,7 @@ def test_a_resumed_run_keeps_its_finished_group_and_resumes_the_cut_one(tmp_path
     config = RunConfig(experiment="pprl", progress=False, seed=3, pprl=options,
                        checkpoint_every=3, results_dir=str(tmp_path), run_id="cut")
     with monkeypatch.context() as patch:
-        SharesCut(patch, 8 + 5)
+        Cut(patch, 8 + 5, 0, SharedTable, "learn", each=1)
         with pytest.raises(ConnectionError):
             pprl(config)
     resumed, groups = resumed_and_counted(monkeypatch, config, "run_shares_trials")
@@ -151,21 +152,3 @@ def test_a_resumed_run_keeps_its_finished_group_and_resumes_the_cut_one(tmp_path
     assert results(resumed) == results(whole)
     assert [row["replayed"] for row in resumed.rows] == [False] * 4 + [True] * 2
 
-
-def test_checkpoints_are_refused_where_pprl_does_not_keep_them_yet():
-    """The Paillier backend by observation or federated is refused, naming the setting; the
-    shares backend checkpoints in either partition and every runtime."""
-    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"])
-    with pytest.raises(ValueError, match="not yet with pprl.partition=observation"):
-        pprl(RunConfig(experiment="pprl", pprl=options, checkpoint_every=5, run_id="r"))
-    with pytest.raises(ValueError, match="not yet with runtime=federated"):
-        experiment.check_checkpoints(RunConfig(experiment="pprl", runtime="federated",
-                                               checkpoint_every=5, run_id="r",
-                                               pprl=PPRLOptions(methods=["pprl"])))
-    for task, partition in (("random_walk", "time"), ("load_balancing", "observation")):
-        for runtime in ("local", "ray", "federated"):
-            shares = PPRLOptions(task=task, partition=partition, methods=["pprl"],
-                                 backend="shares")
-            experiment.check_checkpoints(RunConfig(experiment="pprl", runtime=runtime,
-                                                   checkpoint_every=5, run_id="r",
-                                                   pprl=shares))

@@ -4,9 +4,11 @@ process of the run left and no Parquet file written; never a hang.  With checkpo
 instead goes on from its last checkpoints (by itself, or with ``resume=<run_id>``) to the
 results of an uninterrupted run.
 
-Three cases run in every test session (CI); the whole table runs with ``PPML_FAULTS=all``
-(about ten minutes on 2 cores), and ``PPML_FAULTS_REPORT=<file>`` appends each outcome to a file
-as a JSON line.  The outcomes are in docs/reliability.md.
+`ROLES` lists every role of every family and runtime; each is killed (SIGKILL) and stopped
+(SIGSTOP).  Three cases run in every test session (CI); the whole table runs with
+``PPML_FAULTS=all`` (about an hour and a half on 2 cores; ``-k <family>`` picks a part), and
+``PPML_FAULTS_REPORT=<file>`` appends each outcome to a file as a JSON line, which
+``python -m tests.faults.report <file>`` turns into docs/reliability.md's tables.
 """
 
 from __future__ import annotations
@@ -45,97 +47,102 @@ ALL = os.environ.get("PPML_FAULTS") == "all"
 REPORT = os.environ.get("PPML_FAULTS_REPORT")
 """A file to which each case appends its outcome as a JSON line (docs/reliability.md's table)."""
 
+PPRL_OBSERVATION = ["experiment=pprl", "pprl.task=load_balancing", "pprl.partition=observation",
+                    "pprl.episodes=200", "pprl.methods=[pprl]", "pprl.trials=1", "seed=1", *KEYS]
+PPRL_SHARES = [*PPRL, "pprl.backend=shares"]
+
+
+def party(name: str) -> str:
+    """The command line of a federated run's party ``name``."""
+    return rf"-m jobs\.party party={name}\b"
+
+
+# run -> (its overrides, {runtime: [(role, its process's command line, its CPU seconds before
+# the fault, what the error must name)]}): every role of every family, each killed and stopped
+ROLES = {
+    "private_cb": (PRIVATE_CB, {
+        "ray": [("party", r"ray::PartyActor\.run", 4, "party"),
+                ("dealer", r"ray::DealerActor", 3, "dealer"),
+                ("world", r"ray::World", 2, "world")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("party-0", 5), ("party-1", 5), ("puller", 4), ("rewarder", 4), ("dealer", 4),
+            ("world", 2))]}),
+    "samba": (SAMBA, {
+        "ray": [("comp", r"ray::Comp", 4, "Comp"), ("do-group", r"ray::DataOwnerGroup", 3, "DO"),
+                ("dc", r"ray::DataCustomer", 3, "DC")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("comp", 5), ("dc", 3), ("do-0", 5), ("controller", 5))]}),
+    "linucb_ds": (LINUCB_DS, {
+        "ray": [("comp", r"ray::Comp", 4, "Comp"), ("dc", r"ray::DataClient", 0.5, "DC"),
+                ("p", r"ray::Principal", 4, "P"), ("do", r"ray::DataOwner", 2, "DO")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("comp", 5), ("dc", 2), ("p", 5), ("do", 2))]}),
+    "pprl": (PPRL, {
+        "ray": [("agent", r"ray::TimeAgent", 4, "agent"),
+                ("dealer", r"ray::EngineDealer", 3, "dealer")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("agent-0", 5), ("agent-1", 5), ("dealer", 3))]}),
+    "pprl_observation": (PPRL_OBSERVATION, {
+        "ray": [("agent", r"ray::ObservationAgent", 4, "agent"),
+                ("world", r"ray::World", 1, "world"),
+                ("dealer", r"ray::KeyDealer", 0.5, "dealer")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("agent-0", 5), ("agent-1", 5), ("world", 2), ("dealer", 2))]}),
+    "pprl_shares": (PPRL_SHARES, {
+        "ray": [("party", r"ray::PartyActor\.run", 4, "party"),
+                ("dealer", r"ray::DealerActor", 2, "dealer")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("agent-0", 5), ("agent-1", 5), ("dealer", 3))]}),
+    "masked_lark": (LARK, {
+        "ray": [("helper", r"ray::PartyActor\.run", 4, "party"),
+                ("browsers", r"ray::Browsers", 4, "browsers"),
+                ("adnet", r"ray::AdNetwork", 0.5, "ad network"),
+                ("dealer", r"ray::DealerActor", 0.5, "dealer")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("helper-0", 5), ("helper-1", 5), ("browsers", 5), ("adnet", 1), ("dealer", 2))]}),
+    "masked_lark_train": (LARK_TRAIN, {
+        "ray": [("helper", r"ray::PartyActor\.run", 4, "party"),
+                ("model-owner", r"ray::ModelOwner", 4, "ad network"),
+                ("label-holders", r"ray::LabelHolders", 0.5, "browsers"),
+                ("dealer", r"ray::DealerActor", 0.5, "dealer")],
+        "federated": [(name, party(name), cpu, name) for name, cpu in (
+            ("helper-0", 5), ("helper-1", 5), ("browsers", 1), ("adnet", 4), ("dealer", 2))]}),
+}
+SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGSTOP}
+ALWAYS = {"private_cb-ray-party-stop", "private_cb-federated-party-1-kill", "samba-ray-comp-stop"}
+"""The cases of every test session (CI); the others run on demand."""
 # (case, overrides, the target's command line, its CPU seconds before the fault, signal,
 #  what the error must name, runs in every session)
-CASES = [
-    ("private_cb-ray-party-stop", PRIVATE_CB + ["runtime=ray"], r"ray::PartyActor\.run", 4,
-     signal.SIGSTOP, "party", True),
-    ("private_cb-federated-party-kill", PRIVATE_CB + ["runtime=federated"],
-     r"-m jobs\.party party=party-1", 5, signal.SIGKILL, "party-1", True),
-    ("samba-ray-comp-stop", SAMBA + ["runtime=ray"], r"ray::Comp", 4, signal.SIGSTOP,
-     "Comp", True),
-    ("private_cb-ray-party-kill", PRIVATE_CB + ["runtime=ray"], r"ray::PartyActor\.run", 4,
-     signal.SIGKILL, "party", False),
-    ("private_cb-ray-dealer-kill", PRIVATE_CB + ["runtime=ray"], r"ray::DealerActor", 3,
-     signal.SIGKILL, "dealer", False),
-    ("private_cb-ray-dealer-stop", PRIVATE_CB + ["runtime=ray"], r"ray::DealerActor", 3,
-     signal.SIGSTOP, "dealer", False),
-    ("private_cb-federated-party-stop", PRIVATE_CB + ["runtime=federated"],
-     r"-m jobs\.party party=party-1", 5, signal.SIGSTOP, "party-1", False),
-    ("private_cb-federated-dealer-kill", PRIVATE_CB + ["runtime=federated"],
-     r"-m jobs\.party party=dealer", 4, signal.SIGKILL, "dealer", False),
-    ("samba-ray-comp-kill", SAMBA + ["runtime=ray"], r"ray::Comp", 4, signal.SIGKILL, "Comp",
-     False),
-    ("samba-federated-comp-stop", SAMBA + ["runtime=federated"], r"-m jobs\.party party=comp",
-     5, signal.SIGSTOP, "comp", False),
-    ("linucb_ds-ray-comp-kill", LINUCB_DS + ["runtime=ray"], r"ray::Comp", 4, signal.SIGKILL,
-     "Comp", False),
-    ("linucb_ds-ray-comp-stop", LINUCB_DS + ["runtime=ray"], r"ray::Comp", 4, signal.SIGSTOP,
-     "Comp", False),
-    ("linucb_ds-federated-comp-stop", LINUCB_DS + ["runtime=federated"],
-     r"-m jobs\.party party=comp", 5, signal.SIGSTOP, "comp", False),
-    ("pprl-ray-agent-stop", PPRL + ["runtime=ray"], r"ray::TimeAgent", 4, signal.SIGSTOP,
-     "agent", False),
-    ("pprl-federated-agent-kill", PPRL + ["runtime=federated"],
-     r"-m jobs\.party party=agent-1", 5, signal.SIGKILL, "agent-1", False),
-    # every other role of every family, on demand
-    ("private_cb-ray-world-kill", PRIVATE_CB + ["runtime=ray"], r"ray::World", 2,
-     signal.SIGKILL, "world", False),
-    ("private_cb-federated-puller-kill", PRIVATE_CB + ["runtime=federated"],
-     r"-m jobs\.party party=puller", 5, signal.SIGKILL, "puller", False),
-    ("private_cb-federated-rewarder-stop", PRIVATE_CB + ["runtime=federated"],
-     r"-m jobs\.party party=rewarder", 5, signal.SIGSTOP, "rewarder", False),
-    ("private_cb-federated-world-kill", PRIVATE_CB + ["runtime=federated"],
-     r"-m jobs\.party party=world", 4, signal.SIGKILL, "world", False),
-    ("samba-ray-do-group-kill", SAMBA + ["runtime=ray"], r"ray::DataOwnerGroup", 3,
-     signal.SIGKILL, "DO", False),
-    ("samba-ray-customer-kill", SAMBA + ["runtime=ray"], r"ray::DataCustomer", 3,
-     signal.SIGKILL, "DC", False),
-    ("samba-federated-do-kill", SAMBA + ["runtime=federated"], r"-m jobs\.party party=do-0",
-     5, signal.SIGKILL, "do-0", False),
-    ("samba-federated-dc-stop", SAMBA + ["runtime=federated"], r"-m jobs\.party party=dc", 5,
-     signal.SIGSTOP, "dc", False),
-    ("samba-federated-controller-kill", SAMBA + ["runtime=federated"],
-     r"-m jobs\.party party=controller", 5, signal.SIGKILL, "controller", False),
-    ("linucb_ds-ray-dc-kill", LINUCB_DS + ["runtime=ray"], r"ray::DataClient", 0.5,
-     signal.SIGKILL, "DC", False),
-    ("linucb_ds-ray-p-kill", LINUCB_DS + ["runtime=ray"], r"ray::Principal", 4,
-     signal.SIGKILL, "P", False),
-    ("linucb_ds-ray-do-stop", LINUCB_DS + ["runtime=ray"], r"ray::DataOwner", 2,
-     signal.SIGSTOP, "DO", False),
-    ("linucb_ds-federated-dc-kill", LINUCB_DS + ["runtime=federated"],
-     r"-m jobs\.party party=dc", 5, signal.SIGKILL, "dc", False),
-    ("linucb_ds-federated-p-kill", LINUCB_DS + ["runtime=federated"],
-     r"-m jobs\.party party=p", 5, signal.SIGKILL, "p", False),
-    ("linucb_ds-federated-do-kill", LINUCB_DS + ["runtime=federated"],
-     r"-m jobs\.party party=do", 5, signal.SIGKILL, "do", False),
-    ("pprl-ray-dealer-kill", PPRL + ["runtime=ray"], r"ray::EngineDealer", 3, signal.SIGKILL,
-     "dealer", False),
-    ("pprl-ray-agent-kill", PPRL + ["runtime=ray"], r"ray::TimeAgent", 4, signal.SIGKILL,
-     "agent", False),
-    ("pprl-federated-dealer-kill", PPRL + ["runtime=federated"], r"-m jobs\.party party=dealer",
-     4, signal.SIGKILL, "dealer", False),
-    ("pprl-federated-agent-stop", PPRL + ["runtime=federated"],
-     r"-m jobs\.party party=agent-0", 5, signal.SIGSTOP, "agent-0", False),
-    ("masked_lark-ray-browsers-kill", LARK + ["runtime=ray"], r"ray::Browsers", 4,
-     signal.SIGKILL, "browsers", False),
-    ("masked_lark-ray-adnet-kill", LARK + ["runtime=ray"], r"ray::AdNetwork", 0.5,
-     signal.SIGKILL, "ad network", False),
-    ("masked_lark-ray-helper-stop", LARK + ["runtime=ray"], r"ray::PartyActor\.run", 4,
-     signal.SIGSTOP, "party", False),
-    ("masked_lark-ray-dealer-kill", LARK + ["runtime=ray"], r"ray::DealerActor", 0.5,
-     signal.SIGKILL, "dealer", False),
-    ("masked_lark-federated-helper-kill", LARK + ["runtime=federated"],
-     r"-m jobs\.party party=helper-0", 5, signal.SIGKILL, "helper-0", False),
-    ("masked_lark-federated-browsers-stop", LARK + ["runtime=federated"],
-     r"-m jobs\.party party=browsers", 5, signal.SIGSTOP, "browsers", False),
-    ("masked_lark-federated-dealer-kill", LARK + ["runtime=federated"],
-     r"-m jobs\.party party=dealer", 4, signal.SIGKILL, "dealer", False),
-    ("masked_lark_train-ray-model-owner-kill", LARK_TRAIN + ["runtime=ray"],
-     r"ray::ModelOwner", 4, signal.SIGKILL, "ad network", False),
-    ("masked_lark_train-ray-label-holders-stop", LARK_TRAIN + ["runtime=ray"],
-     r"ray::LabelHolders", 0.5, signal.SIGSTOP, "browsers", False),
-]
+CASES = [(f"{run}-{runtime}-{role}-{verb}", [*overrides, f"runtime={runtime}"], target, cpu_s,
+          sig, named, f"{run}-{runtime}-{role}-{verb}" in ALWAYS)
+         for run, (overrides, by_runtime) in ROLES.items()
+         for runtime, roles in by_runtime.items()
+         for role, target, cpu_s, named in roles
+         for verb, sig in SIGNALS.items()]
+
+
+def inject(run: FaultyRun, case: str, target: str, cpu_s: float, sig: int) -> None:
+    """``sig`` to the run's first process matching ``target`` once it has used ``cpu_s`` seconds
+    of CPU; a run that ends first is recorded as never injected (`record`)."""
+    try:
+        pid = run.busy(target, cpu_s)
+    except AssertionError as exc:
+        record(case, injected=False, error=str(exc).splitlines()[0][:300])
+        raise
+    run.inject(pid, sig)
+
+
+def record(case: str, outcome=None, **more) -> None:
+    """Append a case's outcome to ``PPML_FAULTS_REPORT`` as a JSON line (`tests.faults.report`
+    makes docs/reliability.md's tables from them)."""
+    if not REPORT:
+        return
+    seen = {} if outcome is None else {
+        "injected": True, "hung": outcome.hung, "returncode": outcome.returncode,
+        "seconds": round(outcome.seconds_after_fault, 1), "leaked": len(outcome.leaked),
+        "parquet": len(outcome.parquet_files)}
+    with open(REPORT, "a") as out:
+        out.write(json.dumps({"case": case, **seen, **more}) + "\n")
 
 
 @pytest.mark.slow
@@ -146,19 +153,12 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
     if not (always or ALL):
         pytest.skip("on demand: PPML_FAULTS=all")
     run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
-    pid = run.busy(target, cpu_s)
-    run.inject(pid, sig)
+    inject(run, case, target, cpu_s, sig)
     outcome = run.finish(TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
-    if REPORT:
-        error = [line for line in tail.splitlines() if "Error" in line][-1:]
-        with open(REPORT, "a") as out:
-            out.write(json.dumps({"case": case, "hung": outcome.hung,
-                                  "returncode": outcome.returncode,
-                                  "seconds": round(outcome.seconds_after_fault, 1),
-                                  "named": named in tail, "leaked": len(outcome.leaked),
-                                  "parquet": len(outcome.parquet_files),
-                                  "error": error[0][:300] if error else ""}) + "\n")
+    error = [line for line in tail.splitlines()
+             if "Error" in line and not line.startswith("Error executing job")][-1:]
+    record(case, outcome, named=named in tail, error=error[0][:300] if error else "")
     assert not outcome.hung, f"{case}: still running {outcome.seconds_after_fault:.0f} s " \
                              f"after the fault: {tail}"
     assert outcome.returncode != 0, tail
@@ -187,6 +187,12 @@ RESUMED_PPRL = [*PPRL[:1], "pprl.steps_per_agent=1000", *PPRL[2:], "checkpoint_e
 turn's first 800 steps resumes from step 900 (in the first turn, in the clear) and replays the
 steps played since (the agents note their progress per call of up to 500 steps, so a kill
 just after a checkpoint would replay none)."""
+RESUMED_PPRL_OBSERVATION = [
+    *PPRL[:1], "pprl.task=load_balancing", "pprl.partition=observation", "pprl.episodes=4",
+    "pprl.episode_steps=50", *PPRL[2:], "checkpoint_every=40", "run_id=resumed"]
+"""A PPRL run by observation (two agents, 4 x 50 steps, one trial) with checkpoints: an agent
+killed some 60 steps in resumes from step 40 (each agent's key share its own: the table stays
+decryptable) and replays the steps played since."""
 RESUMED_PPRL_SHARES = [*PPRL[:1], "pprl.steps_per_agent=1000", "pprl.methods=[pprl]",
                        "pprl.trials=2", "seed=1", "pprl.backend=shares", "pprl.scale_bits=30",
                        "checkpoint_every=200", "run_id=resumed-shares"]
@@ -196,11 +202,12 @@ step both agents hold."""
 DECISIONS = {"private_cb": ("step", "arm", "reward"), "samba": ("step", "arm", "reward"),
              "linucb_ds": ("step", "arm", "reward"),
              "masked_lark": ("step", "method", "loss", "accuracy", "auc", "test_loss"),
-             "pprl": ("method", "trial", "steps_to_goal", "reached_goal", "q_equal_reference",
-                      "action_agreement", "encryptions", "decryptions", "divisions")}
+             "pprl": ("method", "trial", "episode", "steps_to_goal", "reached_goal",
+                      "episode_reward", "q_equal_reference", "action_agreement", "encryptions",
+                      "decryptions", "divisions")}
 """What a resumed run must repeat exactly, per experiment: the bandits' arms and rewards per
 step, Masked LARK's losses and test metrics (of the masked and the plaintext model), PPRL's
-per-trial outcomes and counts."""
+per-trial (by observation: per-episode) outcomes and counts."""
 
 
 def decisions(rows: list, experiment: str) -> list:
@@ -223,6 +230,10 @@ RESUME_CASES = [
      r"ray::PartyActor\.run", 6, False),
     ("pprl-ray-agent-kill-resumed", RESUMED_PPRL + ["runtime=ray"], r"ray::TimeAgent", 4,
      False),
+    ("pprl-federated-agent-kill-resumed", RESUMED_PPRL + ["runtime=federated"],
+     r"-m jobs\.party party=agent-1", 5, False),
+    ("pprl-ray-observation-agent-kill-resumed", RESUMED_PPRL_OBSERVATION + ["runtime=ray"],
+     r"ray::ObservationAgent", 8, False),
     ("pprl_shares-ray-agent-kill-resumed", RESUMED_PPRL_SHARES + ["runtime=ray"],
      r"ray::PartyActor\.run", 4, False),
 ]
@@ -255,23 +266,19 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     if not (always or ALL):
         pytest.skip("on demand: PPML_FAULTS=all")
     run = FaultyRun([*overrides, f"party_timeout_s={TIMEOUT_S}"], tmp_path / "results")
-    pid = run.busy(target, cpu_s)
-    run.inject(pid, signal.SIGKILL)
+    inject(run, case, target, cpu_s, signal.SIGKILL)
     outcome = run.finish(600)
     tail = outcome.output[-3000:]
-    if REPORT:
-        with open(REPORT, "a") as out:
-            out.write(json.dumps({"case": case, "hung": outcome.hung,
-                                  "returncode": outcome.returncode,
-                                  "seconds": round(outcome.seconds_after_fault, 1),
-                                  "leaked": len(outcome.leaked),
-                                  "parquet": len(outcome.parquet_files)}) + "\n")
+    rows = [] if len(outcome.parquet_files) != 1 else \
+        pq.read_table(outcome.parquet_files[0]).to_pylist()
+    identical = bool(rows) and decisions(rows, rows[0]["experiment"]) == \
+        uninterrupted(tuple(overrides))
+    record(case, outcome, identical=identical,
+           restarted="restarting from its last checkpoints" in outcome.output)
     assert outcome.returncode == 0, tail
     assert "restarting from its last checkpoints" in outcome.output
     assert outcome.leaked == {}, f"{case}: processes left: {outcome.leaked}"
-    (path,) = outcome.parquet_files
-    rows = pq.read_table(path).to_pylist()
-    assert decisions(rows, rows[0]["experiment"]) == uninterrupted(tuple(overrides))
+    assert len(outcome.parquet_files) == 1 and identical
     assert any(row["replayed"] for row in rows)
     run_id = next(item for item in overrides if item.startswith("run_id="))[len("run_id="):]
     assert not (tmp_path / "results" / "checkpoints" / run_id).exists()
@@ -314,21 +321,16 @@ def test_a_link_cut_mid_round(tmp_path, uninterrupted, checkpoints):
     run.fault_at = time.monotonic()
     outcome = run.finish(600 if checkpoints else TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
-    if REPORT:
-        with open(REPORT, "a") as out:
-            out.write(json.dumps({"case": f"private_cb-federated-link-cut-"
-                                          f"{'resumed' if checkpoints else 'error'}",
-                                  "hung": outcome.hung, "returncode": outcome.returncode,
-                                  "seconds": round(outcome.seconds_after_fault, 1),
-                                  "leaked": len(outcome.leaked),
-                                  "parquet": len(outcome.parquet_files),
-                                  "error": tail.strip().splitlines()[-1][:300]}) + "\n")
+    rows = pq.read_table(outcome.parquet_files[0]).to_pylist() \
+        if len(outcome.parquet_files) == 1 else []
+    record(f"private_cb-federated-link-cut-{'resumed' if checkpoints else 'error'}", outcome,
+           identical=bool(rows) and decisions(rows, "private_cb") == uninterrupted(
+               tuple(RESUMED)), error=tail.strip().splitlines()[-1][:300])
     assert not outcome.hung and outcome.leaked == {}, tail
     if checkpoints:
         assert outcome.returncode == 0, tail
         assert "restarting from its last checkpoints" in outcome.output
-        rows = pq.read_table(outcome.parquet_files[0]).to_pylist()
-        assert decisions(rows, "private_cb") == uninterrupted(tuple(RESUMED))
+        assert rows and decisions(rows, "private_cb") == uninterrupted(tuple(RESUMED))
     else:
         assert outcome.returncode != 0 and outcome.parquet_files == []
         assert "party-0" in tail or "party-1" in tail or "party 1" in tail, tail

@@ -13,6 +13,7 @@ import pytest
 from ppml.runtime import roles
 from ppml.runtime.checkpoints import (KEEP, CheckpointError, Checkpointed, CheckpointPlan,
                                       CheckpointStore, RoleCheckpoints, common_step, fingerprint)
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 
 def store(tmp_path, party="party-0", settings="s1"):
@@ -128,7 +129,8 @@ def test_roles_save_and_restore_their_own_state(tmp_path):
     plan = CheckpointPlan(str(tmp_path), 5, (), "s")
 
     def spawn():
-        return {f"counter-{k}": roles.spawn(Counter, "local", name=f"counter-{k}")
+        return {f"counter-{k}": roles.spawn(Counter, "local", name=f"counter-{k}",
+                                            timeout_s=DEFAULT_TIMEOUT_S)
                 for k in range(2)}
     with pytest.raises(ConnectionError):
         drive(plan, spawn(), stop_at=9)
@@ -141,7 +143,7 @@ def test_roles_save_and_restore_their_own_state(tmp_path):
 def test_a_role_that_took_its_own_plan_is_given_none(tmp_path):
     """A federated party's role takes the plan of its own config; the driver sends it none."""
     plan = CheckpointPlan(str(tmp_path), 5, (), "s")
-    counter = roles.spawn(Counter, "local", name="counter")
+    counter = roles.spawn(Counter, "local", name="counter", timeout_s=DEFAULT_TIMEOUT_S)
     counter.call("use_checkpoints", plan, "its-own")
     saving = RoleCheckpoints(plan, {"counter": counter}, roles.gather, give_plans=False)
     counter.call("add", 5)

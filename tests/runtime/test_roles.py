@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ppml.runtime import roles
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 from ppml.runtime.roles import RoleError, gather, slots, spawn, teardown
 
 TIMEOUT_S = 0.5
@@ -104,20 +105,20 @@ def _note(err: BaseException, role: str, method: str) -> bool:
 # --- local roles ---------------------------------------------------------------------------------
 
 def test_local_call_returns_the_value():
-    role = spawn(Adder, "local", 3, scale=2, name="A")
+    role = spawn(Adder, "local", 3, scale=2, name="A", timeout_s=DEFAULT_TIMEOUT_S)
     assert isinstance(role, roles.LocalRole)
     assert role.call("add", 4) == 14
     assert role.call("add", -3) == 0
 
 
 def test_default_names():
-    assert spawn(Adder, "local", 0).name == "Adder"
-    assert spawn(Named, "local", 0).name == "Comp"
-    assert spawn(Named, "local", 0, name="P").name == "P"
+    assert spawn(Adder, "local", 0, timeout_s=DEFAULT_TIMEOUT_S).name == "Adder"
+    assert spawn(Named, "local", 0, timeout_s=DEFAULT_TIMEOUT_S).name == "Comp"
+    assert spawn(Named, "local", 0, name="P", timeout_s=DEFAULT_TIMEOUT_S).name == "P"
 
 
 def test_local_error_is_its_own_type_with_the_role_noted():
-    role = spawn(Adder, "local", 0, name="DO")
+    role = spawn(Adder, "local", 0, name="DO", timeout_s=DEFAULT_TIMEOUT_S)
     with pytest.raises(Boom, match="bad input") as info:
         role.call("fail", "bad input")
     assert type(info.value) is Boom
@@ -125,7 +126,7 @@ def test_local_error_is_its_own_type_with_the_role_noted():
 
 
 def test_local_error_through_submit_and_gather():
-    role = spawn(Adder, "local", 0, name="DC")
+    role = spawn(Adder, "local", 0, name="DC", timeout_s=DEFAULT_TIMEOUT_S)
     pending = role.submit("fail", "late")           # nothing raised yet
     with pytest.raises(Boom) as info:
         gather([role.submit("add", 1), pending])
@@ -135,7 +136,8 @@ def test_local_error_through_submit_and_gather():
 
 
 def test_local_submit_and_gather_in_order():
-    a, b = spawn(Adder, "local", 10, name="a"), spawn(Adder, "local", 100, name="b")
+    a = spawn(Adder, "local", 10, name="a", timeout_s=DEFAULT_TIMEOUT_S)
+    b = spawn(Adder, "local", 100, name="b", timeout_s=DEFAULT_TIMEOUT_S)
     pendings = [a.submit("add", 1), b.submit("add", 2), a.submit("add", 3)]
     assert gather(pendings) == [11, 102, 13]
     assert gather([]) == []
@@ -143,7 +145,8 @@ def test_local_submit_and_gather_in_order():
 
 
 def test_local_role_calls_another_role():
-    comp, p = spawn(Named, "local", 5), spawn(Adder, "local", 0, name="P")
+    comp = spawn(Named, "local", 5, timeout_s=DEFAULT_TIMEOUT_S)
+    p = spawn(Adder, "local", 0, name="P", timeout_s=DEFAULT_TIMEOUT_S)
     assert p.call("ask", comp, 2) == 7
     with pytest.raises(TypeError) as info:                      # 5 + None inside Comp
         p.call("ask", comp, None)
@@ -152,9 +155,10 @@ def test_local_role_calls_another_role():
 
 def test_teardown_closes_roles_that_have_close_and_stops_all():
     log, stopped = [], []
-    a = spawn(Closable, "local", log, name="a")
-    plain = spawn(Adder, "local", 0, name="plain")               # no close: not called
-    b = spawn(Closable, "local", log, name="b")
+    a = spawn(Closable, "local", log, name="a", timeout_s=DEFAULT_TIMEOUT_S)
+    plain = spawn(Adder, "local", 0, name="plain",                   # no close: not called
+                  timeout_s=DEFAULT_TIMEOUT_S)
+    b = spawn(Closable, "local", log, name="b", timeout_s=DEFAULT_TIMEOUT_S)
     for role in (a, plain, b):
         _stopped_into(role, stopped)
     teardown([a, plain, b])
@@ -164,9 +168,9 @@ def test_teardown_closes_roles_that_have_close_and_stops_all():
 
 def test_teardown_goes_on_when_a_close_or_a_stop_fails(caplog):
     log, stopped = [], []
-    first = spawn(Closable, "local", log, name="first")
-    broken = spawn(Closable, "local", None, None, True, name="broken")
-    last = spawn(Closable, "local", log, name="last")
+    first = spawn(Closable, "local", log, name="first", timeout_s=DEFAULT_TIMEOUT_S)
+    broken = spawn(Closable, "local", None, None, True, name="broken", timeout_s=DEFAULT_TIMEOUT_S)
+    last = spawn(Closable, "local", log, name="last", timeout_s=DEFAULT_TIMEOUT_S)
     _stopped_into(first, stopped, fail=True)
     _stopped_into(broken, stopped)
     _stopped_into(last, stopped)
@@ -180,7 +184,7 @@ def test_teardown_goes_on_when_a_close_or_a_stop_fails(caplog):
 
 def test_teardown_without_close_only_stops():
     log, stopped = [], []
-    role = spawn(Closable, "local", log, name="c")
+    role = spawn(Closable, "local", log, name="c", timeout_s=DEFAULT_TIMEOUT_S)
     _stopped_into(role, stopped)
     teardown([role], close=None)
     assert log == [] and stopped == ["c"]
@@ -188,7 +192,7 @@ def test_teardown_without_close_only_stops():
 
 def test_spawn_refuses_unknown_runtime_and_bad_timeout():
     with pytest.raises(ValueError, match="runtime"):
-        spawn(Adder, "threads", 0)
+        spawn(Adder, "threads", 0, timeout_s=DEFAULT_TIMEOUT_S)
     with pytest.raises(ValueError):
         spawn(Adder, "local", 0, timeout_s=0)
     assert spawn(Adder, "local", 0, timeout_s=None).timeout_s is None
@@ -204,7 +208,7 @@ def test_background_role_runs_beside_the_caller():
     """A background role's call runs on its own thread: the caller goes on meanwhile, and the
     role serves one call at a time, in order."""
     import threading
-    role = spawn(Adder, "local", 3, name="B", background=True)
+    role = spawn(Adder, "local", 3, name="B", background=True, timeout_s=DEFAULT_TIMEOUT_S)
     started = role.submit("sleep", 0.2)
     assert not started._future.done()                 # the caller was not held up
     assert gather([started, role.submit("add", 1)]) == [0.2, 4]
@@ -233,7 +237,7 @@ def test_slots_local_is_one():
 @pytest.fixture(scope="module")
 def comp(ray_cluster):
     """One actor shared by the Ray tests that leave it alive."""
-    role = spawn(Named, "ray", 5)
+    role = spawn(Named, "ray", 5, timeout_s=DEFAULT_TIMEOUT_S)
     yield role
     teardown([role])
 
@@ -255,7 +259,7 @@ def test_ray_error_is_its_own_type_with_the_role_noted(comp):
 
 @pytest.mark.ray
 def test_ray_role_handed_to_another_role(comp):
-    p = spawn(Adder, "ray", 0, name="P")
+    p = spawn(Adder, "ray", 0, name="P", timeout_s=DEFAULT_TIMEOUT_S)
     try:
         assert p.call("ask", comp, 10) == 15
         with pytest.raises(TypeError) as info:                  # Comp's error, through P
@@ -294,6 +298,33 @@ def test_a_busy_actor_is_waited_for_and_a_stopped_one_is_named(comp, tmp_path):
         with pytest.raises(RoleError, match=role.name) as info:
             role.call(method, *args)
         assert info.value.role == role.name and "died" in str(info.value)
+
+
+class SlowStart:
+    """A role whose constructor takes ``seconds`` (a key pair, a loaded machine)."""
+
+    def __init__(self, seconds: float):
+        time.sleep(seconds)
+
+    def ping(self):
+        return "pong"
+
+
+@pytest.mark.ray
+def test_an_actor_is_given_the_time_to_start_and_one_that_never_does_is_named(ray_cluster):
+    """Before an actor first answers, its silence is bounded by startup_s (4 x timeout_s), not
+    timeout_s: a constructor of 4 s passes with timeout_s = 3; one of 60 s fails naming the
+    role within about 4 s of timeout_s = 1."""
+    slow = spawn(SlowStart, "ray", 4.0, timeout_s=3.0)
+    stuck = spawn(SlowStart, "ray", 60.0, name="Stuck", timeout_s=1.0)
+    try:
+        assert slow.call("ping") == "pong" and slow.started
+        start = time.monotonic()
+        with pytest.raises(RoleError, match=r"Stuck did not start within 4 s \(4 x timeout_s"):
+            stuck.call("ping")
+        assert 4.0 <= time.monotonic() - start < 7.0
+    finally:
+        teardown([slow, stuck], close=None)
 
 
 @pytest.mark.ray

@@ -15,6 +15,7 @@ from ppml.mpc.keys import dealer_party_key, dealer_secret_key, pair_key
 from ppml.mpc.local import in_process
 from ppml.runtime import roles
 from ppml.runtime import seat as seats
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 from ppml.runtime.seat import LocalSeat, RoleDealer, Seat
 
 SEED = 21
@@ -67,7 +68,7 @@ def steps(runtime: str) -> tuple:
     """Three steps between the test (party 0) and a Member role (party 1); (what party 1
     got each step, what each seat received, party 0's operation counts)."""
     member = roles.spawn(Member, runtime, 1, CONFIG, runtime, background=True, timeout_s=30)
-    dealer = roles.spawn(DealerRole, runtime, SEED)
+    dealer = roles.spawn(DealerRole, runtime, SEED, timeout_s=DEFAULT_TIMEOUT_S)
     seat = seats.make(runtime, 0, CONFIG, timeout_s=20)
     try:
         address, certificate = member.call("address")
@@ -117,15 +118,17 @@ def test_two_seats_compute_what_the_local_runtime_computes(runtime, request):
 @pytest.mark.parametrize("kind", [LocalSeat, Seat])
 def test_a_closed_peer_fails_the_waiting_seat_at_once(kind):
     runtime = "local" if kind is LocalSeat else "ray"
-    member = roles.spawn(Member, "local", 1, CONFIG, runtime, background=True)
+    member = roles.spawn(Member, "local", 1, CONFIG, runtime, background=True,
+                         timeout_s=DEFAULT_TIMEOUT_S)
     seat = kind(0, CONFIG, timeout_s=20)
     try:
         address, certificate = member.call("address")
         joining = member.submit("connect", [seat.address, address], seat.certificate, None,
                                 dealer_party_key(SEED, 1))
         seat.connect([seat.address, address], seats.pinned({1: certificate}), None,
-                     dealer_party_key(SEED, 0), RoleDealer(roles.spawn(DealerRole, "local",
-                                                                       SEED)))
+                     dealer_party_key(SEED, 0),
+                     RoleDealer(roles.spawn(DealerRole, "local", SEED,
+                                            timeout_s=DEFAULT_TIMEOUT_S)))
         joining.result()
         member.call("close")
         with pytest.raises(ConnectionError, match="closed"):
@@ -142,8 +145,9 @@ def test_a_failing_program_fails_every_local_seat():
         joining = member.submit("connect", [seat.address, member.call("address")[0]], None,
                                 pair_key(SEED, 0, 1), dealer_party_key(SEED, 1))
         seat.connect([seat.address, None], None, {(0, 1): pair_key(SEED, 0, 1)},
-                     dealer_party_key(SEED, 0), RoleDealer(roles.spawn(DealerRole, "local",
-                                                                       SEED)))
+                     dealer_party_key(SEED, 0),
+                     RoleDealer(roles.spawn(DealerRole, "local", SEED,
+                                            timeout_s=DEFAULT_TIMEOUT_S)))
         joining.result()
         theirs = member.submit("run", step)
         errors = []

@@ -16,6 +16,10 @@ share sealed to the agent's X25519 key and keeps none once all are handed; it al
 engine's keys.  Each agent's random actions come from its own OS entropy in a fresh run; the
 evaluation takes it from the agents after the run and hands it to the fixed-point reference
 (EVALUATION ONLY).
+
+With checkpoints each agent and the world save their own states after every
+``checkpoint_every`` steps (`play_observation`); a resumed trial's agents keep their own key
+shares, so the table stays under the key the dealer dealt once (`set_up`; docs/pprl.md).
 """
 
 from __future__ import annotations
@@ -31,10 +35,12 @@ from ppml.crypto.paillier.threshold import deal
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation_agent import ObservationAgent, shared
+from ppml.protocols.pprl.protocol import stores
 from ppml.protocols.pprl.reference import TrialResult, learner, run_observation_partitioned
 from ppml.protocols.pprl.roles import TOTALS, EngineDealer
 from ppml.protocols.pprl.world import World
 from ppml.runtime import roles
+from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
 
 
 
@@ -69,34 +75,56 @@ class KeyDealer(EngineDealer):
             self._agreement.seal(public, share.exponent_bytes(), shared(index))
 
 
-def play_observation(parties: list, world, options: PPRLOptions,
-                     progress: bool = False) -> float:
-    """Every episode with the agents' roles ``parties`` and the ``world``; returns the offline
-    seconds (the obfuscators each agent makes before each episode)."""
-    step, offline = 0, 0.0
-    with tqdm(total=options.episodes * options.episode_steps, disable=not progress,
-              unit="step", desc="pprl steps") as bar:
-        for episode in range(options.episodes):
+def set_up(parties: list, saving: RoleCheckpoints | None = None) -> int:
+    """A trial's set-up; returns the step it goes on from.  A fresh trial's agents take their
+    key shares from the dealer (agent 0 encrypts the table: Fig. 3, step 1); with ``saving``
+    a resumed one's agents and world go back to the last step all hold
+    (`RoleCheckpoints.start`), each agent with its own share, which keeps the table under the
+    same key (the dealer deals none again).  Then the last agent's engine with agent 0."""
+    first = saving.start()[0] if saving else 0
+    if not first:                   # agent 0 last: a federated driver's own call runs at once
+        _every([*parties[1:], parties[0]], "take_key_share")
+    parties[-1].call("link")
+    return first
+
+
+def play_observation(parties: list, world, options: PPRLOptions, progress: bool = False,
+                     saving: RoleCheckpoints | None = None, first: int = 0) -> float:
+    """Every episode with the agents' roles ``parties`` and the ``world``, from step
+    ``first`` on (`set_up`); returns the offline seconds (the obfuscators each agent makes
+    for an episode's steps before them).  With ``saving`` the agents and the world save
+    their own states after each ``saving.plan.every`` steps and after the last, once the
+    step is over (its update applied: Fig. 3, 4(e); at an episode's end the world's row
+    written)."""
+    steps, offline = options.episode_steps, 0.0
+    total = options.episodes * steps
+    with tqdm(total=total, initial=first, disable=not progress, unit="step",
+              desc="pprl steps") as bar:
+        for episode in range(first // steps, options.episodes):
+            done = first - episode * steps if episode == first // steps else 0
             began = time.perf_counter()
-            _every(parties, "prepare", options.episode_steps)
+            _every(parties, "prepare", steps - done)
             offline += time.perf_counter() - began
-            world.call("reset", episode)
-            _every(parties, "perceive")
-            _select(parties, options, step + 1)
-            _every(parties, "shift")
-            for _ in range(options.episode_steps):
+            if not done:
+                world.call("reset", episode)
+                _every(parties, "perceive")
+                _select(parties, options, episode * steps + 1)
+                _every(parties, "shift")
+            for step in range(episode * steps + done + 1, (episode + 1) * steps + 1):
                 _every(parties, "act")
                 world.call("advance")
                 _every(parties, "perceive")
-                _select(parties, options, step + 1)
+                _select(parties, options, step)
                 if options.learner == "qlearning":
-                    _joint_maximum(parties, step + 1, fresh=True)
+                    _joint_maximum(parties, step, fresh=True)
                     parties[-1].call("take_maximum")
-                step += 1
                 _update(parties, step)
                 _every(parties, "shift")
                 bar.update(1)
-            world.call("end_episode")
+                if step % steps == 0:
+                    world.call("end_episode")
+                if saving:
+                    saving.done(step, {}, step == total)
     return offline
 
 
@@ -142,13 +170,18 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
                              key_seed: int | None = None, record_views: bool = False,
                              workers: int = 1, runtime: str = "local",
                              timeout_s: float = roles.DEFAULT_TIMEOUT_S,
-                             progress: bool = False) -> TrialResult:
+                             progress: bool = False,
+                             checkpoints: CheckpointPlan | None = None) -> TrialResult:
     """One trial of PPRL partitioned by observation among ``agents`` roles in ``runtime``
     (``local`` or ``ray``), with the world and the dealer roles of their own: per-episode rows
     as the reference's, the last one with the comparison against the fixed-point reference of
     the same trial (``q_equal_reference``, ``action_agreement``) and the costs.
     ``key_seed``: INSECURE seeded keys and choices; ``workers`` > 1: Ray tasks fill the
-    obfuscator pools."""
+    obfuscator pools.  ``checkpoints`` (the trial's plan): each agent and the world keep
+    their own checkpoints (`set_up`, `play_observation`); the result's ``replays`` says which
+    steps a resumed trial ran twice.  The dealer keeps none: it hands the key shares out once
+    (a resumed trial's dealer makes a key it never hands out) and serves the engine, which a
+    resumed run makes anew."""
     check_int("parties", agents, 2, what="the number of agents")
     start = time.perf_counter()
     made = []
@@ -164,10 +197,11 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
                                     timeout_s=timeout_s, background=True))
         dealer, world, parties = made[0], made[1], made[2:]
         _every(parties, "attach", parties, dealer, world)
-        _every(parties, "take_key_share")
-        parties[-1].call("link")
+        saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties, world=world),
+                                                 roles.gather)
+        first = set_up(parties, saving)
         setup_s = time.perf_counter() - start
-        offline = play_observation(parties, world, options, progress)
+        offline = play_observation(parties, world, options, progress, saving, first)
         _every(parties, "finish")
         values = parties[0].call("reveal")                            # EVALUATION ONLY
         reports = _every(parties, "report")
@@ -178,6 +212,7 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     result = observation_result(options, agents, seed, trial, values, reports, seen,
                                 time.perf_counter() - start, setup_s, offline)
     result.views = {f"agent-{i}": view for i, view in enumerate(views)}
+    result.replays = saving.replays if saving else []
     return result
 
 

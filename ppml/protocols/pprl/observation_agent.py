@@ -59,11 +59,17 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.division import (OWNER, DivisionHolder, DivisionOwner,
                                           Encryptor, borrow_program)
 from ppml.protocols.pprl.greedy import GreedyHolder, first_maximum_program
-from ppml.protocols.pprl.reference import agent_generator, learner
+from ppml.protocols.pprl.reference import (agent_generator, generator_state, learner,
+                                           restore_generator)
 from ppml.protocols.pprl.masking import signed
 from ppml.protocols.pprl.roles import EngineSeats, own_key
 from ppml.protocols.pprl.turn import ENGINE
+from ppml.runtime.checkpoints import Checkpointed
 from ppml.runtime.roles import DEFAULT_TIMEOUT_S, gather
+
+COUNTS = ("decryption_shares", "decrypt_s", "offline_s", "divisions", "comparisons",
+          "seconds")
+"""An agent's counts and seconds for its report, which its checkpoint keeps."""
 
 ENGINE_TURN = 0
 """The one engine of a run partitioned by observation: agent 0's seat and the last agent's."""
@@ -134,12 +140,16 @@ class JointDecryption:
         return combine(self.public_key, shares)
 
 
-class ObservationAgent(EngineSeats):
+class ObservationAgent(EngineSeats, Checkpointed):
     """Agent ``index`` of ``agents`` in trial ``trial`` (``seed``: the experiment's public
     seed, of the agents' choices only with ``key_seed``, the INSECURE seeded mode): its X25519
     key, its key share (from the dealer), its own generator (fresh OS entropy) and, agent 0,
     epsilon-greedy's public coin from a generator of its own; its perceptions; its part of
-    every chain."""
+    every chain.
+
+    With checkpoints it saves its own state to its own store (`checkpoint_state`); a resumed
+    run keeps its key share (the dealer deals none again) and makes its X25519 key and the
+    engine anew (`link`)."""
 
     RESULT_TO = OWNER
     """Fig. 4: agent 0 learns a greedy selection's position."""
@@ -173,7 +183,7 @@ class ObservationAgent(EngineSeats):
         self._coin = None if index else agent_generator(seed, trial, agents,  # the last child
                                                         self._coin_entropy)
         self.peers, self.dealer, self.world, self.seat = [], None, None, None
-        self._key_share = self.public_key = self.table = None
+        self._key_share = self._share = self.public_key = self.table = None
         self.division_owner = self.holder = self.greedy = None
         self.finished, self._revealed, self._expected = False, False, None
         self.state = self.action = self.after = self.following = self.order = None
@@ -201,14 +211,21 @@ class ObservationAgent(EngineSeats):
         if public_key.bits != self.key_bits:
             raise ValueError(f"the dealer's key has {public_key.bits} bits, not key_bits="
                              f"{self.key_bits}")
-        self._key_share = PartialDecryptor(KeyShare.from_bytes(
-            public_key, self.index, self.agents,
-            self._agreement.open(dealer_public, box, shared(self.index))), self.workers)
-        self.public_key = public_key
+        self._use_share(public_key, self._agreement.open(dealer_public, box, shared(self.index)))
         if self.index == 0:
             cells = int(np.prod(self.sizes)) * int(np.prod(self.moves))
             self.table = np.empty(tuple(self.sizes) + tuple(self.moves), dtype=object)
             self.table.ravel()[:] = self.encryptor.encrypt(public_key, [0] * cells)
+
+    def _use_share(self, public_key, share: bytes) -> None:
+        """Its key share of ``public_key`` (``share``: `threshold.KeyShare.exponent_bytes`),
+        and what works with it: agent 0's side of the division, with the joint decryption;
+        the last agent's sides of the division and of greedy selection."""
+        self.public_key, self._share = public_key, share
+        self._key_share = PartialDecryptor(KeyShare.from_bytes(public_key, self.index,
+                                                               self.agents, share),
+                                           self.workers)
+        if self.index == 0:
             self.division_owner = DivisionOwner(JointDecryption(self),
                                                 self.rules.division_bits, self.encryptor)
         if self.last:
@@ -448,6 +465,45 @@ class ObservationAgent(EngineSeats):
         updated = np.empty(mine.size, dtype=object)
         updated[:] = ops.add(self.public_key, list(mine.ravel()), list(block.ravel()))
         self.table[tuple(index)] = updated.reshape(mine.shape)
+
+    # -- checkpoints (docs/reliability.md, "Checkpoints and resume") -------------------------
+    def checkpoint_state(self) -> dict:
+        """What it saves after a step, all its own: its threshold key share d_i with the
+        public key (its own secret: the table stays decryptable by the m agents together,
+        each with its own share, `threshold`), its selection entropy and where its generator
+        stands (agent 0: its coin's too), its state and action s_i, a_i (its own perceptions,
+        for the next step's update: Fig. 3), agent 0 the encrypted table c(s, a) (Fig. 3,
+        step 1), its counts and view.  Nothing of a step in flight (its outbox, a block, a
+        maximum's position: a step saves once it is over), nor its X25519 key or its seat:
+        the last agent makes the engine with agent 0 anew (`link`)."""
+        return {"key": (self.public_key, self._share),
+                "entropy": self._entropy, "coin_entropy": self._coin_entropy,
+                "rng": generator_state(self._rng),
+                "coin": None if self._coin is None else generator_state(self._coin),
+                "state": self.state, "action": self.action,
+                "table": None if self.table is None else pack(self.table),
+                "counts": {**{name: getattr(self, name) for name in COUNTS},
+                           "encryptions": self.encryptor.encryptions,
+                           "encryption_s": self.encryptor.seconds},
+                "view": self.view.rows}
+
+    def restore_state(self, state: dict) -> None:
+        """Go on from `checkpoint_state`'s ``state`` (the key share its own, not dealt)."""
+        self._use_share(*state["key"])
+        self._entropy, self._coin_entropy = (None if e is None else int(e) for e in
+                                             (state["entropy"], state["coin_entropy"]))
+        restore_generator(self._rng, state["rng"])
+        if self._coin is not None:
+            restore_generator(self._coin, state["coin"])
+        self.state = self.after = state["state"]
+        self.action = self.following = state["action"]
+        self.table = None if state["table"] is None else unpack(state["table"])
+        counts = state["counts"]
+        for name in COUNTS:
+            setattr(self, name, counts[name])
+        self.encryptor.encryptions, self.encryptor.seconds = counts["encryptions"], \
+            counts["encryption_s"]
+        self.view.rows = None if state["view"] is None else [tuple(r) for r in state["view"]]
 
     # -- after the run ---------------------------------------------------------------------
     def finish(self) -> None:

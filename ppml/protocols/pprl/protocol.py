@@ -59,8 +59,9 @@ def play_schedule(parties: list, options: PPRLOptions, progress: bool = False,
     its owner).
 
     The run's steps are the agents' learning steps, turn after turn.  With ``saving`` every
-    agent saves its own state after each ``saving.plan.every`` of them (at the end of a turn,
-    once the turn is over), and a resumed run goes on from the last step all hold: at a
+    agent saves its own state after each ``saving.plan.every`` of them and after the last (at
+    the end of a turn, once the turn is over), and a resumed run goes on from the last step
+    all hold (a finished one at its end, as a federated run's earlier trials): at a
     turn's start, or within it, the holder making its engine with the owner anew
     (`roles.TimeAgent.rejoin`)."""
     turns = schedule(len(parties), options.rounds)
@@ -83,11 +84,18 @@ def play_schedule(parties: list, options: PPRLOptions, progress: bool = False,
                 parties[holder].call("play", chunk)
                 bar.update(chunk)
                 done += chunk
+                last = turn == len(turns) - 1 and done == steps
                 if done == steps:
-                    parties[holder].call("end_turn", turn == len(turns) - 1)
+                    parties[holder].call("end_turn", last)
                 if saving:
-                    saving.done(turn * steps + done, {})
+                    saving.done(turn * steps + done, {}, last)
     return turns[-1][:2]
+
+
+def stores(agents: list, **others) -> dict:
+    """The roles that keep checkpoints, by the names of their stores: every agent (``agent-i``)
+    and ``others`` (by observation: the world)."""
+    return {**{f"agent-{i}": agent for i, agent in enumerate(agents)}, **others}
 
 
 def chunks(start: int, end: int, every: int) -> list:
@@ -130,8 +138,7 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
                                     timeout_s=timeout_s, background=True))
         dealer, parties = made[0], made[1:]
         roles.call_all([(p, "attach", (parties, dealer)) for p in parties])
-        saving = checkpoints and RoleCheckpoints(
-            checkpoints, {f"agent-{i}": p for i, p in enumerate(parties)}, roles.gather)
+        saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties), roles.gather)
         setup_s = time.perf_counter() - start
         holder, owner = play_schedule(parties, options, progress, saving)
         values = parties[owner].call("reveal", holder)                # EVALUATION ONLY

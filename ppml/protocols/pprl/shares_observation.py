@@ -195,7 +195,7 @@ def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list
     groups = [list(trials[k:k + options.trials_together])
               for k in range(0, len(trials), options.trials_together)]
     world = roles.spawn(SharedWorlds, runtime, options, agents, seed, timeout_s, checkpoints,
-                        concurrency=agents + 1)
+                        concurrency=agents + 1, timeout_s=timeout_s)
     try:
         program = functools.partial(observation_program, options=options, agents=agents,
                                     seed=seed, groups=groups, seeded=key_seed is not None,

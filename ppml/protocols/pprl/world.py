@@ -15,16 +15,18 @@ import numpy as np
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.reference import generators
+from ppml.runtime.checkpoints import Checkpointed
 
 
-class World:
+class World(Checkpointed):
     """The joint task of ``agents`` in trial ``trial`` (its dynamics from the experiment's
-    public ``seed``, as the reference's)."""
+    public ``seed``, as the reference's).  With checkpoints it saves the joint actions taken,
+    through which a resumed run replays its task (`restore_state`)."""
 
     name = "world"
 
     def __init__(self, options: PPRLOptions, agents: int, seed: int, trial: int):
-        self.options, self.agents, self.trial = options, agents, trial
+        self.options, self.agents, self.seed, self.trial = options, agents, seed, trial
         self.env = tasks.make(options.task, agents)
         self.env.reset(seed=generators(seed, trial)[0])
         self.reward_bound = options.task_reward_bound(agents)
@@ -68,6 +70,27 @@ class World:
         self.rows.append({"trial": self.trial, "episode": self.episode, "steps_to_goal": None,
                           "reached_goal": None,
                           "episode_reward": self.total / self.options.episode_steps})
+
+    def checkpoint_state(self) -> dict:
+        """What it saves after a step: the joint actions taken so far (which it keeps for the
+        evaluation anyway).  The task's state is a function of the trial's public seed and
+        those actions, so it keeps no state of the environment itself."""
+        return {"taken": self.taken}
+
+    def restore_state(self, state: dict) -> None:
+        """Go on from `checkpoint_state`'s ``state``: the task replayed from the trial's seed
+        through the actions taken, episode after episode, its rows with it."""
+        self.env.reset(seed=generators(self.seed, self.trial)[0])
+        steps, taken = self.options.episode_steps, state["taken"]
+        self.rows, self.taken = [], []
+        for step, actions in enumerate(taken):
+            if step % steps == 0:
+                self.reset(step // steps)
+            for index, action in enumerate(actions):
+                self.act(index, action)
+            self.advance()
+            if (step + 1) % steps == 0:
+                self.end_episode()
 
     def report(self) -> dict:
         """EVALUATION ONLY: the per-episode rows and the joint actions taken."""

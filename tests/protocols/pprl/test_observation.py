@@ -2,11 +2,13 @@
 fixed-point reference's, entry for entry, with every joint action the same, at 2 and 3 agents;
 each agent holds only its own key share; what agent 0 opens says nothing of the updates."""
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from tests.protocols.pprl.cuts import Cut
 from tests.protocols.pprl.ranks import rank_correlation
 
 from ppml.protocols.pprl.config import PPRLOptions
@@ -14,6 +16,7 @@ from ppml.protocols.pprl.observation import KeyDealer, run_observation_protocol
 from ppml.protocols.pprl.observation_agent import (ObservationAgent, digest,
                                                    encryptions_per_step)
 from ppml.protocols.pprl.reference import run_observation_partitioned
+from ppml.runtime.checkpoints import CheckpointPlan
 from ppml.runtime.roles import LocalRole
 from ppml.protocols.pprl.turn import COMPARED, ENGINE, OPENED
 
@@ -146,3 +149,50 @@ def test_an_agent_in_between_gives_shares_of_announced_values_only():
     assert agent.share_for_owner([1, 2]) == [1, 2]                # the final table, once
     with pytest.raises(PermissionError, match="share of the final table"):
         agent.share_for_owner([1, 2])
+
+
+RESUMED = PPRLOptions(task="load_balancing", partition="observation", episodes=4,
+                      episode_steps=3, methods=["pprl"], trials=1, selection="epsilon_greedy",
+                      learner="qlearning", epsilon=0.3)
+"""Four episodes of three steps: greedy choices and Q-learning's max by Fig. 4, the coin."""
+
+
+def resumed_trial(runtime: str, tmp_path, monkeypatch, seed, agents: int = 2):
+    """``RESUMED`` with checkpoints every 2 steps, cut at step 8 and resumed from 6 (an
+    episode's start), cut at step 12 and resumed from 10 (within the last episode): the
+    resumed result, and the plan (its stores)."""
+    names = tuple(f"agent-{i}" for i in range(agents))
+    plan = CheckpointPlan(str(tmp_path), 2, names, "s")
+
+    def attempt(checkpoints, cut=None, start=0):
+        with monkeypatch.context() as patch:
+            if cut:
+                Cut(patch, cut, start, ObservationAgent, "apply_from", each=1)
+            return run_observation_protocol(RESUMED, agents, 0, 1, 512, True, key_seed=seed,
+                                            runtime=runtime, checkpoints=checkpoints)
+    with pytest.raises(ConnectionError, match="step 8"):
+        attempt(plan, cut=7)
+    assert plan.store("world").steps() == [4, 6] and plan.store("driver").progress() == 7
+    assert sorted(p.name for p in tmp_path.iterdir()) == [*names, "driver", "world"]
+    with pytest.raises(ConnectionError, match="step 12"):
+        attempt(dataclasses.replace(plan, resume=True), cut=11, start=6)
+    assert plan.store("agent-1").steps() == [8, 10]
+    return attempt(dataclasses.replace(plan, resume=True)), attempt
+
+
+@pytest.mark.parametrize("seed", [4, None])
+def test_a_trial_resumes_from_its_checkpoints(tmp_path, monkeypatch, seed):
+    """In seeded mode the uninterrupted run's rows (apart from timings) and table; with fresh
+    keys and entropy the reference's actions and table (each agent's key share, generators
+    and entropy its own, restored); steps 7 and 11 (finished before each cut) replayed; each
+    party's files its own, the dealer none."""
+    resumed, attempt = resumed_trial("local", tmp_path, monkeypatch, seed)
+    assert resumed.replays == [(6, 7), (10, 11)]
+    last = resumed.rows[-1]
+    assert last["q_equal_reference"] and last["action_agreement"] == 1.0
+    assert last["divisions"] == 12 and len(resumed.rows) == RESUMED.episodes
+    if seed is not None:
+        whole = attempt(None)
+        assert resumed.taken == whole.taken and np.array_equal(resumed.table.q, whole.table.q)
+        assert [{k: v for k, v in row.items() if not k.endswith("_s")} for row in resumed.rows] \
+            == [{k: v for k, v in row.items() if not k.endswith("_s")} for row in whole.rows]

@@ -1,6 +1,9 @@
 """PPRL partitioned by time with each agent and the dealer their own OS process over TLS links
 on loopback (runtime=federated): the local runtime's run in the seeded mode; unseeded, each
-agent's own keys and choices still give the fixed-point reference's table and actions."""
+agent's own keys and choices still give the fixed-point reference's table and actions; a run
+resumes from the checkpoints every party holds (by time and by observation)."""
+
+import dataclasses
 
 import pytest
 
@@ -97,6 +100,47 @@ def test_federated_agents_on_the_shares_backend_by_observation_give_the_local_ru
     assert sum(bool(r.get("q_equal_reference")) for r in federated.rows) == 3
 
 
+def _untimed(out) -> list:
+    return [{k: v for k, v in row.items() if not k.endswith("_s") and k != "replayed"}
+            for row in out.rows]
+
+
+def test_a_federated_run_resumes_from_the_checkpoints_every_agent_holds(tmp_path):
+    """Two trials of 2 x 25 steps, checkpoints every 20 (and at each trial's end): with
+    agent-1's last checkpoint of the first trial gone, the resumed run goes on with it from
+    step 40, within agent-1's encrypted turn (its engine with agent-0 made anew), and with the
+    second trial at its end; the first run's rows, the first trial's replayed."""
+    first = _run(tmp_path, "federated", 4, checkpoint_every=20, run_id="cut")
+    folder = tmp_path / "checkpoints" / "cut"
+    assert sorted(p.name for p in (folder / "pprl-trial-0").iterdir()) == \
+        ["agent-0", "agent-1", "driver"]
+    (folder / "pprl-trial-0" / "agent-1" / f"step-{50:012d}.ckpt").unlink()
+    again = _run(tmp_path, "federated", 4, checkpoint_every=20, run_id="cut", resume="cut")
+    assert _untimed(again) == _untimed(first)
+    assert [row["replayed"] for row in again.rows] == [True, False]
+
+
+def test_a_federated_run_by_observation_resumes_with_each_agents_own_key_share(tmp_path):
+    """Unseeded, two episodes of 3 steps, checkpoints every 2: with the world's last
+    checkpoint gone the resumed trial goes on from step 4, within the second episode, each
+    agent with its own key share (the table stays decryptable) and generators: the table and
+    the actions of the fixed-point reference with the agents' own randomness, the first run's
+    rewards; the world keeps its joint actions, the dealer nothing."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=3, methods=["pprl"], trials=1,
+                          selection="epsilon_greedy", learner="qlearning", epsilon=0.3)
+    config = RunConfig(runtime="federated", seed=None, parties=2, results_dir=str(tmp_path),
+                       pprl=options, checkpoint_every=2, run_id="cut", **BASE)
+    first = pprl(config)
+    folder = tmp_path / "checkpoints" / "cut" / "pprl-trial-0"
+    assert sorted(p.name for p in folder.iterdir()) == ["agent-0", "agent-1", "driver", "world"]
+    (folder / "world" / f"step-{6:012d}.ckpt").unlink()
+    again = pprl(dataclasses.replace(config, resume="cut"))
+    assert again.rows[-1]["q_equal_reference"] and again.rows[-1]["action_agreement"] == 1.0
+    assert [r["episode_reward"] for r in again.rows] == [r["episode_reward"] for r in first.rows]
+    assert all(row["replayed"] for row in again.rows)
+
+
 @pytest.mark.parametrize("partition", ["time", "observation"])
 def test_the_shares_backend_resumes_federated_from_each_partys_own_checkpoints(tmp_path,
                                                                                partition):
@@ -120,7 +164,4 @@ def test_the_shares_backend_resumes_federated_from_each_partys_own_checkpoints(t
     resumed = pprl(RunConfig(**keys, resume="shares"))
     replayed = [True, True] if partition == "observation" else [False, True]
     assert [r["replayed"] for r in resumed.rows if "q_equal_reference" in r] == replayed
-    assert [{k: v for k, v in r.items() if not k.endswith("_s") and k != "replayed"}
-            for r in resumed.rows] == \
-        [{k: v for k, v in r.items() if not k.endswith("_s") and k != "replayed"}
-         for r in whole.rows]
+    assert _untimed(resumed) == _untimed(whole)

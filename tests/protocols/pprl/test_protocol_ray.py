@@ -1,8 +1,13 @@
 """PPRL with the agents, the dealer (and the world) as Ray actors, each engine's seats
-over TLS links: the same run as in this process."""
+over TLS links: the same run as in this process, also after an agent's actor is killed."""
 
 import pytest
 
+from tests.protocols.pprl.lost import AgentKilledAtStep8
+
+from ppml.experiments.config import RunConfig
+from ppml.experiments.pprl import pprl
+from ppml.protocols.pprl import observation
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
@@ -56,3 +61,26 @@ def test_each_agents_bulk_work_on_its_own_actors_gives_the_same_run(ray_cluster)
                 for workers in (1, 2)]
         assert rows[1]["q_equal_reference"] and rows[1]["action_agreement"] == 1.0
         assert rows[0]["decryptions"] == rows[1]["decryptions"]
+
+
+def test_a_killed_agent_actor_restarts_the_trial_by_observation(ray_cluster, tmp_path,
+                                                                 monkeypatch, caplog):
+    """The last agent's actor killed (SIGKILL) at step 8, checkpoints every 3 steps: the trial
+    starts again by itself from step 6, which every agent and the world hold (each agent's key
+    share its own, so the table stays decryptable), and ends with the local run's rows."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=3,
+                          episode_steps=4, methods=["pprl"], trials=1,
+                          selection="epsilon_greedy", learner="qlearning", epsilon=0.3)
+    base = dict(experiment="pprl", parties=2, key_bits=512, insecure_key_bits_ok=True, seed=2,
+                pprl=options, progress=False, results_dir=str(tmp_path), party_timeout_s=30)
+    local = pprl(RunConfig(runtime="local", **base))
+    monkeypatch.setattr(observation, "ObservationAgent", AgentKilledAtStep8)
+    killed = pprl(RunConfig(runtime="ray", checkpoint_every=3, run_id="killed", **base))
+    assert "agent-1 died during divide_from" in caplog.text
+    assert "restarting from its last checkpoints (1 of 2)" in caplog.text
+
+    def untimed(out):
+        return [{k: v for k, v in row.items() if not k.endswith("_s") and k != "replayed"}
+                for row in out.rows]
+    assert untimed(killed) == untimed(local)
+    assert all(row["replayed"] for row in killed.rows) and killed.rows[-1]["q_equal_reference"]

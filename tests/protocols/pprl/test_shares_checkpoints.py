@@ -5,9 +5,10 @@ import dataclasses
 
 import pytest
 
-from tests.protocols.pprl.cuts import SharesCut
+from tests.protocols.pprl.cuts import Cut
 
 from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.shares import SharedTable
 from ppml.protocols.pprl.shares_observation import run_shares_trials
 from ppml.protocols.pprl.shares_time import run_shares_time_trials
 from ppml.runtime.checkpoints import CheckpointPlan
@@ -36,7 +37,7 @@ def test_trials_by_time_resume_from_their_checkpoints(tmp_path, monkeypatch, see
     def attempt(checkpoints, cut=None, start=0):
         with monkeypatch.context() as patch:
             if cut:
-                SharesCut(patch, cut, start)
+                Cut(patch, cut, start, SharedTable, "learn", each=1)
             return run_shares_time_trials(BY_TIME, 3, 0, [0, 1], key_seed=seed,
                                           checkpoints=checkpoints)
     with pytest.raises(ConnectionError, match="step 14"):
@@ -72,7 +73,7 @@ def test_trials_by_observation_resume_from_their_checkpoints(tmp_path, monkeypat
     def attempt(checkpoints, cut=None, start=0):
         with monkeypatch.context() as patch:
             if cut:
-                SharesCut(patch, cut, start)
+                Cut(patch, cut, start, SharedTable, "learn", each=1)
             return run_shares_trials(BY_OBSERVATION, 2, 0, [0, 1, 2], key_seed=seed,
                                      checkpoints=checkpoints)
     with pytest.raises(ConnectionError, match="step 8"):

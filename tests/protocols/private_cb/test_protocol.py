@@ -17,6 +17,7 @@ from ppml.data import load_contextual
 from ppml.protocols.private_cb.protocol import program
 from ppml.protocols.private_cb.world import World
 from ppml.runtime.checkpoints import CheckpointPlan
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 
 def run(**overrides):
@@ -120,7 +121,8 @@ def test_a_reward_outside_the_public_bound_is_refused():
 
     data = load_contextual("digits", arms=10, dims=20, horizon=3, data_seed=0)
     config = PrivateCBConfig(parties=2, arms=10, dims=20, horizon=3, epsilon=0.1)
-    world = roles.spawn(GenerousWorld, "local")           # the world is a role (ppml.runtime)
+    world = roles.spawn(GenerousWorld, "local",           # the world is a role (ppml.runtime)
+                        timeout_s=DEFAULT_TIMEOUT_S)
     inputs = {p: {f"features_{p}": data.contexts[:3, cols]}
               for p, cols in enumerate(config.feature_blocks)}
     inputs.update({2: {"world": world}, 3: {"world": world}})
@@ -171,7 +173,7 @@ def test_a_run_resumes_from_its_checkpoints(tmp_path, seed):
     def attempt(world_of, plan=None):
         inputs = {p: {f"features_{p}": data.contexts[:24, cols], "checkpoints": plan}
                   for p, cols in enumerate(config.feature_blocks)}
-        world = world_of(roles.spawn(World, "local", data))
+        world = world_of(roles.spawn(World, "local", data, timeout_s=DEFAULT_TIMEOUT_S))
         inputs[2] = {"world": world, "checkpoints": plan}
         inputs[3] = {"world": world, "checkpoints": plan}
         outs = spmd.run(functools.partial(program, config=config), parties=2, clients=2,

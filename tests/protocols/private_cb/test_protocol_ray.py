@@ -10,6 +10,8 @@ from ppml.experiments.private_cb import bandit_config, private_cb
 from ppml.protocols.private_cb.protocol import program
 from ppml.protocols.private_cb.world import World
 from ppml.runtime import roles, spmd
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
+
 
 pytestmark = pytest.mark.ray
 
@@ -43,7 +45,7 @@ def test_p_prime_and_p_second_follow_only_their_own_rounds(ray_cluster):
                                      "seed": 3, "progress": False, "runtime": "ray"})
     bandit = bandit_config(config)
     data = load_contextual(config.dataset, arms=4, dims=6, horizon=5, data_seed=0)
-    world = roles.spawn(World, "ray", data, concurrency=4)
+    world = roles.spawn(World, "ray", data, concurrency=4, timeout_s=DEFAULT_TIMEOUT_S)
     inputs = {p: {f"features_{p}": data.contexts[:5, cols]}
               for p, cols in enumerate(bandit.feature_blocks)}
     inputs[bandit.puller] = inputs[bandit.rewarder] = {"world": world}

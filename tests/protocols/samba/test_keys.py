@@ -12,6 +12,7 @@ from ppml.protocols.samba.policies import AlgorithmSpec
 from ppml.protocols.samba.protocol import Controller, run_samba
 from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup
 from ppml.runtime import roles
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 SEED, ARMS = 8, 3
 
@@ -31,11 +32,14 @@ def set_up_roles(mask: str = "mpc"):
     setup = SambaConfig(10, AlgorithmSpec("ucb"), key_bits=512, insecure_key_bits_ok=True,
                         seed=SEED, mask=mask, runtime="ray")
     data = BernoulliArms("toy", np.array([0.2, 0.5, 0.8]), np.arange(1, 4), seed=1)
-    customer = roles.spawn(DataCustomer, "local", 512, True, SEED, True)
-    groups = [roles.spawn(DataOwnerGroup, "local") for _ in range(2)]
+    customer = roles.spawn(DataCustomer, "local", 512, True, SEED, True,
+                           timeout_s=DEFAULT_TIMEOUT_S)
+    groups = [roles.spawn(DataOwnerGroup, "local", timeout_s=DEFAULT_TIMEOUT_S)
+              for _ in range(2)]
     controller = Controller(setup, ARMS, groups, [range(0, 2), range(2, 3)], customer)
     controller.comp = roles.spawn(Comp, "local", ARMS, setup.spec, controller.run_id, True, SEED,
-                                  False, mask, "ray", background=True)
+                                  False, mask, "ray", background=True,
+                                  timeout_s=DEFAULT_TIMEOUT_S)
     controller.set_up(data)
     return controller
 
