@@ -13,8 +13,8 @@ Each trial's row (by observation: its last episode's) has its ``learning_s``.
 ``key_bits`` sizes the agents' Paillier keys; ``seed`` seeds them (INSECURE).  With
 ``record_views=true`` the first PPRL trial writes each agent's view (docs/pprl.md).
 With ``checkpoint_every`` PPRL's agents (by observation: and the world) checkpoint their trials
-(Paillier; `check_checkpoints`), the driver keeps every finished trial (`Finished`; federated:
-each trial resumes at its end), and each row says
+(either backend; on the shares backend the trials on one engine as a group), the driver keeps
+every finished trial (`Finished`; federated: each trial resumes at its end), and each row says
 whether its trial ``replayed`` steps after a resume.  The table gives, per method, Table 2's
 accuracy (mean steps to the goal over the trials that reach it, and how many do) or the mean
 reward of the last tenth of the episodes, and the seconds of learning.  docs/pprl.md has the
@@ -24,6 +24,7 @@ numbers.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shutil
 from pathlib import Path
 
@@ -52,7 +53,6 @@ from ppml.runtime.cluster import ensure_ray
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
     by_time = options.partition == "time"
-    check_checkpoints(config)
     checkpointing.prepare(config)
     finished = Finished(config)
     rows, shown, views = [], [], {}
@@ -100,7 +100,9 @@ def _results(config: RunConfig, method: str, finished: "Finished") -> list:
         done = run_batches(_groups, [(config, method, part, config.progress and k == 0)
                                      for k, part in enumerate(parts)], config.workers)
         for part, results in zip(parts, done):
-            finished.add(method, [trial for group in part for trial in group], results)
+            kept_results = iter(results)
+            for group in part:
+                finished.add(method, group, list(itertools.islice(kept_results, len(group))))
     return [kept.get(trial) or finished.results[method, trial]
             for trial in range(options.trials)]
 
@@ -132,17 +134,18 @@ def _plaintext(config: RunConfig, method: str, trial: int):
 
 def _encrypted(config: RunConfig, trials: list, progress: bool) -> list:
     """The PPRL protocol the config names (partition and backend) on ``trials``: together on
-    the shares backend by observation, else one (`PPRLOptions.trials_together`)."""
+    the shares backend (`PPRLOptions.trials_together`; on Ray every trial), else one.  With
+    checkpoints a group's are in `trial_plan` of its first trial."""
     options, record = config.pprl, config.record_views and 0 in trials
-    if options.backend == "shares" and options.partition == "observation":
-        return run_shares_trials(options, config.parties, config.data_seed, trials,
-                                 key_seed=config.seed, record_views=record,
-                                 progress=progress and len(trials) > 1,
-                                 runtime=config.runtime, timeout_s=config.party_timeout_s)
     if options.backend == "shares":
-        return run_shares_time_trials(options, config.parties, config.data_seed, trials,
-                                      key_seed=config.seed, record_views=record,
-                                      runtime=config.runtime, timeout_s=config.party_timeout_s)
+        run = run_shares_trials if options.partition == "observation" else \
+            run_shares_time_trials
+        more = {"progress": progress and len(trials) > 1} \
+            if options.partition == "observation" else {}
+        return checkpointing.with_restarts(config, lambda attempt: run(
+            options, config.parties, config.data_seed, trials, key_seed=config.seed,
+            record_views=record, runtime=config.runtime, timeout_s=config.party_timeout_s,
+            checkpoints=trial_plan(attempt, trials[0]), **more))
     trial, = trials
     run = run_time_protocol if options.partition == "time" else run_observation_protocol
     return [checkpointing.with_restarts(config, lambda attempt: run(
@@ -189,22 +192,9 @@ def run_federated(config: RunConfig) -> list:
     return results
 
 
-def check_checkpoints(config: RunConfig) -> None:
-    """``checkpoint_every`` with PPRL's protocol: its trials checkpoint with the Paillier
-    backend, partitioned by time or by observation, in every runtime (ValueError naming what
-    is not yet supported otherwise)."""
-    options = config.pprl
-    if not config.checkpoint_every or "pprl" not in options.method_list():
-        return
-    if options.backend != "paillier":
-        raise ValueError(f"checkpoint_every={config.checkpoint_every}: PPRL's protocol "
-                         f"checkpoints with the Paillier backend, not yet with "
-                         f"pprl.backend={options.backend} (set checkpoint_every=0, or leave "
-                         f"pprl out of pprl.methods)")
-
-
 def trial_plan(config: RunConfig, trial: int):
-    """The checkpoint plan of PPRL's trial ``trial``: its agents' and its driver's stores in
+    """The checkpoint plan of PPRL's trial ``trial``, or of the group of trials run together
+    that it begins: its agents' (its driver's, its world's) stores in
     ``<run>/pprl-trial-<trial>/`` (None without checkpoints)."""
     plan = checkpointing.plan(config, [f"agent-{i}" for i in range(config.parties)])
     return plan and dataclasses.replace(plan, folder=str(Path(plan.folder) /
@@ -215,7 +205,8 @@ class Finished:
     """The trials of the run that have finished, each kept by the driver in its own store
     (``<run>/finished/<method>-<trial>/``: its rows, seconds, replays and views, its own
     results), so that a resumed run takes them as they were and runs the others only; a
-    trial's own checkpoints go once it is kept.  Without checkpoints it keeps nothing."""
+    trial's (or its group's) own checkpoints go once it is kept.  A group run together
+    finishes as one.  Without checkpoints it keeps nothing."""
 
     def __init__(self, config: RunConfig):
         self.config = config
@@ -234,14 +225,14 @@ class Finished:
                 if store.steps()}
 
     def add(self, method: str, trials: list, results: list) -> None:
-        """``results`` of ``trials`` of ``method``, finished: kept (with checkpoints: saved,
-        the trials' own checkpoints deleted)."""
+        """``results`` of ``trials`` of ``method`` (one, or a group run together), finished:
+        kept (with checkpoints: saved, the trials' own checkpoints deleted)."""
         for trial, result in zip(trials, results, strict=True):
             self.results[method, trial] = result
             if self.plan is not None:
                 self.plan.store(f"{method}-{trial}").save(0, _data(result))
-                if method == "pprl":
-                    shutil.rmtree(trial_plan(self.config, trial).folder, ignore_errors=True)
+        if self.plan is not None and method == "pprl":
+            shutil.rmtree(trial_plan(self.config, trials[0]).folder, ignore_errors=True)
 
 
 def _data(result: TrialResult) -> dict:

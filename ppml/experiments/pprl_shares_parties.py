@@ -16,11 +16,18 @@ Outputs, each party's own: each agent what its program returns for it (per trial
 final tables, opened to every agent, its costs and, EVALUATION ONLY, the entropy of its
 choices and its view); the world, EVALUATION ONLY, each trial's rows and joint actions; the
 dealer its secret (EVALUATION ONLY).
+
+With ``checkpoint_every`` every trial is one group (`pprl.trial_plan` of trial 0), and each
+party takes the plan from its own config: each agent checkpoints its own state, the world its
+own (`shared_world.SharedWorlds`); the dealer saves nothing (its secret is made again, from
+the seed in seeded mode, fresh otherwise: the agents' stores go on where they stood, and the
+shares do not depend on it).
 """
 
 from __future__ import annotations
 
 from ppml.experiments.config import RunConfig
+from ppml.experiments.pprl import trial_plan
 from ppml.mpc.context import EngineConfig
 from ppml.protocols.pprl.shared_world import SharedWorlds
 from ppml.protocols.pprl.shares_observation import observation_program
@@ -28,7 +35,7 @@ from ppml.protocols.pprl.shares_time import check_options, time_trials
 from ppml.runtime.federated import Node, serve_dealer
 
 DEALER, WORLD = "dealer", "world"
-WORLD_CALLS = {"start", "reset", "step", "end_episode"}
+WORLD_CALLS = {"start", "reset", "step", "end_episode", "checkpoints", "resume"}
 
 
 class WorldService:
@@ -64,12 +71,13 @@ def party(config: RunConfig, name: str, identity, peers, roster: list) -> dict:
     talks.update({service: agents for service in services})
     node = Node(identity, peers, talks[name], ranks if name in ranks else {},
                 config.party_timeout_s)
+    plan = trial_plan(config, 0)               # every trial on one set of parties: one group
     try:
         if name == DEALER:
             return {"audit_dealer_secret": serve_dealer(node, ranks, config.seed)}
         if name == WORLD:
             world = SharedWorlds(options, config.parties, config.data_seed,
-                                 config.party_timeout_s)
+                                 config.party_timeout_s, plan)
             node.serve(WorldService(world, agents), {a: WORLD_CALLS for a in agents},
                        pass_caller=True, workers=len(agents) + 1)
             node.connect()
@@ -82,12 +90,12 @@ def party(config: RunConfig, name: str, identity, peers, roster: list) -> dict:
         trials, seeded = list(range(options.trials)), config.seed is not None
         if by_time:
             return {"trials": time_trials(ctx, options, config.parties, config.data_seed,
-                                          trials, seeded, config.record_views)}
+                                          trials, seeded, config.record_views, plan)}
         groups = [trials[k:k + options.trials_together]
                   for k in range(0, len(trials), options.trials_together)]
         return {"groups": observation_program(
             ctx, options, config.parties, config.data_seed, groups, seeded,
             node.remote(WORLD), config.record_views,
-            config.progress and ranks[name] == 0)}
+            config.progress and ranks[name] == 0, plan)}
     finally:
         node.close()

@@ -10,6 +10,7 @@ from ppml.experiments import pprl as experiment
 from ppml.experiments.config import RunConfig, load_config
 from ppml.experiments.pprl import pprl
 from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.shares import SharedTable
 
 
 def test_composes_with_task_overrides(compose_run_config):
@@ -90,6 +91,24 @@ def test_trials_spread_over_workers_and_together_give_the_rows_of_one_by_one(ray
     assert rows(2, 2) == rows(1, 1)
 
 
+def results(out) -> list:
+    """The rows but their timings and whether they replayed steps."""
+    return [{k: v for k, v in row.items() if not k.endswith("_s") and k != "replayed"}
+            for row in out.rows]
+
+
+def resumed_and_counted(monkeypatch, config, name: str) -> tuple:
+    """``config`` resumed, and the trials (or groups) of each call to ``name``."""
+    calls, run = [], getattr(experiment, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args[3])
+        return run(*args, **kwargs)
+    with monkeypatch.context() as patch:
+        patch.setattr(experiment, name, counted)
+        return pprl(dataclasses.replace(config, resume="cut")), calls
+
+
 def test_a_resumed_run_keeps_its_finished_trials_and_resumes_the_cut_one(tmp_path, monkeypatch):
     """PPRL's second trial cut at its step 35 (checkpoints every 20 steps): ``resume=<run_id>``
     takes the finished trials as they were (PPRL's first is not run again), goes on with the
@@ -104,27 +123,32 @@ def test_a_resumed_run_keeps_its_finished_trials_and_resumes_the_cut_one(tmp_pat
         Cut(patch, 2 * 30 + 35)
         with pytest.raises(ConnectionError):
             pprl(config)
-    trials, run = [], experiment.run_time_protocol
-
-    def counted(*args, **kwargs):
-        trials.append(args[3])
-        return run(*args, **kwargs)
-    with monkeypatch.context() as patch:
-        patch.setattr(experiment, "run_time_protocol", counted)
-        resumed = pprl(dataclasses.replace(config, resume="cut"))
+    resumed, trials = resumed_and_counted(monkeypatch, config, "run_time_protocol")
     assert trials == [1]
     assert not (tmp_path / "checkpoints" / "cut" / "pprl-trial-1").exists()
     whole = pprl(dataclasses.replace(config, checkpoint_every=0, run_id=None))
-
-    def results(out):
-        return [{k: v for k, v in row.items() if not k.endswith("_s") and k != "replayed"}
-                for row in out.rows]
     assert results(resumed) == results(whole)
     assert [row["replayed"] for row in resumed.rows] == [False, False, False, True]
 
 
-def test_checkpoints_are_refused_where_pprl_does_not_keep_them_yet():
-    options = PPRLOptions(task="load_balancing", partition="observation", methods=["pprl"],
-                          backend="shares")
-    with pytest.raises(ValueError, match="not yet with pprl.backend=shares"):
-        pprl(RunConfig(experiment="pprl", pprl=options, checkpoint_every=5, run_id="r"))
+def test_a_resumed_run_keeps_its_finished_group_and_resumes_the_cut_one(tmp_path, monkeypatch):
+    """The shares backend by observation, trials 0 and 1 together, then 2 (8 steps a group),
+    checkpoints every 3 steps; the second group cut at its step 5: ``resume=<run_id>`` takes
+    the first group's trials as they were, goes on with the second from its step 3, and ends
+    with the uninterrupted run's rows, the third trial's marked replayed."""
+    options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
+                          episode_steps=4, trials=3, trials_together=2, methods=["pprl"],
+                          selection="epsilon_greedy", backend="shares", scale_bits=20)
+    config = RunConfig(experiment="pprl", progress=False, seed=3, pprl=options,
+                       checkpoint_every=3, results_dir=str(tmp_path), run_id="cut")
+    with monkeypatch.context() as patch:
+        Cut(patch, 8 + 5, 0, SharedTable, "learn", each=1)
+        with pytest.raises(ConnectionError):
+            pprl(config)
+    resumed, groups = resumed_and_counted(monkeypatch, config, "run_shares_trials")
+    assert groups == [[2]]
+    assert not (tmp_path / "checkpoints" / "cut" / "pprl-trial-2").exists()
+    whole = pprl(dataclasses.replace(config, checkpoint_every=0, run_id=None))
+    assert results(resumed) == results(whole)
+    assert [row["replayed"] for row in resumed.rows] == [False] * 4 + [True] * 2
+

@@ -193,6 +193,12 @@ RESUMED_PPRL_OBSERVATION = [
 """A PPRL run by observation (two agents, 4 x 50 steps, one trial) with checkpoints: an agent
 killed some 60 steps in resumes from step 40 (each agent's key share its own: the table stays
 decryptable) and replays the steps played since."""
+RESUMED_PPRL_SHARES = [*PPRL[:1], "pprl.steps_per_agent=1000", "pprl.methods=[pprl]",
+                       "pprl.trials=2", "seed=1", "pprl.backend=shares", "pprl.scale_bits=30",
+                       "checkpoint_every=200", "run_id=resumed-shares"]
+"""PPRL on the shares backend (two agents by time, two trials on one set of Ray actors: 2,000
+learning steps on the shares) with checkpoints: an agent killed mid-run resumes from the last
+step both agents hold."""
 DECISIONS = {"private_cb": ("step", "arm", "reward"), "samba": ("step", "arm", "reward"),
              "linucb_ds": ("step", "arm", "reward"),
              "masked_lark": ("step", "method", "loss", "accuracy", "auc", "test_loss"),
@@ -228,6 +234,8 @@ RESUME_CASES = [
      r"-m jobs\.party party=agent-1", 5, False),
     ("pprl-ray-observation-agent-kill-resumed", RESUMED_PPRL_OBSERVATION + ["runtime=ray"],
      r"ray::ObservationAgent", 8, False),
+    ("pprl_shares-ray-agent-kill-resumed", RESUMED_PPRL_SHARES + ["runtime=ray"],
+     r"ray::PartyActor\.run", 4, False),
 ]
 
 

@@ -76,7 +76,7 @@ def agent_generators(rng: np.random.Generator, count: int,
     if selection is not None:
         if len(selection) != count:
             raise ValueError(f"selection has {len(selection)} entries, expected {count}")
-        return [np.random.default_rng(e) for e in selection]
+        return [np.random.default_rng(int(e)) for e in selection]   # a checkpoint's: mpz
     return rng.spawn(count)
 
 
@@ -84,7 +84,7 @@ def agent_generator(seed: int, trial: int, index: int, entropy: int | None = Non
     """One agent's own selection generator, as that agent makes it: from its own ``entropy``
     (a fresh run), or the trial's child ``index`` of `agent_generators` (the seeded mode)."""
     if entropy is not None:
-        return np.random.default_rng(entropy)
+        return np.random.default_rng(int(entropy))
     return agent_generators(generators(seed, trial)[1], index + 1)[index]
 
 
@@ -149,23 +149,25 @@ class TurnPlayer:
     ``taken`` and ``action`` go on with a turn a checkpoint left (`position`): the actions it
     had taken and the next one it had chosen.  The environment is replayed from its seed
     through them (its every draw comes from that seed and the actions: a checkpoint keeps the
-    actions, not the environment's internals); nothing is drawn from ``rng``."""
+    actions, not the environment's internals); nothing is drawn from ``rng`` but, when
+    ``action`` is None (a position taken within ``table.update`` as an episode ended), the
+    next episode's first action, as the uninterrupted turn draws it after that update."""
 
     def __init__(self, env, env_seed: int, table, options: PPRLOptions,
                  rng: np.random.Generator, taken: list | None = None, action: int | None = None):
         self.env, self.table, self.options, self.rng = env, table, options, rng
         self.state, _ = env.reset(seed=env_seed)
-        if taken is None:
-            self.action, self.taken = self._select(self.state), []
-            return
-        for done in taken:
+        for done in taken or ():
             self.state, _, ended = self._step(int(done))
             if ended:
                 self.state, _ = env.reset()
-        self.action, self.taken = int(action), [int(a) for a in taken]
+        self.taken = [int(a) for a in taken or ()]
+        self.action = self._select(self.state) if action is None else int(action)
 
     def position(self) -> dict:
-        """Where the turn stands, as data: the actions taken and the next one chosen."""
+        """Where the turn stands, as data: the actions taken and the next one chosen (within
+        ``table.update``, where the shares backend checkpoints: None if that step ended an
+        episode, whose next first action is drawn after the update)."""
         return {"taken": list(self.taken), "action": self.action}
 
     def _step(self, action: int) -> tuple:
@@ -179,10 +181,12 @@ class TurnPlayer:
 
     def play(self, steps: int) -> None:
         for _ in range(steps):
-            after, reward, ended = self._step(self.action)
-            self.taken.append(self.action)
+            action = self.action
+            after, reward, ended = self._step(action)
+            self.taken.append(action)
             following = self._select(after)
-            self.table.update(self.state, self.action, reward, after, following)
+            self.action = None if ended else following             # `position` in the update
+            self.table.update(self.state, action, reward, after, following)
             if ended:
                 after, _ = self.env.reset()
                 following = self._select(after)

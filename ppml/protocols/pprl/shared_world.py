@@ -9,6 +9,11 @@ barrier), then answers each with its own state and reward only.  The world knows
 states and actions, as the environment does; no agent learns another's perceptions from it.
 It keeps, for the evaluation (EVALUATION ONLY), each trial's joint actions and the mean global
 reward per step of each episode (the rows of Fig. 5).
+
+With checkpoints the world saves its own state in its own store (``world``) after every
+``every`` steps (each `step` call is one learning step of the agents): the group's trials,
+each trial's joint actions and rows, the episode's rewards so far.  Not its environments:
+a resumed world replays them from their seeds through the joint actions (`resume`).
 """
 
 from __future__ import annotations
@@ -20,17 +25,22 @@ import numpy as np
 from ppml.protocols.pprl import tasks
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.reference import generators
+from ppml.runtime.checkpoints import CheckpointPlan
 
 
 class SharedWorlds:
     """The joint tasks of ``agents`` for the trials of each group (`start`), their dynamics from
     the experiment's public ``seed`` as the reference's; a call waits at most ``timeout_s`` for
-    the other agents' parts."""
+    the other agents' parts.  ``checkpoints``: the run's plan, whose store ``world`` is its
+    own."""
 
     name = "world"
 
-    def __init__(self, options: PPRLOptions, agents: int, seed: int, timeout_s: float):
+    def __init__(self, options: PPRLOptions, agents: int, seed: int, timeout_s: float,
+                 checkpoints: CheckpointPlan | None = None):
         self.options, self.agents, self.seed, self.timeout_s = options, agents, seed, timeout_s
+        self.store = checkpoints and checkpoints.store(self.name)
+        self.every, self.steps = checkpoints and checkpoints.every, 0
         self.reward_bound = options.task_reward_bound(agents)
         env = tasks.make(options.task, agents)
         self.moves = [int(n) for n in env.action_space.nvec]
@@ -53,14 +63,50 @@ class SharedWorlds:
                 raise ValueError(f"agent {i} started other trials than the agents before it")
 
         def begin(trials):
-            self._close_envs()
-            self.trials = [int(t) for t in trials[0]]
-            self.envs = [tasks.make(self.options.task, self.agents) for _ in self.trials]
-            for env, trial in zip(self.envs, self.trials):
-                env.reset(seed=generators(self.seed, trial)[0])
+            self._open([int(t) for t in trials[0]])
+            for trial in self.trials:
                 self.rows[trial], self.taken[trial] = [], []
             return [None] * self.agents
         return self._meet("start", parts, begin, check)
+
+    def _open(self, trials: list) -> None:
+        """The group's environments, each reset from its trial's seed."""
+        self._close_envs()
+        self.trials = trials
+        self.envs = [tasks.make(self.options.task, self.agents) for _ in trials]
+        for env, trial in zip(self.envs, trials):
+            env.reset(seed=generators(self.seed, trial)[0])
+
+    def checkpoints(self, parts: list) -> list:
+        """The steps of the world's checkpoints, to each agent (each gives True)."""
+        def held(_):
+            return [self.store.steps() if self.store else []] * self.agents
+        return self._meet("checkpoints", parts, held, self._flag("checkpoints"))
+
+    def resume(self, parts: list) -> list:
+        """Go on from the checkpoint of the step every agent gives (the same: the last step
+        all hold; 0: the start): the environments replayed through the joint actions."""
+        def load(steps):
+            if steps[0]:
+                state = self.store.load(steps[0])
+                self.steps, self.totals = steps[0], [float(t) for t in state["totals"]]
+                self.rows = {int(t): rows for t, rows, _ in state["trials"]}
+                self.taken = {int(t): [tuple(a) for a in taken] for t, _, taken in
+                              state["trials"]}
+                self._open([int(t) for t in state["group"]])
+                for env, trial in zip(self.envs, self.trials):
+                    for i, joint in enumerate(self.taken[trial]):
+                        if i % self.options.episode_steps == 0:
+                            env.reset()
+                        env.step(np.array(joint, dtype=np.int64))
+            return [None] * self.agents
+
+        def check(i, step):
+            first = next(iter(self._parts.values()), None)
+            if not isinstance(step, int) or step < 0 or (first is not None and step != first):
+                raise ValueError(f"agent {i}: resume takes the step to go on from, the same "
+                                 f"for every agent")
+        return self._meet("resume", parts, load, check)
 
     def reset(self, parts: list) -> list:
         """A new episode in every trial: each agent's own first state, per trial."""
@@ -68,7 +114,7 @@ class SharedWorlds:
             states = [[int(s) for s in env.reset()[0]] for env in self.envs]
             self.totals = [0.0] * len(self.envs)
             return [[joint[i] for joint in states] for i in range(self.agents)]
-        return self._meet("reset", parts, reset, self._check_flag)
+        return self._meet("reset", parts, reset, self._flag("reset"))
 
     def step(self, parts: list) -> list:
         """One step of every trial with each agent's own actions (its part: one per trial);
@@ -85,6 +131,12 @@ class SharedWorlds:
                 self.totals[k] += reward
                 states.append([int(s) for s in observation])
                 rewards.append([float(r) for r in info["rewards"]])
+            self.steps += 1
+            if self.store and self.steps % self.every == 0:
+                self.store.save(self.steps, {
+                    "group": self.trials, "totals": self.totals,
+                    "trials": [(t, self.rows[t], [list(a) for a in self.taken[t]])
+                               for t in self.rows]})
             return [([s[i] for s in states], [r[i] for r in rewards])
                     for i in range(self.agents)]
 
@@ -127,9 +179,12 @@ class SharedWorlds:
         self.envs = []
 
     @staticmethod
-    def _check_flag(i, part) -> None:
-        if part is not True:
-            raise ValueError(f"agent {i}: reset takes True")
+    def _flag(what: str):
+        """The check of a call whose every part is True."""
+        def check(i, part) -> None:
+            if part is not True:
+                raise ValueError(f"agent {i}: {what} takes True")
+        return check
 
     def _meet(self, what: str, parts: list, act, check) -> list:
         """Wait until every agent's part of this call has come (each checked on arrival by

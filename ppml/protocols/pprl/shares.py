@@ -48,6 +48,17 @@ class SharedTable:
         """Each agent's `ViewRecorder` (by engine rank): the engine's openings, step by step."""
         self.comparisons = self.step = 0
 
+    def state(self, agent: int) -> dict:
+        """What ``agent`` (held here) checkpoints of the table: its own shares, and the public
+        counts of learning steps and greedy selections."""
+        return {"table": self.table.data[self.ctx.held.index(agent)],
+                "comparisons": self.comparisons, "step": self.step}
+
+    def resume(self, states: list) -> None:
+        """Go on from the held agents' `state`s (in held-rank order)."""
+        self.table = tensor.ArithmeticShared(self.ctx, np.stack([s["table"] for s in states]), 0)
+        self.comparisons, self.step = states[0]["comparisons"], states[0]["step"]
+
     def shared_max(self, row):
         """Shares of the maximum of ``row`` over its last axis: each first maximum's one-hot
         kept shared, times the row."""

@@ -23,8 +23,6 @@ table and actions are the ones it has alone.
 from __future__ import annotations
 
 import functools
-import secrets
-import time
 
 import numpy as np
 from tqdm import tqdm
@@ -37,11 +35,14 @@ from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, draw_joint
 from ppml.protocols.pprl.observation import against_reference
-from ppml.protocols.pprl.reference import TrialResult, agent_generator, learner
+from ppml.protocols.pprl.reference import TrialResult, learner
 from ppml.protocols.pprl.shared_division import check_ring
 from ppml.protocols.pprl.shared_world import SharedWorlds
-from ppml.protocols.pprl.shares import SharedTable, as_table, engine_totals
+from ppml.protocols.pprl.shares import SharedTable, as_table
+from ppml.protocols.pprl.shares_checkpoints import SharesCheckpoints
+from ppml.protocols.pprl.shares_group import GroupState, own_group
 from ppml.runtime import roles
+from ppml.runtime.checkpoints import CheckpointPlan
 
 
 class SharedJointTables(SharedTable):
@@ -50,17 +51,21 @@ class SharedJointTables(SharedTable):
 
     Each agent's perceptions and choices are its private inputs.  The methods take, per trial,
     every agent's own values; where ``ctx`` does not hold an agent (each agent its own process)
-    its entries may be None: only their shapes, which are public, are used.
+    its entries may be None: only their shapes, which are public, are used.  ``resumed``: the
+    held agents' checkpointed `state`s (in held-rank order) instead of fresh zero tables.
     """
 
     def __init__(self, ctx, trials: int, sizes: list, moves: list, rules: FixedPointQ,
-                 views: list):
+                 views: list, resumed: list | None = None):
         states, actions = int(np.prod(sizes)), int(np.prod(moves))
         cells = (trials, states * actions)
-        super().__init__(ctx, ctx.share(np.zeros(cells, np.int64) if ctx.holds(0) else None,
-                                        owner=0, shape=cells, frac_bits=0),
+        super().__init__(ctx, None if resumed else
+                         ctx.share(np.zeros(cells, np.int64) if ctx.holds(0) else None,
+                                   owner=0, shape=cells, frac_bits=0),
                          states, actions, rules, views)
         self.trials, self.sizes, self.moves = trials, sizes, moves
+        if resumed:
+            self.resume(resumed)
 
     def _input(self, agent: int, shape: tuple, make):
         """``agent``'s private integers of the public ``shape``: ``make()`` where this process
@@ -177,21 +182,25 @@ def run_shares_observation(options: PPRLOptions, agents: int, seed: int, trial: 
 def run_shares_trials(options: PPRLOptions, agents: int, seed: int, trials: list,
                       key_seed: int | None = None, record_views: bool = False,
                       progress: bool = False, runtime: str = "local",
-                      timeout_s: float = roles.DEFAULT_TIMEOUT_S) -> list:
+                      timeout_s: float = roles.DEFAULT_TIMEOUT_S,
+                      checkpoints: CheckpointPlan | None = None) -> list:
     """``trials`` of PPRL partitioned by observation on the shares backend, ``agents`` of
     them, in groups of ``options.trials_together`` run together on one engine: each trial's
     result (`observation_results`).  ``key_seed``: the engine's INSECURE seeded mode;
     ``record_views``: each agent's view of the engine (every trial's openings of the first
     group) in the first result; ``progress``: a bar over the episodes.  ``runtime``: "local"
-    (every agent in this process) or "ray" (each agent a Ray actor, the world a role)."""
+    (every agent in this process) or "ray" (each agent a Ray actor, the world a role).
+    ``checkpoints``: the agents' and the world's (`observation_program`); each result's
+    ``replays`` those that ran some of its group's steps twice."""
     groups = [list(trials[k:k + options.trials_together])
               for k in range(0, len(trials), options.trials_together)]
-    world = roles.spawn(SharedWorlds, runtime, options, agents, seed, timeout_s,
+    world = roles.spawn(SharedWorlds, runtime, options, agents, seed, timeout_s, checkpoints,
                         concurrency=agents + 1, timeout_s=timeout_s)
     try:
         program = functools.partial(observation_program, options=options, agents=agents,
                                     seed=seed, groups=groups, seeded=key_seed is not None,
-                                    record_views=record_views, progress=progress)
+                                    record_views=record_views, progress=progress,
+                                    checkpoints=checkpoints)
         if runtime == "local":
             ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views)
             outs = [program(ctx, world=world)] * agents
@@ -231,7 +240,8 @@ def observation_results(options: PPRLOptions, agents: int, seed: int, outs: list
                             online_s=group["seconds"] / together, rounds=group["costs"]["rounds"],
                             bytes_sent=group["costs"]["bytes_sent"] // together,
                             comparisons=group["greedy"][j], trials_together=together)
-            results.append(TrialResult(rows, group["seconds"] / together, final, taken))
+            results.append(TrialResult(rows, group["seconds"] / together, final, taken,
+                                       replays=[tuple(r) for r in group["replays"]]))
     views = [outs[i][0]["views"][i] for i in range(agents)]
     if results and any(v is not None for v in views):
         results[0].views = {f"agent-{i}": ViewRecorder.of(v).table()
@@ -241,7 +251,8 @@ def observation_results(options: PPRLOptions, agents: int, seed: int, outs: list
 
 def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, groups: list,
                         seeded: bool, world, record_views: bool = False,
-                        progress: bool = False) -> list:
+                        progress: bool = False,
+                        checkpoints: CheckpointPlan | None = None) -> list:
     """The shares backend by observation, SPMD for every agent: each group of trials together
     on ``ctx``, the agents this process holds choosing from their own generators and perceiving
     through ``world`` (a `SharedWorlds` role).  Returns per group what this process holds:
@@ -250,7 +261,11 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
     ``coin`` (per trial, epsilon-greedy's public coin's entropy: agent 0 draws it and
     broadcasts it), ``greedy``
     (each trial's greedy selections), ``views`` (each held agent's, of the first group), the
-    engine's ``costs`` and the ``seconds``."""
+    engine's ``costs``, the ``seconds`` and the ``replays`` that ran some of its steps twice.
+
+    With ``checkpoints`` each held agent saves its own state (`GroupState`) every
+    ``checkpoints.every`` learning steps (counted across the groups, episodes x episode_steps
+    each), the world its own; a resumed run goes on from the last step all of them hold."""
     env = tasks.make(options.task, agents)
     sizes = [int(n) for n in env.observation_space.nvec]
     moves = [int(n) for n in env.action_space.nvec]
@@ -259,48 +274,57 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
     mine = [i for i in range(agents) if ctx.holds(i)]
-    out = []
-    for k, trials in enumerate(groups):
-        start, since = time.perf_counter(), engine_totals(ctx)
-        entropy = [[None if seeded or i not in mine else secrets.randbits(128)
-                    for i in range(agents)] for _ in trials]           # per trial, per agent
-        coin = None if seeded else ctx.comm.broadcast(
-            [secrets.randbits(128) for _ in trials] if ctx.holds(0) else None, owner=0,
-            tag="coin")                                   # public: every agent follows it
-        drawn = [(agent_generator(seed, trial, agents, None if coin is None else coin[j]),
-                  [agent_generator(seed, trial, i, entropy[j][i]) if i in mine else None
-                   for i in range(agents)])
-                 for j, trial in enumerate(trials)]
+    saving = SharesCheckpoints(ctx, checkpoints, own_group)
+
+    def each(part) -> list:
+        return [part if i in mine else None for i in range(agents)]
+    world_steps = []
+    if checkpoints and checkpoints.resume:      # the world's steps, the same to every agent
+        world_steps = [next(steps for steps in world.call("checkpoints", each(True))
+                            if steps is not None)]
+    resumed = saving.start(world_steps)
+    if world_steps:
+        world.call("resume", each(saving.step))
+    for k in range(len(saving.finished), len(groups)):
+        trials = groups[k]
         views = [ViewRecorder(record_views and not k) for _ in range(agents)]
-        table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views)
-        world.call("start", [trials if i in mine else None for i in range(agents)])
-        greedy = play_trials(world, drawn, options, moves, table, mine, trials,
-                             progress and 0 in mine)
-        costs = table.costs(since)
-        out.append({"trials": list(trials), "final": table.final_values(),
-                    "entropy": entropy, "coin": coin,
-                    "greedy": greedy, "costs": costs,
-                    "views": [views[i].rows if i in mine and views[i].enabled else None
-                              for i in range(agents)],
-                    "seconds": time.perf_counter() - start})
-    return out
+        group = GroupState(ctx, mine, views, seeded, seed, trials, resumed)
+        table = group.table = SharedJointTables(ctx, len(trials), sizes, moves, rules, views,
+                                                [resumed[i] for i in mine] if resumed else None)
+        if not resumed:
+            world.call("start", each(trials))
+        play_trials(world, group, options, moves, trials, lambda: saving.done(group.states),
+                    progress and 0 in mine)
+        costs = table.costs(group.since)
+        saving.finished.append({
+            "trials": list(trials), "final": table.final_values(),
+            "entropy": group.entropy, "coin": group.coin, "greedy": group.greedy,
+            "costs": costs,
+            "views": [views[i].rows if i in mine and views[i].enabled else None
+                      for i in range(agents)],
+            "seconds": group.seconds()})
+        resumed = None
+    steps = options.episodes * options.episode_steps
+    return [{**out, "replays": saving.replays_within(k * steps, (k + 1) * steps)}
+            for k, out in enumerate(saving.finished)]
 
 
-def play_trials(world, drawn: list, options: PPRLOptions, moves: list, table, mine: list,
-                trials: list, progress: bool = False) -> list:
-    """The agents' episodes in every trial of a group at once on the private joint ``table``
-    (its ``update`` and ``first_maximum_joint``), each trial with its own task in ``world``
-    and generators (``drawn``: its public coin and the held agents' own generators), each
-    agent choosing as the reference's joint methods do (`learners.draw_joint`).  Returns each
-    trial's number of greedy selections."""
-    agents, greedy = len(moves), [0] * len(trials)
+def play_trials(world, group: GroupState, options: PPRLOptions, moves: list, trials: list,
+                after_step, progress: bool = False) -> None:
+    """The agents' episodes in every trial of a group at once on the private joint tables
+    (``group.table``: its ``update`` and ``first_maximum_joint``), each trial with its own task in ``world``
+    and generators (``group.drawn``: its public coin and the held agents' own generators),
+    each agent choosing as the reference's joint methods do (`learners.draw_joint`); counts
+    each trial's greedy selections in ``group.greedy``.  ``after_step`` after each update
+    (the checkpoints'); a resumed group (``table.step`` > 0) goes on where it stood."""
+    agents, greedy, table, mine = len(moves), group.greedy, group.table, group.mine
 
     def perceive(answers: list, k: int) -> list:
         return [None if answers[i] is None else answers[i][k] for i in range(agents)]
 
     def choose(states: list) -> list:
         draws = [draw_joint(options.selection, moves, rngs, options.epsilon, coin)
-                 for coin, rngs in drawn]
+                 for coin, rngs in group.drawn]
         asked = [k for k, (actions, _) in enumerate(draws) if actions is None]
         chosen = [actions for actions, _ in draws]
         if asked:
@@ -310,12 +334,18 @@ def play_trials(world, drawn: list, options: PPRLOptions, moves: list, table, mi
                 chosen[k], greedy[k] = actions, greedy[k] + 1
         return chosen
 
-    for episode in tqdm(range(options.episodes), disable=not progress, unit="episode",
+    begun, done = divmod(table.step, options.episode_steps)
+    if table.step and not done:                 # resumed at an episode's last update
+        begun, done = begun - 1, options.episode_steps
+    if table.step:
+        states, actions = group.restore()
+    for episode in tqdm(range(begun, options.episodes), disable=not progress, unit="episode",
                         desc=f"pprl trials {trials[0]}-{trials[-1]}", leave=False):
-        first = world.call("reset", [True if i in mine else None for i in range(agents)])
-        states = [perceive(first, k) for k in range(len(trials))]
-        actions = choose(states)
-        for _ in range(options.episode_steps):
+        if not done:
+            first = world.call("reset", [True if i in mine else None for i in range(agents)])
+            states = [perceive(first, k) for k in range(len(trials))]
+            actions = choose(states)
+        for _ in range(options.episode_steps - done):
             answers = world.call("step", [[actions[k][i] for k in range(len(trials))]
                                           if i in mine else None for i in range(agents)])
             after = [[None if a is None else a[0][k] for a in answers]
@@ -324,6 +354,7 @@ def play_trials(world, drawn: list, options: PPRLOptions, moves: list, table, mi
                        for k in range(len(trials))]
             following = choose(after)
             table.update(states, actions, rewards, after, following)
-            states, actions = after, following
+            states, actions = group.now = after, following
+            after_step()
+        done = 0
         world.call("end_episode", [episode if i in mine else None for i in range(agents)])
-    return greedy

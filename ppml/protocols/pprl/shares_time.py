@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import functools
 import secrets
-import time
 
 import numpy as np
 
-import ppml.mpc as mpc
 from ppml.crypto.rng import Stream, fresh_key
 from ppml.mpc import tensor
 from ppml.privacy.views import ViewRecorder
@@ -38,10 +36,13 @@ from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, PrivateRows
 from ppml.protocols.pprl.reference import (TrialResult, TurnPlayer, agent_generator, evaluate,
-                                           generators, learner, run_time_partitioned,
-                                           turn_seed)
+                                           generator_state, generators, learner,
+                                           restore_generator, run_time_partitioned, turn_seed)
 from ppml.protocols.pprl.shared_division import check_ring
-from ppml.protocols.pprl.shares import SharedTable, as_table, engine_totals
+from ppml.protocols.pprl.shares_checkpoints import Progress, SharesCheckpoints, only
+from ppml.protocols.pprl.shares import SharedTable, as_table
+from ppml.runtime import spmd
+from ppml.runtime.checkpoints import CheckpointPlan
 
 SELECTIONS_PER_STEP = 2
 """The next action's selection and, when an episode ends, the new episode's first."""
@@ -50,23 +51,27 @@ SELECTIONS_AFTER_TURN = 1
 episode, else none; padded to one so the others cannot tell."""
 
 
-class SharedTurn(SharedTable):
-    """The turns after agent 0's on the shared table, the holder's (``holder``, set as each
-    turn begins) perceptions its private inputs (`reference.TurnPlayer` reads ``q`` and calls
-    ``update`` where this process holds the holder; `follow_turn` elsewhere).  ``first`` is
-    agent 0's table (None where this process does not hold agent 0)."""
+def share_first(ctx, first: FixedPointQ | None, cells: int):
+    """Agent 0's table after its turn as its private input (``first``: None where this process
+    does not hold agent 0), in the ring's range: Q-values scaled by 2^scale_bits, which
+    `shared_division.check_ring` bounds with every product the update makes of them."""
+    values = None if first is None else \
+        np.array([int(v) for v in first.q.ravel()], dtype=np.int64)
+    return ctx.share(values, owner=0, shape=(cells,), frac_bits=0, wide=True)
 
-    def __init__(self, ctx, first: FixedPointQ | None, states: int, actions: int,
-                 rules: FixedPointQ, reward_bound: float, selections: int, views: list):
-        cells = (states * actions,)
-        values = None if first is None else \
-            np.array([int(v) for v in first.q.ravel()], dtype=np.int64)
-        # Agent 0's input, in the ring's range: Q-values scaled by 2^scale_bits, which
-        # `shared_division.check_ring` bounds with every product the update makes of them.
-        super().__init__(ctx, ctx.share(values, owner=0, shape=cells, frac_bits=0, wide=True),
-                         states, actions, rules, views)
+
+class SharedTurn(SharedTable):
+    """The turns after agent 0's on the shared ``table`` (`share_first`), the holder's
+    (``holder``, set as each turn begins) perceptions its private inputs
+    (`reference.TurnPlayer` reads ``q`` and calls ``update`` where this process holds the
+    holder; `follow_turn` elsewhere).  ``after_step`` is called after each update (the
+    checkpoints')."""
+
+    def __init__(self, ctx, table, states: int, actions: int, rules: FixedPointQ,
+                 reward_bound: float, selections: int, views: list, after_step):
+        super().__init__(ctx, table, states, actions, rules, views)
         self.reward_bound, self.selections = reward_bound, selections
-        self.holder = 1
+        self.holder, self.after_step = 1, after_step
         self.q = PrivateRows(self)
         self._since = 0
         """Greedy selections since the last update."""
@@ -156,6 +161,7 @@ class SharedTurn(SharedTable):
             q, q_next = (picks @ column)[0, 0], self.shared_max(self._row(s2))
         self.learn(picks[0], q, q_next, [(self.holder, f.alpha_k * f.scaled_reward(r)
                                           if self.held else None)])
+        self.after_step()
 
 
 def check_options(options: PPRLOptions) -> None:
@@ -167,14 +173,19 @@ def check_options(options: PPRLOptions) -> None:
 
 
 def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, seeded: bool,
-               record_views: bool = False) -> dict:
+               record_views: bool = False, saving: SharesCheckpoints | None = None,
+               resumed: dict | None = None) -> dict:
     """One trial by time on the shares backend, SPMD: each agent this process holds plays its
     turn (agent 0 in the clear, then on the shares), and follows the others'.  Returns what
     this process holds: ``final`` (the table, opened to agent 0 alone: EVALUATION ONLY),
     ``taken`` and ``entropy`` (agent -> its actions and its generator's entropy, None when
     ``seeded``: EVALUATION ONLY), ``views`` (agent -> its view), the engine's ``costs`` and
-    the ``seconds`` it took."""
-    start, since = time.perf_counter(), engine_totals(ctx)
+    the ``seconds`` it took.
+
+    ``saving`` counts the learning steps on the shares and checkpoints them (each held agent
+    its `TimeState`); ``resumed`` (agent -> that state, for the held agents) goes on within a
+    turn on the shares from a checkpoint: agent 0's turn, before it, is not played again."""
+    saving = saving or SharesCheckpoints(ctx, None, own_output)
     reward_bound = options.task_reward_bound()
     rules = learner(options, 1, 1, fixed=True)
     check_ring(bounds(rules, options, reward_bound)[1], options)
@@ -182,46 +193,111 @@ def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, se
     env = tasks.make(options.task)
     states, actions = env.observation_space.n, env.action_space.n
     env.close()
+    steps = options.steps_per_agent
     views = [ViewRecorder(record_views) for _ in range(agents)]
-    selections = SELECTIONS_PER_STEP * (options.selection != "random")
     mine = [agent for agent in range(agents) if ctx.holds(agent)]
-    entropy = [None if seeded or agent not in mine else secrets.randbits(128)
-               for agent in range(agents)]
-    taken, table = [None] * agents, None
-    for agent in range(agents):                   # agent 0 in the clear, then on the shares
-        if agent == 1:
-            first = table
-            table = SharedTurn(ctx, first, states, actions, rules, reward_bound, selections,
-                               views)
+    trial_state = TimeState(ctx, mine, views, seeded, resumed)
+    entropy = trial_state.entropy
+    selections = SELECTIONS_PER_STEP * (options.selection != "random")
+    taken, table, first = trial_state.taken, None, 0
+
+    def on_shares(shared) -> SharedTurn:
+        trial_state.table = SharedTurn(ctx, shared, states, actions, rules, reward_bound,
+                                       selections, views, lambda: saving.done(trial_state.states))
+        return trial_state.table
+    if resumed:
+        table = on_shares(None)
+        table.resume([resumed[agent] for agent in mine])
+        first = 1 + (table.step - 1) // steps
+    for agent in range(first, agents):            # agent 0 in the clear, then on the shares
+        if agent == 1 and not resumed:
+            table = on_shares(share_first(ctx, table, states * actions))
+        done = table.step - (agent - 1) * steps if agent == first and resumed else 0
         if agent:
             table.holder = agent
         if not ctx.holds(agent):
             if agent:
-                table.follow_turn(options.steps_per_agent)
+                table.follow_turn(steps - done)
             continue
         if not agent:
             table = learner(options, states, actions, fixed=True)
+        rng = agent_generator(seed, trial, agent, entropy[agent])
+        position = trial_state.position(agent, rng) if done else {}
         player = TurnPlayer(tasks.make(options.task), turn_seed(env_seed, agent), table,
-                            options, agent_generator(seed, trial, agent, entropy[agent]))
-        player.play(options.steps_per_agent)
+                            options, rng, **position)
+        trial_state.playing = (agent, player)
+        player.play(steps - done)
         if agent:
             table.end_turn()
         taken[agent] = [int(a) for a in player.close()]
-    costs = table.costs(since)
+        trial_state.playing = None
+    costs = table.costs(trial_state.since)
     final = table.final_values()
     return {"final": None if final is None else final[0], "taken": taken, "entropy": entropy,
             "costs": costs,
             "views": [views[agent].rows if record_views and agent in mine else None
                       for agent in range(agents)],
-            "seconds": time.perf_counter() - start}
+            "seconds": trial_state.seconds()}
+
+
+class TimeState(Progress):
+    """What each held agent checkpoints of a trial by time (`states`): its shares of the table
+    and the public counts (`SharedTable.state`), its selection entropy, its turn's actions and,
+    holding the turn, where it stands (`TurnPlayer.position`) and its generator's position,
+    with its `Progress`.  ``entropy``: each held agent's (None when ``seeded``), its own OS
+    entropy drawn as the trial begins, or the one it checkpointed."""
+
+    def __init__(self, ctx, mine: list, views: list, seeded: bool, resumed: dict | None):
+        super().__init__(ctx, mine, views, resumed)
+        agents = len(views)
+        self.table, self.playing = None, None
+        self.taken = [self.resumed[agent]["taken"] if agent in self.resumed else None
+                      for agent in range(agents)]
+        self.entropy = [None if seeded or agent not in mine else
+                        self.resumed[agent]["entropy"] if self.resumed else secrets.randbits(128)
+                        for agent in range(agents)]
+
+    def position(self, agent: int, rng) -> dict:
+        """Where ``agent``'s resumed turn stands, ``rng`` put back where it stood."""
+        restore_generator(rng, self.resumed[agent]["rng"])
+        return self.resumed[agent]["position"]
+
+    def states(self) -> dict:
+        """Agent -> what it checkpoints now (within an update: every agent at the same
+        point of the engine's rounds)."""
+        holder, player = self.playing if self.playing else (None, None)
+        return {agent: {**self.table.state(agent), **self.state(agent),
+                        "entropy": self.entropy[agent], "taken": self.taken[agent],
+                        "position": player.position() if agent == holder else None,
+                        "rng": generator_state(player.rng) if agent == holder else None}
+                for agent in self.mine}
+
+
+def own_output(out: dict, agent: int) -> dict:
+    """``agent``'s part of a trial's output (`play_trial`): the table if it is agent 0 (opened
+    to it alone), its own actions, entropy and view, and the public counts."""
+    return {**out, "final": out["final"] if agent == 0 else None,
+            **{key: only(out[key], agent) for key in ("taken", "entropy", "views")}}
 
 
 def time_trials(ctx, options: PPRLOptions, agents: int, seed: int, trials: list,
-                seeded: bool, record_views: bool = False) -> list:
+                seeded: bool, record_views: bool = False,
+                checkpoints: CheckpointPlan | None = None) -> list:
     """`play_trial` for each of ``trials`` on one engine (the views of the first only): the
-    SPMD program of a run with each agent its own process."""
-    return [play_trial(ctx, options, agents, seed, trial, seeded, record_views and not k)
-            for k, trial in enumerate(trials)]
+    SPMD program of a run with each agent its own process, or all in one.  With
+    ``checkpoints`` each held agent saves its own state every ``checkpoints.every`` learning
+    steps on the shares (counted across the trials, (agents - 1) x steps_per_agent each); a
+    resumed run goes on from the last step every agent holds.  Each output's ``replays`` are
+    those that ran some of its trial's steps twice."""
+    saving = SharesCheckpoints(ctx, checkpoints, own_output)
+    resumed = saving.start()
+    for k in range(len(saving.finished), len(trials)):
+        saving.finished.append(play_trial(ctx, options, agents, seed, trials[k], seeded,
+                                          record_views and not k, saving, resumed))
+        resumed = None
+    per_trial = (agents - 1) * options.steps_per_agent
+    return [{**out, "replays": saving.replays_within(k * per_trial, (k + 1) * per_trial)}
+            for k, out in enumerate(saving.finished)]
 
 
 def trial_result(options: PPRLOptions, agents: int, seed: int, trial: int,
@@ -242,6 +318,7 @@ def trial_result(options: PPRLOptions, agents: int, seed: int, trial: int,
                       action_agreement=float(np.mean(np.array(taken) ==
                                                      np.array(reference.taken))),
                       online_s=seconds, **outs[0]["costs"])
+    result.replays = [tuple(replay) for replay in outs[0]["replays"]]
     result.views = {f"agent-{agent}": ViewRecorder.of(outs[agent]["views"][agent]).table()
                     for agent in range(agents) if outs[agent]["views"][agent] is not None}
     return result
@@ -261,23 +338,17 @@ def run_shares_protocol(options: PPRLOptions, agents: int, seed: int, trial: int
 
 def run_shares_time_trials(options: PPRLOptions, agents: int, seed: int, trials: list,
                            key_seed: int | None = None, record_views: bool = False,
-                           runtime: str = "local", **runtime_options) -> list:
-    """``trials`` by time on the shares backend, one after the other on one engine (a fresh
-    engine per trial in one process, as before); each trial's result (`trial_result`)."""
+                           runtime: str = "local", checkpoints: CheckpointPlan | None = None,
+                           **runtime_options) -> list:
+    """``trials`` by time on the shares backend, one after the other on one engine
+    (`time_trials`, with its ``checkpoints``); each trial's result (`trial_result`, with the
+    ``replays`` that ran some of its steps twice)."""
     check_options(options)
-    if runtime == "local":
-        outs = []
-        for k, trial in enumerate(trials):
-            ctx = mpc.local_context(agents, seed=key_seed, record_views=record_views and not k)
-            out = play_trial(ctx, options, agents, seed, trial, key_seed is not None,
-                             record_views and not k)
-            outs.append([out] * agents)
-    else:
-        from ppml.runtime import spmd
-        program = functools.partial(time_trials, options=options, agents=agents, seed=seed,
-                                    trials=list(trials), seeded=key_seed is not None,
-                                    record_views=record_views)
-        per_agent = spmd.run(program, parties=agents, runtime=runtime, seed=key_seed,
-                             record_views=record_views, **runtime_options)
-        outs = [[per_agent[agent][k] for agent in range(agents)] for k in range(len(trials))]
-    return [trial_result(options, agents, seed, trial, out) for trial, out in zip(trials, outs)]
+    program = functools.partial(time_trials, options=options, agents=agents, seed=seed,
+                                trials=list(trials), seeded=key_seed is not None,
+                                record_views=record_views, checkpoints=checkpoints)
+    per_agent = spmd.run(program, parties=agents, runtime=runtime, seed=key_seed,
+                         record_views=record_views, **runtime_options)
+    return [trial_result(options, agents, seed, trial,
+                         [per_agent[agent][k] for agent in range(agents)])
+            for k, trial in enumerate(trials)]

@@ -139,3 +139,29 @@ def test_a_federated_run_by_observation_resumes_with_each_agents_own_key_share(t
     assert again.rows[-1]["q_equal_reference"] and again.rows[-1]["action_agreement"] == 1.0
     assert [r["episode_reward"] for r in again.rows] == [r["episode_reward"] for r in first.rows]
     assert all(row["replayed"] for row in again.rows)
+
+
+@pytest.mark.parametrize("partition", ["time", "observation"])
+def test_the_shares_backend_resumes_federated_from_each_partys_own_checkpoints(tmp_path,
+                                                                               partition):
+    """A finished run's checkpoints resumed (each party its own plan and store; by observation
+    the world too): by time two trials of 12 steps on the shares, by observation 3 x 4 steps
+    a group, checkpoints every 5: the steps after the last checkpoint run again, to the same
+    rows, the rows of the trials they belong to marked replayed."""
+    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=12,
+                          methods=["pprl"], trials=2, selection="epsilon_greedy",
+                          learner="sarsa", epsilon=0.3, backend="shares", scale_bits=20) \
+        if partition == "time" else \
+        PPRLOptions(task="load_balancing", partition="observation", episodes=3,
+                    episode_steps=4, methods=["pprl"], trials=2, trials_together=2,
+                    selection="epsilon_greedy", backend="shares", scale_bits=20)
+    keys = dict(runtime="federated", seed=6, parties=2, results_dir=str(tmp_path),
+                pprl=options, checkpoint_every=5, run_id="shares", **BASE)
+    whole = pprl(RunConfig(**keys))
+    held = sorted(p.name for p in (tmp_path / "checkpoints" / "shares" / "pprl-trial-0")
+                  .iterdir())
+    assert held == ["agent-0", "agent-1"] + ["world"] * (partition == "observation")
+    resumed = pprl(RunConfig(**keys, resume="shares"))
+    replayed = [True, True] if partition == "observation" else [False, True]
+    assert [r["replayed"] for r in resumed.rows if "q_equal_reference" in r] == replayed
+    assert _untimed(resumed) == _untimed(whole)
