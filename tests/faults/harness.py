@@ -121,12 +121,12 @@ class FaultyRun:
 
     def busy(self, pattern: str, cpu_s: float, timeout_s: float = 180.0) -> int:
         """The first of the run's processes matching ``pattern`` to use ``cpu_s`` seconds of CPU
-        (several may match, such as a run's party actors, of which the engine's clients work
-        little)."""
+        once `started` (several may match, such as a run's party actors, of which the engine's
+        clients work little)."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and self.process.poll() is None:
-            for pid in sorted(p for p, line in self.sample().items() if re.search(pattern, line)):
-                if cpu_seconds(pid) >= cpu_s:
+            for pid, line in sorted(self.sample().items()):
+                if re.search(pattern, line) and cpu_seconds(pid) >= cpu_s and started(pid, line):
                     return pid
             time.sleep(0.2)
         ended = self.process.poll() is not None
@@ -165,6 +165,16 @@ class FaultyRun:
             _kill(pid, signal.SIGCONT)
             _kill(pid, signal.SIGKILL)
         return Outcome(code, after, output, leaked, sorted(self.results.glob("*.parquet")))
+
+
+def started(pid: int, line: str) -> bool:
+    """Whether the process ``pid`` (command line ``line``) is past its start-up, so that a
+    fault hits it mid-run: a Ray actor out of its constructor (Ray titles its process
+    ``ray::<Class>.__init__`` until then), a federated party linked to a peer (an established
+    TCP connection).  A party stopped while it starts is given `startup_s` of the timeout."""
+    if "jobs.party" in line:
+        return any(owner == pid for _, _, owner in _established())
+    return "__init__" not in line
 
 
 def cpu_seconds(pid: int) -> float:
