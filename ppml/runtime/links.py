@@ -272,7 +272,6 @@ class Links:
         self._handlers = {}  # channel -> handler(peer, payload)
         self._closers = []   # handler(peer, reason) when a link breaks
         self._closed = {}    # peer -> why its link closed
-        self._heard = time.monotonic()   # when a frame last came in
         self.heard_from = {}             # peer -> when a frame of it last came in
         self._sent_at = {}               # peer -> when this party last sent it a frame
         self._keepalive = None
@@ -662,7 +661,7 @@ class Links:
                 return
             payload = bytes(buffer[LENGTH.size:end])
             del buffer[:end]
-            self._heard = self.heard_from[peer] = time.monotonic()
+            self.heard_from[peer] = time.monotonic()
             if channel == KEEPALIVE:
                 continue
             if channel == ENGINE and self.mailbox is not None and rank is not None:
@@ -684,16 +683,19 @@ class Links:
             pass                                      # not registered, or already closed
 
     def wait_closed(self, peers: list, idle_s: float) -> None:
-        """Block until each of ``peers`` has closed its link; TimeoutError naming the others
-        when no frame has come in for ``idle_s`` seconds."""
+        """Block until each of ``peers`` has closed its link; TimeoutError naming those of them
+        from whom no frame has come in for ``idle_s`` seconds (each peer's own frames count:
+        another peer's keepalives do not keep a stopped one's wait open)."""
+        start = time.monotonic()
         with self._change:
             while any(p not in self._closed for p in peers):
-                idle = time.monotonic() - self._heard
-                if idle > idle_s:
-                    open_ = [p for p in peers if p not in self._closed]
-                    raise TimeoutError(f"{', '.join(open_)} sent {self.name} nothing for "
+                now = time.monotonic()
+                heard = {p: self.heard_from.get(p, start) for p in peers if p not in self._closed}
+                silent = [p for p, at in heard.items() if now - at > idle_s]
+                if silent:
+                    raise TimeoutError(f"{', '.join(silent)} sent {self.name} nothing for "
                                        f"{idle_s:g} s and did not close (party_timeout_s)")
-                self._change.wait(min(1.0, idle_s - idle + 0.01))
+                self._change.wait(min(1.0, idle_s - (now - min(heard.values())) + 0.01))
 
     def _broken(self, peer: str, reason: str) -> None:
         rank = self.ranks.get(peer)

@@ -158,6 +158,17 @@ def test_a_broken_link_fails_the_waiting_call_naming_the_party(star):
         star["alice"].remote("server").call("double", 1)
 
 
+def test_a_silent_peer_is_named_while_another_keeps_its_link_alive(star, monkeypatch):
+    """The server waits for alice and bob to close; alice goes silent (stopped: no frame, not
+    even a keepalive) while bob's keepalives go on: the wait fails naming alice, not bob, after
+    party_timeout_s."""
+    monkeypatch.setattr(star["alice"].links, "send", lambda *args, **kwargs: None)
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"^alice sent server nothing for 2 s"):
+        star["server"].links.wait_closed(["alice", "bob"], 2.0)
+    assert 2.0 <= time.monotonic() - start < 4.0
+
+
 def test_a_party_that_never_starts_fails_its_peers_naming_it(tmp_path):
     loopback(tmp_path, NAMES)
     up = nodes_up(tmp_path, {"server": ["alice", "bob"], "alice": ["server"]}, timeout_s=0.5)
