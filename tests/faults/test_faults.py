@@ -49,7 +49,7 @@ REPORT = os.environ.get("PPML_FAULTS_REPORT")
 
 PPRL_OBSERVATION = ["experiment=pprl", "pprl.task=load_balancing", "pprl.partition=observation",
                     "pprl.episodes=200", "pprl.methods=[pprl]", "pprl.trials=1", "seed=1", *KEYS]
-PPRL_SHARES = [*PPRL, "pprl.backend=shares"]
+PPRL_SHARES = [*PPRL, "pprl.backend=shares", "pprl.scale_bits=30"]
 
 
 def party(name: str) -> str:
