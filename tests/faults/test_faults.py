@@ -41,7 +41,7 @@ LINUCB_DS = ["experiment=linucb_ds", "horizon=3000", "seed=1", "dataset=syntheti
 PPRL = ["experiment=pprl", "pprl.steps_per_agent=20000", "pprl.methods=[pprl]",
         "pprl.trials=1", "seed=1", *KEYS]
 LARK = ["experiment=masked_lark", "masked_lark.reports=100000", "seed=1"]
-LARK_TRAIN = ["experiment=masked_lark", "masked_lark.task=train", "masked_lark.epochs=50",
+LARK_TRAIN = ["experiment=masked_lark", "masked_lark.task=train", "masked_lark.epochs=300",
               "seed=1"]
 ALL = os.environ.get("PPML_FAULTS") == "all"
 REPORT = os.environ.get("PPML_FAULTS_REPORT")
