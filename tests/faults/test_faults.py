@@ -74,12 +74,12 @@ ROLES = {
             ("comp", 5), ("dc", 3), ("do-0", 5), ("controller", 5))]}),
     "linucb_ds": (LINUCB_DS, {
         "ray": [("comp", r"ray::Comp", 4, "Comp"), ("dc", r"ray::DataClient", 0.5, "DC"),
-                ("p", r"ray::Principal", 4, "P"), ("do", r"ray::DataOwner", 2, "DO")],
+                ("p", r"ray::Principal", 4, "P"), ("do", r"ray::DataOwner", 0.5, "DO")],
         "federated": [(name, party(name), cpu, name) for name, cpu in (
             ("comp", 5), ("dc", 2), ("p", 5), ("do", 2))]}),
     "pprl": (PPRL, {
         "ray": [("agent", r"ray::TimeAgent", 4, "agent"),
-                ("dealer", r"ray::EngineDealer", 3, "dealer")],
+                ("dealer", r"ray::EngineDealer", 1, "dealer")],
         "federated": [(name, party(name), cpu, name) for name, cpu in (
             ("agent-0", 5), ("agent-1", 5), ("dealer", 3))]}),
     "pprl_observation": (PPRL_OBSERVATION, {
