@@ -21,12 +21,6 @@ from pathlib import Path
 from ppml.experiments.config import RunConfig
 from ppml.runtime.federated import launch
 
-HARNESS_TIMEOUTS = 20
-"""The harness stops a federated run after this many ``party_timeout_s``: each party already
-fails within ``party_timeout_s`` of a silent peer, so this only bounds a run that makes
-progress for too long."""
-
-
 @dataclass(frozen=True)
 class Form:
     """A family's federated form: ``names(config)`` in roster order, and ``party(config, name,
@@ -81,8 +75,7 @@ def run_parties(config: RunConfig) -> dict:
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = Path(config.results_dir) / ".federated" / f"{stamp}-{secrets.token_hex(4)}"
     try:
-        return launch(names, overrides(config), directory,
-                      HARNESS_TIMEOUTS * config.party_timeout_s)
+        return launch(names, overrides(config), directory, config.party_timeout_s)
     finally:
         for secret in [*directory.glob("*.key"), *directory.glob("*.out")]:
             secret.unlink()

@@ -264,11 +264,15 @@ class PartyFailed(RuntimeError):
 
 def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> dict:
     """Run one ``python -m jobs.party`` process per party of ``names`` on loopback, with the
-    same config ``overrides``; returns each party's output.  The first party to fail (or
-    ``timeout_s`` with parties still running) stops every process and raises `PartyFailed`
-    (TimeoutError) naming the party, the tail of its log and the parties still running then (a stopped or
-    frozen party is one of them: the others fail waiting for it); no process is left
-    behind."""
+    same config ``overrides``; returns each party's output.  The first party to fail stops
+    every process and raises `PartyFailed` naming the party, the tail of its log and the
+    parties still running then (a stopped or frozen party is one of them: the others fail
+    waiting for it); no process is left behind.
+
+    The run has no deadline of its own (a long run is no fault): each party bounds its waits
+    for the others by ``party_timeout_s``.  What no party waits for is watched here: a party
+    whose process is stopped (SIGSTOP, state T in /proc) for ``timeout_s`` fails the run,
+    named, also when it is idle (a role needed at the start only) or the last one running."""
     directory.mkdir(parents=True, exist_ok=True)
     loopback(directory, names)
     processes = {}
@@ -283,28 +287,45 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
                  f"peers={directory / 'peers.yaml'}", f"out={directory / (name + '.out')}",
                  *overrides], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
             log.close()
-        deadline = time.monotonic() + timeout_s
+        stopped_since: dict = {}
         while True:
             codes = {n: p.poll() for n, p in processes.items()}     # poll every one
             failed = [n for n, code in codes.items() if code not in (None, 0)]
+            running = [n for n, code in codes.items() if code is None]
             if failed:
                 first = min(failed, key=lambda n: _finished_at(directory / f"{n}.log"))
-                running = [n for n, code in codes.items() if code is None]
                 still = f" (still running then: {', '.join(running)})" if running else ""
                 raise PartyFailed(first, codes[first], f"{first} failed (exit code "
                                   f"{codes[first]}){still}: "
                                   f"{_tail(directory / (first + '.log'))}")
-            if all(code == 0 for code in codes.values()):
+            if not running:
                 break
-            if time.monotonic() > deadline:
-                late = [n for n, code in codes.items() if code is None]
-                raise TimeoutError(f"{', '.join(late)} did not finish within {timeout_s:g} s")
+            now = time.monotonic()
+            for name in running:
+                if _stopped(processes[name].pid):
+                    stopped_since.setdefault(name, now)
+                else:
+                    stopped_since.pop(name, None)
+            late = [n for n, since in stopped_since.items() if now - since > timeout_s]
+            if late:
+                raise PartyFailed(late[0], -signal.SIGSTOP, f"{', '.join(late)} stopped (its "
+                                  f"process in state T) for {timeout_s:g} s (party_timeout_s)")
             time.sleep(0.05)
         return {name: codec.decode((directory / f"{name}.out").read_bytes()) for name in names}
     finally:
         stop(processes.values())
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (by a signal or a tracer), as /proc says; False where
+    there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
 
 
 def stop(processes) -> None:

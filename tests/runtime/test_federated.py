@@ -6,6 +6,7 @@ never comes, or dies, fails the run naming it, and the launcher leaves no proces
 """
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 import ray
 
+from ppml.runtime import federated
 from ppml.runtime.deadlines import LOST_EXIT
 from ppml.runtime.federated import Node, Peers, launch, loopback
 from ppml.runtime.links import LinkError
@@ -209,6 +211,26 @@ def running(directory: Path) -> list:
 
 SMALL = ["experiment=private_cb", "parties=2", "arms=10", "dims=4", "horizon=3", "seed=1",
          "progress=false", "party_timeout_s=20"]
+
+
+def test_the_launcher_sees_a_stopped_party():
+    """What the launcher watches for the party that no other waits for (an idle one, or the
+    last one running): a process stopped by SIGSTOP, and no longer once it goes on."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert not federated._stopped(sleeper.pid)
+        sleeper.send_signal(signal.SIGSTOP)
+        deadline = time.monotonic() + 5
+        while not federated._stopped(sleeper.pid):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        sleeper.send_signal(signal.SIGCONT)
+        time.sleep(0.2)
+        assert not federated._stopped(sleeper.pid)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert not federated._stopped(sleeper.pid)                   # gone
 
 
 @pytest.mark.slow
