@@ -1,7 +1,8 @@
 """docs/reliability.md's fault tables from a ``PPML_FAULTS_REPORT`` file (`test_faults.record`):
-``python -m tests.faults.report <file>`` prints one row per case (the last outcome of each) and
-the totals: faults injected, resumed with identical results, clear errors, hangs, runs that left
-processes or wrote a Parquet file, and cases whose fault was never injected."""
+``python -m tests.faults.report <file>`` prints the counts per family and runtime, one row per
+case (the last outcome of each) and the totals: faults injected, resumed with identical results,
+clear errors (and how many took longer than the suite's bound), hangs, runs that left processes
+or wrote a Parquet file, and cases whose fault was never injected."""
 
 from __future__ import annotations
 
@@ -38,6 +39,29 @@ def verdict(outcome: dict) -> str:
     return "clear error" if outcome.get("named") else "error not naming the role"
 
 
+def summary(found: dict, bound_s: float) -> str:
+    """Counts per family and runtime (a case is ``<family>-<runtime>-<role>-<kill|stop>``);
+    ``bound_s``: the seconds after the fault within which the suite wants the run to end."""
+    groups: dict = {}
+    for case, outcome in found.items():
+        family, runtime = next((case[:case.index(f"-{r}-")], r) for r in ("ray", "federated")
+                               if f"-{r}-" in case)
+        groups.setdefault((family, runtime), []).append(outcome)
+    rows = ["| family | runtime | injected | clear errors | of them after more than "
+            f"{bound_s:g} s | hangs | processes left | Parquet | never injected |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (family, runtime), outcomes_ in groups.items():
+        verdicts = [verdict(o) for o in outcomes_]
+        slow = sum(1 for o, v in zip(outcomes_, verdicts)
+                   if v == "clear error" and o["seconds"] > bound_s)
+        rows.append(f"| {family} | {runtime} | {len(verdicts) - verdicts.count('never injected')}"
+                    f" | {verdicts.count('clear error')} | {slow} | {verdicts.count('hang')} | "
+                    f"{verdicts.count('leak')} | "
+                    f"{sum(1 for o in outcomes_ if o.get('parquet'))} | "
+                    f"{verdicts.count('never injected')} |")
+    return "\n".join(rows)
+
+
 def table(found: dict) -> str:
     """The per-case markdown table and the totals line."""
     rows = ["| case | outcome | s after the fault | processes left | Parquet | the error |",
@@ -60,4 +84,6 @@ def table(found: dict) -> str:
 
 
 if __name__ == "__main__":
-    print(table(outcomes(sys.argv[1])))
+    found = outcomes(sys.argv[1])
+    print(summary(found, float(sys.argv[2]) if len(sys.argv) > 2 else 35.0) + "\n")
+    print(table(found))

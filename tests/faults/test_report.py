@@ -2,7 +2,7 @@
 
 import json
 
-from tests.faults.report import outcomes, table, verdict
+from tests.faults.report import outcomes, summary, table, verdict
 
 SEEN = {"injected": True, "hung": False, "returncode": 1, "seconds": 3.0, "leaked": 0,
         "parquet": 0}
@@ -33,3 +33,12 @@ def test_a_case_run_again_keeps_its_last_outcome_and_the_totals_count_each_kind(
     assert "`RoleError: a \\| b died`" in text
     assert text.endswith("**2 faults injected: 1 resumed with identical results, 1 clear "
                          "errors, 0 hangs, 0 runs leaving processes; 1 never injected.**")
+
+
+def test_the_summary_counts_each_family_and_runtime():
+    found = {"pprl_shares-ray-party-kill": {**SEEN, "named": True, "seconds": 40.0},
+             "pprl_shares-ray-party-stop": {**SEEN, "hung": True, "returncode": None},
+             "pprl-federated-agent-0-stop": {"injected": False}}
+    assert summary(found, 35.0).splitlines()[2:] == [
+        "| pprl_shares | ray | 2 | 1 | 1 | 1 | 0 | 0 | 0 |",
+        "| pprl | federated | 0 | 0 | 0 | 0 | 0 | 0 | 1 |"]
