@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -156,8 +157,8 @@ def test_a_fault_ends_the_run_with_a_named_error_and_nothing_left(
     inject(run, case, target, cpu_s, sig)
     outcome = run.finish(TIMEOUT_S + SLACK_S + 60)
     tail = outcome.output[-3000:]
-    error = [line for line in tail.splitlines()
-             if "Error" in line and not line.startswith("Error executing job")][-1:]
+    error = [line for line in tail.splitlines()              # the run's own exception
+             if re.search(r"\w(Error|Failed): ", line)][-1:]
     record(case, outcome, named=named in tail, error=error[0][:300] if error else "")
     assert not outcome.hung, f"{case}: still running {outcome.seconds_after_fault:.0f} s " \
                              f"after the fault: {tail}"
