@@ -17,8 +17,9 @@ final tables, opened to every agent, its costs and, EVALUATION ONLY, the entropy
 choices and its view); the world, EVALUATION ONLY, each trial's rows and joint actions; the
 dealer its secret (EVALUATION ONLY).
 
-With ``checkpoint_every`` every trial is one group (`pprl.trial_plan` of trial 0), and each
-party takes the plan from its own config: each agent checkpoints its own state, the world its
+With ``checkpoint_every`` the run has one checkpoint plan (`pprl.trial_plan` of trial 0: the
+learning steps are counted across all its trials, by observation across its groups of
+``trials_together``), and each party takes the plan from its own config: each agent checkpoints its own state, the world its
 own (`shared_world.SharedWorlds`); the dealer saves nothing (its secret is made again, from
 the seed in seeded mode, fresh otherwise: the agents' stores go on where they stood, and the
 shares do not depend on it).

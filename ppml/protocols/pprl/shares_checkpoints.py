@@ -84,7 +84,6 @@ def combine(parts):
     return first
 
 
-
 class Progress:
     """A trial's (or group's) seconds and engine counts so far, and the held agents' ``views``
     (their `ViewRecorder`s, by agent), as the held agents checkpoint them (`state`) and a
