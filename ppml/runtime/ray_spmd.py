@@ -27,6 +27,7 @@ from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, STARTUP_FACTOR, peer_lost, startup_s
 from ppml.runtime.party import PartyActor
+from ppml.runtime.roles import Liveness, watched
 
 OPTIONS = ("placement",)
 
@@ -79,7 +80,7 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
                                   dealer if p == 0 else None)
                  for p, m in enumerate(members)], ranks, timeout_s)
         return _gather([m.run.remote(program, inputs.get(p, {})) for p, m in enumerate(members)],
-                       ranks)
+                       ranks, what="run the program")
     finally:
         for actor in members + [dealer]:
             ray.kill(actor)
@@ -92,14 +93,24 @@ def _gather(refs: list, owners: list, timeout_s: float | None = None,
     not ``what``.
 
     ``owners[k]`` is the party index whose actor computes ``refs[k]``, or None for the dealer.
+    Without ``timeout_s`` (the program's run, as long as it takes: the parties watch each
+    other over their links), the roles this process spawned outside the engine (`watched`:
+    Masked LARK's ad network, idle while the engine runs) are checked meanwhile.
     """
     names = [_name(owner) for owner in owners]
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     position = {ref: k for k, ref in enumerate(refs)}
     pending, results = list(refs), [None] * len(refs)
+    idle = None if deadline is not None else \
+        Liveness(watched(), f"the engine's parties to {what}")
     while pending:
-        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        left = idle.next_check() if deadline is None else \
+            max(deadline - time.monotonic(), 0.0)
         ready, pending = ray.wait(pending, num_returns=1, timeout=left)
+        if deadline is None:            # the run's roles outside the engine, idle meanwhile
+            idle.check({})
+            if not ready:
+                continue
         if not ready:
             late = sorted({names[position[ref]] for ref in pending})
             raise TimeoutError(f"{', '.join(late)} did not {what} within {timeout_s:g} s "

@@ -14,8 +14,10 @@ so the protocol code is the same in both.
   stopped or frozen process, a lost node), fails the wait with `RoleError`, which names the
   role and the method.  An actor that has not answered anything yet may still be starting (its
   process, its constructor): until it does, its silence is bounded by `startup_s` of its
-  ``timeout_s``.  A role in this process cannot go silent alone: its background calls are
-  bounded by ``timeout_s`` from their start;
+  ``timeout_s``.  Every wait also checks the roles this process spawned that no call waits
+  for (`watched`), so that one killed or stopped while idle is named within its
+  ``timeout_s``, not when it is next called.  A role in this process cannot go silent alone:
+  its background calls are bounded by ``timeout_s`` from their start;
 * a method's own error reaches the caller as itself (on Ray, as Ray's error that is also an
   instance of it), with a note naming the role and the method;
 * `teardown` closes and stops every role it is given, each independently: one role's failure to
@@ -30,6 +32,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import time
+import weakref
 
 import ray
 
@@ -147,9 +150,13 @@ def call_all(calls: list) -> list:
 def _wait(refs: dict) -> dict:
     """The value of every ref.  The first failure raises as soon as it is known: a call's own
     error, a dead role, or a role that left a liveness check unanswered for its ``timeout_s``
-    (`Liveness`; naming that role, not another still at work)."""
+    (`Liveness`; naming that role, not another still at work).  The roles this process spawned
+    and has not stopped are checked too while they are idle (`watched`): a role killed or
+    stopped between two of its calls is named within its ``timeout_s``, not when the run
+    next calls it."""
     values, pending = {}, list(refs)
-    liveness = Liveness({p.role for p in refs.values()})
+    waited = ", ".join(dict.fromkeys(f"{p.role.name}.{p.method}" for p in refs.values()))
+    liveness = Liveness({p.role for p in refs.values()} | watched(), waited)
     while pending:
         ready, pending = ray.wait(pending, num_returns=1, timeout=liveness.next_check())
         if ready and pending:                       # and every other call already answered
@@ -159,23 +166,37 @@ def _wait(refs: dict) -> dict:
             values[ref] = _value(refs[ref])
             liveness.heard(refs[ref].role)
             refs[ref].role.started = True
-        liveness.check([refs[ref] for ref in pending])
+        liveness.check({refs[ref].role: refs[ref].method for ref in pending})
     return values
 
 
+_SPAWNED: "weakref.WeakSet[ActorRole]" = weakref.WeakSet()
+"""The actor roles this process spawned and has not stopped (`watched`)."""
+
+
+def watched() -> set:
+    """The roles every wait of this process checks, busy or idle: the actors it spawned that
+    are neither stopped nor known to have failed, and that have a ``timeout_s``."""
+    return {role for role in _SPAWNED if not role.failed and role.timeout_s is not None}
+
+
 class Liveness:
-    """Liveness checks of the actors whose calls a wait is waiting for.
+    """Liveness checks of the actors a wait watches: those whose calls it waits for, and the
+    idle roles of `watched`.
 
-    Each busy role is sent a check (`ActorRole.ping`) once it has been quiet for a quarter of
-    its ``timeout_s``; a check unanswered for ``timeout_s`` fails the wait, naming the role and
-    the call it was running.  Roles with ``timeout_s`` None are never checked."""
+    Each role is sent a check (`ActorRole.ping`) once it has been quiet for a quarter of its
+    ``timeout_s``; a check unanswered for ``timeout_s`` fails the wait, naming the role and the
+    call it was running (or that it was idle, and what the wait was for).  Roles with
+    ``timeout_s`` None are never checked."""
 
-    def __init__(self, roles: set):
+    def __init__(self, roles: set, waited: str):
         start = time.monotonic()
         self.last = {role: start for role in roles if role.timeout_s is not None}
         """role -> when it last answered (or the wait began)."""
         self.checks = {}
         """role -> (the ref of its check in flight, when it was sent)."""
+        self.waited = waited
+        """The calls the wait is for, as "role.method, ..." (named when an idle role fails)."""
 
     def heard(self, role) -> None:
         if role in self.last:
@@ -186,23 +207,26 @@ class Liveness:
         no role is checked)."""
         return min((_interval(role) for role in self.last), default=None)
 
-    def check(self, pendings: list) -> None:
+    def check(self, busy: dict) -> None:
+        """Look at every role still checked: ``busy`` maps the roles whose calls are still
+        awaited to their methods; the others are checked while they stay in `watched`."""
         now = time.monotonic()
-        for pending in pendings:
-            role = pending.role
-            if role not in self.last:
+        idle = watched()
+        for role in self.last:
+            if role not in busy and role not in idle:
                 continue
+            doing = busy.get(role) or f"its idle time (the run waiting for {self.waited})"
             if role in self.checks:
                 ref, sent = self.checks[role]
                 answered, _ = ray.wait([ref], timeout=0)
                 if answered:
                     del self.checks[role]
-                    _value(Pending(role, pending.method, ref=ref))   # a dead role raises
+                    _value(Pending(role, doing, ref=ref))   # a dead role raises
                     self.heard(role)
                     role.started = True
                 elif now - sent > role.silence_s():
                     role.failed = True
-                    raise RoleError(role.name, _silent(role, pending.method))
+                    raise RoleError(role.name, _silent(role, doing))
             elif now - self.last[role] >= _interval(role):
                 self.checks[role] = (role.ping(), now)
 
@@ -327,6 +351,7 @@ class ActorRole(Role):
         actor = ray.remote(num_cpus=0, max_concurrency=concurrency,
                            concurrency_groups={LIVENESS: 1})(cls)
         self.actor = actor.remote(*args, **kwargs)
+        _SPAWNED.add(self)
 
     @classmethod
     def attach(cls, actor, name: str, timeout_s: float) -> "ActorRole":
@@ -355,6 +380,7 @@ class ActorRole(Role):
     def stop(self) -> None:
         """Kill the actor and wait (a few seconds at most) until Ray reports it dead, so that
         nothing of the role runs after its teardown (``ray.kill`` only starts the kill)."""
+        _SPAWNED.discard(self)
         ray.kill(self.actor)
         deadline = time.monotonic() + STOP_TIMEOUT_S
         while time.monotonic() < deadline:

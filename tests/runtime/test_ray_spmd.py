@@ -3,12 +3,17 @@
 Actors are expensive on 2 cores, so each run below checks as much as it can.
 """
 
+import os
+import signal
+import time
+
 import numpy as np
 import pytest
 
 from ppml.runtime import spmd
 import ppml.mpc as mpc
 from ppml.runtime.ray_spmd import PartyError
+from ppml.runtime.roles import RoleError, spawn, teardown
 
 pytestmark = pytest.mark.ray
 
@@ -126,6 +131,33 @@ def test_an_error_in_one_party_surfaces_with_its_index(ray_cluster):
         spmd.run(fails_at_party_1, 2, runtime="ray", inputs={0: {"a": np.ones(2)}})
     assert info.value.party == 1
     assert "ValueError" in str(info.value.__cause__)
+
+
+class Idle:
+    """A role outside the engine that the run calls only before and after it (Masked LARK's
+    ad network)."""
+
+    def pid(self):
+        return os.getpid()
+
+
+def sleeps(ctx, seconds=0.0):
+    time.sleep(seconds)
+    return ctx.party
+
+
+def test_a_role_killed_while_the_engine_runs_is_named_before_the_engine_ends(ray_cluster):
+    idle = spawn(Idle, "ray", name="ad network", timeout_s=60.0)
+    try:
+        pid = idle.call("pid")
+        idle.timeout_s = 1.0
+        os.kill(pid, signal.SIGKILL)
+        start = time.monotonic()
+        with pytest.raises(RoleError, match="ad network died during its idle time"):
+            spmd.run(sleeps, 2, runtime="ray", inputs={p: {"seconds": 30.0} for p in (0, 1)})
+        assert time.monotonic() - start < 25.0
+    finally:
+        teardown([idle], close=None)
 
 
 @pytest.mark.parametrize("options, match", [

@@ -316,15 +316,42 @@ def test_an_actor_is_given_the_time_to_start_and_one_that_never_does_is_named(ra
     timeout_s: a constructor of 4 s passes with timeout_s = 3; one of 60 s fails naming the
     role within about 4 s of timeout_s = 1."""
     slow = spawn(SlowStart, "ray", 4.0, timeout_s=3.0)
-    stuck = spawn(SlowStart, "ray", 60.0, name="Stuck", timeout_s=1.0)
+    stuck = None
     try:
         assert slow.call("ping") == "pong" and slow.started
+        stuck = spawn(SlowStart, "ray", 60.0, name="Stuck", timeout_s=1.0)
         start = time.monotonic()
         with pytest.raises(RoleError, match=r"Stuck did not start within 4 s \(4 x timeout_s"):
             stuck.call("ping")
         assert 4.0 <= time.monotonic() - start < 7.0
     finally:
-        teardown([slow, stuck], close=None)
+        teardown([slow] + ([stuck] if stuck else []), close=None)
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize("fault", ["kill", "stop"])
+def test_an_idle_actor_that_dies_or_stops_is_named_by_a_wait_for_another(comp, fault):
+    """A role that no call waits for (PPRL's dealer between two batches) is still watched by
+    every wait of the process that spawned it: killed or stopped, it is named within about
+    its timeout_s, not when the run next calls it.  Once stopped by teardown, it is not
+    watched any more."""
+    idle = spawn(Adder, "ray", 0, name="Idle", timeout_s=STARTING_S)
+    worker = spawn(Adder, "ray", 0, name="Worker", timeout_s=STARTING_S)
+    try:
+        pid = idle.call("pid")
+        assert worker.call("add", 1) == 1
+        idle.timeout_s = 1.0
+        os.kill(pid, signal.SIGKILL if fault == "kill" else signal.SIGSTOP)
+        start = time.monotonic()
+        expected = "Idle died during its idle time" if fault == "kill" else \
+            "Idle stopped answering during its idle time"
+        with pytest.raises(RoleError, match=expected) as info:
+            worker.call("sleep", 20.0)
+        assert info.value.role == "Idle" and "Worker.sleep" in str(info.value)
+        assert time.monotonic() - start < 5.0
+    finally:
+        teardown([idle, worker], close_timeout_s=2.0)
+    assert idle not in roles.watched() and worker not in roles.watched()
 
 
 @pytest.mark.ray
