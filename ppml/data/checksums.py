@@ -1,10 +1,11 @@
 """Where datasets live and how they are verified: the data directory and the SHA-256 table.
 
-Datasets are never committed or downloaded by ppml (MovieLens forbids redistribution; see
-``PROVENANCE.md`` beside the datasets).  A loader is given a data directory, explicitly or through
-the ``PPML_DATA`` environment variable, and checks every file it reads against the size and
-SHA-256 sum recorded here.  The table is embedded in the code because the data directory can be
-anywhere: the project, not the folder, carries the expected sums.
+Datasets are never committed to the repository (MovieLens forbids redistribution); a user fetches
+them with ``python -m jobs.data download <name>`` (ppml.data.download, docs/data.md).  A loader is
+given a data directory, explicitly or through the ``PPML_DATA`` environment variable, and checks
+every file it reads against the size and SHA-256 sum recorded here.  The table is embedded in the
+code because the data directory can be anywhere: the project, not the folder, carries the
+expected sums.  It is the one table: the downloader verifies against it too.
 
 Hashing MNIST's 10 MB takes tens of milliseconds, so a verified file is remembered in-process by
 (path, mtime, size, inode) and is not hashed again until one of those changes.
@@ -16,13 +17,15 @@ import hashlib
 import os
 import threading
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
+
+from ppml.data.sources import download_command, source_of
 
 DATA_DIR_ENV = "PPML_DATA"
 """Environment variable naming the data directory when no ``data_dir`` is passed."""
 
 CHECKSUMS: dict[str, tuple[int, str]] = {
-    # relative path (POSIX): (bytes, sha256), as in PROVENANCE.md
+    # relative path (POSIX): (bytes, sha256), as in docs/data.md
     "mnist/train-images-idx3-ubyte.gz":
         (9719438, "0b367032e93c5d0cea0925647cfdb18614af8ee15f83e6f2fc2ad904a6835971"),
     "mnist/train-labels-idx1-ubyte.gz":
@@ -49,6 +52,8 @@ CHECKSUMS: dict[str, tuple[int, str]] = {
         (3400621, "4adf783a1e03bd3be063315cb6e0a064fe63e983fd289d01b8e401a8e6c41e5f"),
 }
 
+FROM_ENV = f"the {DATA_DIR_ENV} environment variable"
+"""How errors name a data directory that came from ``$PPML_DATA``."""
 HOW_TO_FIX = (f"set the {DATA_DIR_ENV} environment variable or pass data_dir=... to the folder "
               "that holds the datasets (see docs/data.md)")
 
@@ -61,21 +66,35 @@ class ChecksumError(ValueError):
     """A dataset file exists but its size or SHA-256 sum differs from the embedded table."""
 
 
+def locate_data_dir(explicit: Union[str, os.PathLike, None] = None
+                    ) -> tuple[Optional[Path], str]:
+    """(folder, where it came from): ``explicit`` (``"data_dir"``) if given, else ``$PPML_DATA``
+    (`FROM_ENV`), else (None, ``"nowhere"``).  The folder need not exist.
+
+    A run's config copies ``$PPML_DATA`` into its ``data_dir`` (so that the run records the folder
+    it read; ppml.experiments.config.load_config), so an explicit folder equal to ``$PPML_DATA``
+    is reported as coming from the environment variable: that is where the user set it.
+    """
+    environment = os.environ.get(DATA_DIR_ENV)
+    if explicit is not None and str(explicit) != "":
+        return (Path(explicit).expanduser(),
+                FROM_ENV if str(explicit) == environment else "data_dir")
+    if environment:
+        return Path(environment).expanduser(), FROM_ENV
+    return None, "nowhere"
+
+
 def resolve_data_dir(explicit: Union[str, os.PathLike, None] = None) -> Path:
     """The data directory: ``explicit`` if given, else ``$PPML_DATA``; it must exist.
 
     Raises FileNotFoundError naming the parameter (``data_dir=...`` or ``PPML_DATA``) when neither
     is set or the folder does not exist.
     """
-    if explicit is not None and str(explicit) != "":
-        source, folder = "data_dir", Path(explicit)
-    elif os.environ.get(DATA_DIR_ENV):
-        source, folder = DATA_DIR_ENV, Path(os.environ[DATA_DIR_ENV])
-    else:
+    folder, source = locate_data_dir(explicit)
+    if folder is None:
         raise FileNotFoundError(
             f"no data directory: data_dir is not given and {DATA_DIR_ENV} is not set; "
             f"{HOW_TO_FIX}")
-    folder = folder.expanduser()
     if not folder.is_dir():
         raise FileNotFoundError(
             f"data directory {str(folder)!r} (from {source}) does not exist or is not a folder; "
@@ -97,41 +116,70 @@ def sha256_file(path: Union[str, os.PathLike]) -> str:
     return digest.hexdigest()
 
 
+def file_mismatch(path: Union[str, os.PathLike], relpath: str) -> Optional[str]:
+    """None if the file at ``path`` matches the size and SHA-256 sum of ``relpath`` in
+    `CHECKSUMS`; else what differs: ``"has <n> bytes and SHA-256 <actual>, expected <m> bytes and
+    SHA-256 <expected>"`` (the sum is computed even when the size already differs, so the error
+    can name both digests)."""
+    size, expected = CHECKSUMS[relpath]
+    actual_size = os.stat(path).st_size
+    actual = sha256_file(path)
+    if actual_size == size and actual == expected:
+        return None
+    return (f"has {actual_size} bytes and SHA-256 {actual}, expected {size} bytes and SHA-256 "
+            f"{expected}")
+
+
+def _how_to_get(relpath: str, folder: Optional[Path], source: str) -> str:
+    """The fix for a missing or wrong ``relpath``: its download command, with ``data_dir=...``
+    unless the folder came from ``$PPML_DATA``, then the general advice."""
+    dataset = source_of(relpath)
+    if dataset is None:
+        return HOW_TO_FIX
+    if folder is None:
+        return (f"download it with `{download_command(dataset.name, '<folder>')}`, then "
+                f"{HOW_TO_FIX}")
+    command = download_command(dataset.name, None if source == FROM_ENV else str(folder))
+    return f"download it with `{command}`, or {HOW_TO_FIX}"
+
+
 def verified_path(data_dir: Union[str, os.PathLike, None], relpath: str) -> Path:
     """``data_dir / relpath`` after checking that it exists and matches the embedded size and sum.
 
-    ``data_dir`` None resolves through `resolve_data_dir` (``$PPML_DATA``).  Raises ValueError
-    for a path that has no embedded checksum, FileNotFoundError for a missing file and
-    `ChecksumError` (a ValueError) for a wrong size or sum; each message names the file.  A file
-    that passed is not hashed again in this process while its mtime, size and inode are unchanged.
+    ``data_dir`` None reads ``$PPML_DATA`` (`locate_data_dir`).  Raises ValueError for a path
+    that has no embedded checksum, FileNotFoundError for a missing file or data directory and
+    `ChecksumError` (a ValueError) for a wrong size or sum; each message names the file, the
+    folder looked in and where that folder came from (``data_dir`` or ``PPML_DATA``), and the
+    ``python -m jobs.data download <name>`` command that fetches it.  A file that passed is not
+    hashed again in this process while its mtime, size and inode are unchanged.
     """
     if relpath not in CHECKSUMS:
         raise ValueError(f"no embedded checksum for {relpath!r}; known files: "
                          f"{', '.join(sorted(CHECKSUMS))}")
-    size, expected = CHECKSUMS[relpath]
-    path = resolve_data_dir(data_dir) / relpath
+    folder, source = locate_data_dir(data_dir)
+    if folder is None:
+        raise FileNotFoundError(
+            f"dataset file {relpath!r} is needed but there is no data directory: data_dir is "
+            f"not given and {DATA_DIR_ENV} is not set; {_how_to_get(relpath, folder, source)}")
+    path = folder / relpath
     try:
         stat = path.stat()
     except FileNotFoundError:
-        raise FileNotFoundError(
-            f"dataset file {relpath!r} is missing: {str(path)!r} does not exist; put the file "
-            f"there (see PROVENANCE.md) or {HOW_TO_FIX}") from None
+        where = (f"{str(path)!r} does not exist (data directory {str(folder)!r}, from {source})"
+                 if folder.is_dir() else
+                 f"the data directory {str(folder)!r} (from {source}) does not exist")
+        raise FileNotFoundError(f"dataset file {relpath!r} is missing: {where}; "
+                                f"{_how_to_get(relpath, folder, source)}") from None
     key = path.resolve()
     stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
     with _verified_lock:
         if _verified.get(key) == stamp:
             return path
-    if stat.st_size != size:
+    mismatch = file_mismatch(path, relpath)
+    if mismatch is not None:
         raise ChecksumError(
-            f"dataset file {str(path)!r} has {stat.st_size} bytes, expected {size} for "
-            f"{relpath!r}: the file is truncated or a different version; replace it with the "
-            f"original (see PROVENANCE.md) or {HOW_TO_FIX}")
-    actual = sha256_file(path)
-    if actual != expected:
-        raise ChecksumError(
-            f"dataset file {str(path)!r} has SHA-256 {actual}, expected {expected} for "
-            f"{relpath!r}: the file is corrupt or modified; replace it with the original "
-            f"(see PROVENANCE.md) or {HOW_TO_FIX}")
+            f"dataset file {str(path)!r} {mismatch} for {relpath!r}: the file is truncated, "
+            f"corrupt or another version; {_how_to_get(relpath, folder, source)}")
     with _verified_lock:
         _verified[key] = stamp
     return path

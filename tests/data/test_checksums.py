@@ -9,6 +9,7 @@ import pytest
 from ppml.data import checksums
 from ppml.data.checksums import (CHECKSUMS, ChecksumError, data_dir, resolve_data_dir,
                                  verified_path)
+from ppml.experiments.config import load_config
 
 FAKE = "fake/blob.bin"
 CONTENT = b"ppml dataset bytes\n" * 1000
@@ -55,8 +56,36 @@ def test_nonexistent_data_dir_names_folder_and_source(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError, match=r"nowhere.*from data_dir"):
         data_dir(missing)
     monkeypatch.setenv("PPML_DATA", str(missing))
-    with pytest.raises(FileNotFoundError, match=r"nowhere.*from PPML_DATA"):
+    with pytest.raises(FileNotFoundError,
+                       match=r"nowhere.*from the PPML_DATA environment variable"):
         data_dir()
+
+
+def test_a_run_config_holding_ppml_data_reports_the_environment_variable(
+        monkeypatch, compose_run_config):
+    """A run copies $PPML_DATA into its data_dir; the error still says where the user set it."""
+    monkeypatch.setenv("PPML_DATA", "/nonexistent")
+    config = load_config(compose_run_config())
+    assert config.data_dir == "/nonexistent"
+    with pytest.raises(FileNotFoundError) as error:
+        verified_path(config.data_dir, "ml-100k/u.data")
+    message = str(error.value)
+    assert "'/nonexistent' (from the PPML_DATA environment variable) does not exist" in message
+    assert "from data_dir" not in message
+    assert "`python -m jobs.data download movielens`" in message
+
+
+def test_missing_dataset_file_names_folder_and_download_command(tmp_path, monkeypatch):
+    monkeypatch.delenv("PPML_DATA", raising=False)
+    with pytest.raises(FileNotFoundError) as error:
+        verified_path(tmp_path, "jester/jester-data-1.zip")
+    assert (f"{str(tmp_path / 'jester/jester-data-1.zip')!r} does not exist (data directory "
+            f"{str(tmp_path)!r}, from data_dir)") in str(error.value)
+    assert f"`python -m jobs.data download jester data_dir={tmp_path}`" in str(error.value)
+    with pytest.raises(FileNotFoundError,
+                       match=r"no data directory.*`python -m jobs\.data download mnist "
+                             r"data_dir=<folder>`"):
+        verified_path(None, "mnist/t10k-labels-idx1-ubyte.gz")
 
 
 def test_verified_path_accepts_the_right_file(fake_dir):
@@ -80,7 +109,11 @@ def test_wrong_bytes_same_size_is_refused_naming_the_file(fake_dir):
 
 def test_wrong_size_is_refused_naming_the_file(fake_dir):
     (fake_dir / FAKE).write_bytes(CONTENT[:-1])
-    with pytest.raises(ChecksumError, match=rf"blob\.bin.*{len(CONTENT) - 1} bytes"):
+    expected = hashlib.sha256(CONTENT).hexdigest()
+    actual = hashlib.sha256(CONTENT[:-1]).hexdigest()
+    with pytest.raises(ChecksumError, match=rf"blob\.bin.*{len(CONTENT) - 1} bytes and SHA-256 "
+                                            rf"{actual}, expected {len(CONTENT)} bytes and "
+                                            rf"SHA-256 {expected}"):
         verified_path(fake_dir, FAKE)
 
 
