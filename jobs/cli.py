@@ -2,16 +2,15 @@
 
 Benchmarks and reports that are not Hydra experiments take their few options the way
 ``python -m jobs.run`` does (``key=value``), and end the same way: print a table, write one
-Parquet file into ``results_dir``, print its path.
+Parquet file into ``results_dir``, print its path.  The results sink is imported by `finish`
+alone: a job that writes no results (``python -m jobs.data``) starts without the experiment
+registry and its imports (seconds on a busy machine).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import sys
-
-from ppml.experiments.results import RunOutput, write_run
-from ppml.experiments.table import format_table
 
 
 def options(defaults: dict, argv=None) -> dict:
@@ -39,6 +38,8 @@ def parse_sizes(text: str) -> list[tuple]:
 def finish(experiment: str, rows: list, results_dir: str, started_at: dt.datetime,
            columns: list | None = None) -> None:
     """Print ``rows`` as a table and write them as one run of ``experiment``."""
+    from ppml.experiments.results import RunOutput, write_run
+    from ppml.experiments.table import format_table
     print(format_table(rows, columns or list(dict.fromkeys(k for r in rows for k in r))))
     path = write_run(results_dir, {"experiment": experiment}, RunOutput(rows=rows),
                      started_at=started_at)

@@ -1,5 +1,8 @@
 """The dataset sources against the checksum table: every file has a source, every source files."""
 
+import re
+from pathlib import Path
+
 from ppml.data.checksums import CHECKSUMS
 from ppml.data.download import dataset_files
 from ppml.data.sources import SOURCES, download_command, source_of
@@ -37,3 +40,11 @@ def test_download_command():
     assert download_command("mnist") == "python -m jobs.data download mnist"
     assert download_command("mnist", "/d") == "python -m jobs.data download mnist data_dir=/d"
     assert source_of("elsewhere/file") is None
+
+
+def test_docs_data_md_lists_the_checksum_table():
+    """docs/data.md is the user-facing provenance: its table is the one the loaders verify."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "data.md").read_text()
+    rows = re.findall(r"^\| `(\S+)` \| ([\d,]+) \| `([0-9a-f]{64})` \|$", page, re.MULTILINE)
+    assert {path: (int(size.replace(",", "")), digest) for path, size, digest in rows} \
+        == CHECKSUMS
