@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from ppml.data import checksums
+from ppml.data import (checksums, load_bernoulli_arms, load_contextual, load_kmeans,
+                       load_linear_arms, load_movielens_embeddings, load_spectral_arms)
 from ppml.data.checksums import (CHECKSUMS, ChecksumError, data_dir, resolve_data_dir,
                                  verified_path)
+from ppml.data.conversions import load_conversions
 from ppml.experiments.config import load_config
 
 FAKE = "fake/blob.bin"
@@ -158,3 +160,36 @@ def test_tampered_copy_of_real_mnist_file(mnist_dir, tmp_path, fresh_verificatio
     os.utime(copy, ns=(0, 10**9))
     with pytest.raises(ChecksumError, match="t10k-labels-idx1-ubyte.gz"):
         verified_path(tmp_path, relpath)
+
+
+LOADERS = {
+    "load_contextual(mnist)": ("mnist", lambda d: load_contextual("mnist", horizon=5, data_dir=d)),
+    "load_kmeans(mnist)": ("mnist", lambda d: load_kmeans(base="mnist", data_dir=d)),
+    "load_movielens_embeddings": ("movielens", lambda d: load_movielens_embeddings(3, data_dir=d)),
+    "load_linear_arms": ("movielens",
+                         lambda d: load_linear_arms("movielens", arms=5, dims=3, data_dir=d)),
+    "load_spectral_arms": ("movielens", lambda d: load_spectral_arms(arms=5, dims=3, data_dir=d)),
+    "load_bernoulli_arms(movielens)": ("movielens",
+                                       lambda d: load_bernoulli_arms("movielens", arms=5,
+                                                                     data_dir=d)),
+    "load_bernoulli_arms(jester)": ("jester",
+                                    lambda d: load_bernoulli_arms("jester", arms=5, data_dir=d)),
+    "load_conversions(movielens)": ("movielens", lambda d: load_conversions("movielens", d)),
+}
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_every_loader_names_the_folder_its_origin_and_the_download_command(
+        loader, tmp_path, monkeypatch):
+    name, load = LOADERS[loader]
+    monkeypatch.delenv("PPML_DATA", raising=False)
+    with pytest.raises(FileNotFoundError) as error:
+        load(tmp_path)
+    assert f"data directory {str(tmp_path)!r}, from data_dir" in str(error.value)
+    assert f"`python -m jobs.data download {name} data_dir={tmp_path}`" in str(error.value)
+    monkeypatch.setenv("PPML_DATA", "/nonexistent")
+    with pytest.raises(FileNotFoundError) as error:
+        load(None)
+    assert "'/nonexistent' (from the PPML_DATA environment variable) does not exist" \
+        in str(error.value)
+    assert f"`python -m jobs.data download {name}`" in str(error.value)
