@@ -1,8 +1,8 @@
 """The datasets a run reads from the data directory: list, download and verify them.
 
-    python -m jobs.data list                      # each dataset: present/missing/corrupt, folder, licence
-    python -m jobs.data download movielens        # fetch, verify, keep (prints the licence first)
-    python -m jobs.data verify                    # check every file present; exit 1 on a mismatch
+    python -m jobs.data list                # each dataset: present/missing/corrupt, folder, licence
+    python -m jobs.data download movielens  # fetch, verify, keep (prints the licence first)
+    python -m jobs.data verify              # check every file present; exit 1 on a mismatch
 
 Each takes ``data_dir=<folder>`` (else ``$PPML_DATA``, as every run does); ``download`` also
 takes ``mirror=<URL>``, a base URL (``https://``, ``http://`` or ``file://``) that holds the
@@ -21,7 +21,9 @@ from ppml.data.checksums import DATA_DIR_ENV, ChecksumError, locate_data_dir
 from ppml.data.download import NoSourceError, dataset_files, download, status
 from ppml.data.sources import SOURCES, Source, download_command
 
-DEFAULTS = {"data_dir": None, "mirror": None}
+DEFAULTS = {"list": {"data_dir": None}, "verify": {"data_dir": None},
+            "download": {"data_dir": None, "mirror": None}}
+"""Each command's ``key=value`` options (a key another command takes is refused)."""
 USAGE = ("usage: python -m jobs.data list|verify [data_dir=...] | "
          "python -m jobs.data download <name>... [data_dir=...] [mirror=...]; "
          f"datasets: {', '.join(SOURCES)}")
@@ -92,7 +94,7 @@ def main(argv=None) -> int:
         raise SystemExit(USAGE)
     command, rest = argv[0], argv[1:]
     names = [arg for arg in rest if "=" not in arg]
-    options = parse_options(DEFAULTS, [arg for arg in rest if "=" in arg])
+    options = parse_options(DEFAULTS[command], [arg for arg in rest if "=" in arg])
     if (command == "download") != bool(names):
         raise SystemExit(USAGE)
     unknown = [name for name in names if name not in SOURCES]

@@ -69,7 +69,8 @@ SOURCES: dict[str, Source] = {source.name: source for source in (
                             "https://files.grouplens.org/datasets/movielens/ml-100k.zip",
                             archive=True),)),
     Source(
-        name="jester", folder="jester", title="Jester dataset 1, part 1 (Ken Goldberg, UC Berkeley)",
+        name="jester", folder="jester",
+        title="Jester dataset 1, part 1 (Ken Goldberg, UC Berkeley)",
         homepage="https://eigentaste.berkeley.edu/dataset/",
         licence="research use with acknowledgement; cite K. Goldberg, T. Roeder, D. Gupta and "
                 "C. Perkins, Information Retrieval 4(2), 2001",

@@ -132,6 +132,7 @@ def test_bad_arguments_and_no_data_dir_are_refused(monkeypatch):
     monkeypatch.delenv("PPML_DATA", raising=False)
     for argv, message in ((["download"], "usage"), (["fetch"], "usage"),
                           (["download", "cifar"], "unknown dataset 'cifar'"),
+                          (["list", "mirror=x"], r"unknown argument 'mirror=x'"),
                           (["list"], "no data directory: pass data_dir=<folder> or set the "
                                      "PPML_DATA environment variable")):
         with pytest.raises(SystemExit, match=message):
