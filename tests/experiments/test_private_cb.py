@@ -30,3 +30,13 @@ def test_under_ray_the_driver_draws_the_parties_bars_and_no_party_prints_one(
     private_cb(tiny(tmp_path, progress=False, runtime="ray"))
     out, err = capfd.readouterr()
     assert "private_cb steps" not in err and "set-up" not in err and "pid=" not in out + err
+
+
+@pytest.mark.slow
+def test_federated_the_driving_party_shows_the_bar_and_the_others_none(tmp_path, capfd):
+    private_cb(tiny(tmp_path, progress=True, runtime="federated"))
+    shown = capfd.readouterr().err
+    assert shown.count("private_cb steps:   0%") == 1 and "4/4" in shown
+    logs = {log.stem: log.read_text() for log in tmp_path.glob(".federated/*/*.log")}
+    assert "private_cb steps" in logs.pop("party-0")
+    assert not any("private_cb steps" in text for text in logs.values())
