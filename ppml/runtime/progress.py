@@ -33,6 +33,9 @@ from tqdm import tqdm
 
 POLL_S = 0.25
 """How often the driver polls its relay, and a relayed bar sends its count at most."""
+WAIT_S = 5.0
+"""The longest a bar waits for the relay (its last count, the driver's poll); then it gives up
+on the bar, never on the run."""
 RELAY_NAME = "ppml-progress-relay"
 """The relay's actor name, in the driver's Ray namespace (its workers look it up by name)."""
 
@@ -112,8 +115,11 @@ class _Relayed(Bar):
 
     def close(self) -> None:
         if self._relay is not None:
-            ray.get(self._relay.post.remote(("close", self._id, self._count)))
-            self._relay = None
+            relay, self._relay = self._relay, None
+            try:
+                ray.get(relay.post.remote(("close", self._id, self._count)), timeout=WAIT_S)
+            except ray.exceptions.RayError:    # the driver is gone: a bar never fails a run
+                pass
 
 
 def bar(desc: str, total: int | None, unit: str = "step", initial: int = 0,
@@ -177,7 +183,7 @@ def _poll() -> None:
         time.sleep(POLL_S)
         try:
             flush()
-        except Exception:            # noqa: BLE001 - Ray shut down under it: the relay is gone
+        except Exception:            # noqa: BLE001 - Ray shut down under the poll
             with _lock:
                 _forget()
 
@@ -190,7 +196,12 @@ def flush() -> None:
         if not ray.is_initialized():
             _forget()
             return
-        for kind, key, *rest in ray.get(_relay.take.remote()):
+        try:
+            events = ray.get(_relay.take.remote(), timeout=WAIT_S)
+        except ray.exceptions.RayError:       # the relay died: a bar never fails a run
+            _forget()
+            return
+        for kind, key, *rest in events:
             if kind == "open" and _shown:
                 desc, total, unit, initial = rest
                 _drawn[key] = _Drawn(desc, total, unit, initial)
@@ -203,11 +214,9 @@ def flush() -> None:
 def close() -> None:
     """Before Ray shuts down: draw what is waiting and forget the relay (the next Ray run makes
     a new one)."""
-    try:
-        flush()
-    finally:
-        with _lock:
-            _forget()
+    flush()
+    with _lock:
+        _forget()
 
 
 def _forget() -> None:
