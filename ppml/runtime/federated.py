@@ -305,6 +305,8 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float,
             failed = [n for n, code in codes.items() if code not in (None, 0)]
             running = [n for n, code in codes.items() if code is None]
             if failed:
+                for thread in copying:            # the shown party's last words, into its log
+                    thread.join(COPY_WAIT_S)
                 first = min(failed, key=lambda n: _finished_at(directory / f"{n}.log"))
                 still = f" (still running then: {', '.join(running)})" if running else ""
                 raise PartyFailed(first, codes[first], f"{first} failed (exit code "
@@ -330,6 +332,11 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float,
             thread.join()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+COPY_WAIT_S = 1.0
+"""How long a failed run waits for the shown party's stderr to reach its log (a child process
+of the party may hold the pipe open until it is stopped)."""
 
 
 def _copy_stderr(pipe, log: Path) -> None:
