@@ -16,7 +16,8 @@ a value of the protocol.  The driver creates its relay when a Ray run starts (`r
 by the Ray runtime before it makes actors) and polls it from a background thread, every
 `POLL_S`; `flush` applies what is waiting (the runtime calls it when a Ray run ends, so a
 phase's bar is complete before the driver prints anything else).  Why a relay polled by the
-driver and not ``ray.experimental.tqdm_ray``: docs/decisions.md, "Progress under Ray".
+driver and not ``ray.experimental.tqdm_ray``: docs/decisions.md, "Progress: one bar per
+phase, drawn by the driver".
 """
 
 from __future__ import annotations
