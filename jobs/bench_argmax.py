@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 import ppml.mpc as mpc
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 
 METHODS = ("pairwise", "tournament")
 
@@ -64,7 +64,8 @@ def main(argv=None) -> None:
     opts = options({"results_dir": "results", "arms": "10,100,1000,10000", "max_gb": 4.0}, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     sizes = [int(a) for a in opts["arms"].split(",")]
-    rows = [row for method in METHODS for row in method_rows(method, sizes, opts["max_gb"])]
+    rows = [row for method in cases(METHODS, "bench_argmax", opts, unit="method")
+            for row in method_rows(method, sizes, opts["max_gb"])]
     finish("bench_argmax", rows, opts["results_dir"], started_at)
 
 

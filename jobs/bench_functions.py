@@ -12,7 +12,7 @@ import datetime as dt
 import numpy as np
 
 import ppml.mpc as mpc
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 
 
 def reciprocal_rows(grid: np.ndarray) -> list:
@@ -47,7 +47,10 @@ def exp_rows(grid: np.ndarray) -> list:
 def main(argv=None) -> None:
     opts = options({"results_dir": "results"}, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
-    rows = reciprocal_rows(np.linspace(1, 10, 2001)) + exp_rows(np.linspace(-4, 2, 2001))
+    parts = {"reciprocal": lambda: reciprocal_rows(np.linspace(1, 10, 2001)),
+             "exp": lambda: exp_rows(np.linspace(-4, 2, 2001))}
+    rows = [row for part in cases(parts, "bench_functions", opts, unit="function")
+            for row in parts[part]()]
     finish("bench_functions", rows, opts["results_dir"], started_at)
 
 

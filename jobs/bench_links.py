@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 from ppml.runtime import wire
 from ppml.runtime.federated import Peers, loopback
 from ppml.runtime.links import Links
@@ -95,13 +95,12 @@ def main(argv=None) -> None:
     counts = [int(p) for p in str(opts["parties"]).split(",")]
     started_at = dt.datetime.now(dt.timezone.utc)
     rows = []
-    for parties in counts:
-        for repeat in range(opts["repeats"]):
-            for transport in ("tls", "plain"):
-                ms, sent = measure(parties, opts["rounds"], transport == "plain")
-                rows.append({"transport": transport, "parties": parties, "repeat": repeat,
-                             "rounds": opts["rounds"], "ms_per_round": ms,
-                             "bytes_per_round": sent})
+    for parties, repeat, transport in cases(
+            [(p, r, t) for p in counts for r in range(opts["repeats"]) for t in ("tls", "plain")],
+            "bench_links", opts):
+        ms, sent = measure(parties, opts["rounds"], transport == "plain")
+        rows.append({"transport": transport, "parties": parties, "repeat": repeat,
+                     "rounds": opts["rounds"], "ms_per_round": ms, "bytes_per_round": sent})
     for row in rows:
         base = [r for r in rows if r["transport"] == "plain" and r["parties"] == row["parties"]
                 and r["repeat"] == row["repeat"]][0]

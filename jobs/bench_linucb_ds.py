@@ -32,7 +32,7 @@ from contextlib import nullcontext
 import gmpy2
 
 from jobs.bench_paillier import median_time
-from jobs.cli import finish, options, parse_sizes
+from jobs.cli import cases, finish, options, parse_sizes
 from ppml.protocols.linucb_ds.scores import WINDOW
 from ppml.crypto.paillier import generate_keypair
 from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
@@ -111,8 +111,10 @@ def main(argv=None) -> None:
         if ray_needed:
             cluster.warm_up(max(workers))           # start the worker processes untimed
         units = unit_costs(opts["key_bits"])
-        rows = [measure(opts, K, d, N, w, obfuscator, units) for K, d, N in sizes
-                for w in workers for obfuscator in opts["obfuscators"].split(",")]
+        rows = [measure(opts, K, d, N, w, obfuscator, units) for K, d, N, w, obfuscator in
+                cases([(*size, w, obfuscator) for size in sizes for w in workers
+                       for obfuscator in opts["obfuscators"].split(",")],
+                      "bench_linucb_ds", opts)]
     finish("bench_linucb_ds", rows, opts["results_dir"], started_at)
 
 

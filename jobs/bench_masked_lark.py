@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 from ppml.crypto import hpke
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.protocol import run_aggregation
@@ -106,7 +106,7 @@ def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     rows = []
-    for run in opts["runs"].split(","):
+    for run in cases(opts["runs"].split(","), "bench_masked_lark", opts, unit="run"):
         runtime, _, workers = run.partition(":")
         workers = int(workers or 1)
         if runtime == "ray" or workers > 1:

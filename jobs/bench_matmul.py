@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 from ppml.mpc import ring
 
 SIZES = (32, 64, 128, 256, 512, 1024)
@@ -46,7 +46,8 @@ def main(argv=None) -> None:
     opts = options({"results_dir": "results"}, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     rng = np.random.default_rng(0)
-    finish("bench_matmul", [measure(n, rng) for n in SIZES], opts["results_dir"], started_at)
+    rows = [measure(n, rng) for n in cases(SIZES, "bench_matmul", opts, unit="size")]
+    finish("bench_matmul", rows, opts["results_dir"], started_at)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import gmpy2
 import numpy as np
 import phe
 
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 from ppml.runtime import cluster
 from ppml.crypto.paillier import (Decryptor, Encoding, EncryptedArray, ObfuscatorPool, SlotLayout,
                                   fresh_obfuscators, generate_keypair, pack)
@@ -138,7 +138,8 @@ def main(argv=None) -> None:
         raise SystemExit(f"dim must be <= values, got dim={opts['dim']} values={opts['values']}")
     ray_needed = max(workers) > 1
     with cluster.connected(num_cpus=max(workers), dashboard=False) if ray_needed else nullcontext():
-        rows = [r for bits in opts["key_bits"].split(",")
+        rows = [r for bits in cases(opts["key_bits"].split(","), "bench_paillier", opts,
+                                    unit="key size")
                 for r in measure_key(int(bits), opts, workers)]
     finish("bench_paillier", with_speedups(rows), opts["results_dir"], started_at)
 

@@ -50,7 +50,7 @@ import time
 from contextlib import nullcontext
 
 from jobs.bench_paillier import median_time
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 from ppml.crypto.paillier.threshold import deal
 from ppml.protocols.pprl.config import PPRLOptions
@@ -170,13 +170,16 @@ def main(argv=None) -> None:
         selections = opts["selection"].split(",")
         rows = [measure(opts["steps"], int(bits), obfuscator, opts["partition"], w, selection,
                         opts["learner"], opts["scale_bits"], runtime)
-                for bits in str(opts["key_bits"]).split(",")
-                for obfuscator in opts["obfuscators"].split(",") for w in workers
-                for selection in selections for runtime in runtimes] \
-            if "paillier" in backends else []
+                for bits, obfuscator, w, selection, runtime in cases(
+                    [(bits, obfuscator, w, selection, runtime)
+                     for bits in str(opts["key_bits"]).split(",")
+                     for obfuscator in opts["obfuscators"].split(",") for w in workers
+                     for selection in selections for runtime in runtimes],
+                    "bench_pprl paillier", opts)] if "paillier" in backends else []
     shared = {selection: measure_shares(opts["steps"], opts["partition"], selection,
                                         opts["learner"], opts["scale_bits"])
-              for selection in selections} if "shares" in backends else {}
+              for selection in cases(selections, "bench_pprl shares", opts,
+                                     unit="selection")} if "shares" in backends else {}
     for row in rows:                   # how much faster the shares backend's step is
         other = shared.get(row["selection"])
         row["shares_speedup"] = None if other is None else \

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import finish, options
+from jobs.cli import cases, finish, options
 from ppml.mpc.ring import ARITHMETIC
 from ppml.runtime import cluster, spmd
 
@@ -56,7 +56,8 @@ def main(argv=None) -> None:
     with cluster.connected(dashboard=False):
         rows = [{"runtime": runtime, "parties": parties, "rounds": opts["rounds"],
                  "ms_per_round": 1e3 * measure(runtime, parties, opts["rounds"])}
-                for runtime in ("local", "ray") for parties in PARTIES]
+                for runtime, parties in cases([(runtime, parties) for runtime in ("local", "ray")
+                                               for parties in PARTIES], "bench_ray_round", opts)]
     finish("bench_ray_round", rows, opts["results_dir"], started_at)
 
 

@@ -38,7 +38,7 @@ import os
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from jobs.bench_paillier import median_time
-from jobs.cli import finish, options, parse_sizes
+from jobs.cli import cases, finish, options, parse_sizes
 from ppml.crypto.aead import NONCE_BYTES
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
@@ -155,8 +155,10 @@ def main(argv=None) -> None:
         sizes = SWEEPS[opts["sweep"]]
     else:
         raise SystemExit(f"sweep must be one of {', '.join(SWEEPS)}, got {opts['sweep']!r}")
-    rows = [measure(opts, algorithm, mask, arms, horizon) for arms, horizon in sizes
-            for algorithm in opts["algorithms"].split(",") for mask in opts["masks"].split(",")]
+    rows = [measure(opts, algorithm, mask, arms, horizon) for arms, horizon, algorithm, mask in
+            cases([(arms, horizon, algorithm, mask) for arms, horizon in sizes
+                   for algorithm in opts["algorithms"].split(",")
+                   for mask in opts["masks"].split(",")], "bench_samba", opts)]
     finish("bench_samba", rows, opts["results_dir"], started_at)
 
 

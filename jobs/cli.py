@@ -1,7 +1,8 @@
 """What the small ``jobs/`` scripts share: ``key=value`` options and the table-plus-Parquet ending.
 
 Benchmarks and reports that are not Hydra experiments take their few options the way
-``python -m jobs.run`` does (``key=value``), and end the same way: print a table, write one
+``python -m jobs.run`` does (``key=value``, and ``progress=true|false`` in every one), show one
+bar over the cases they measure (`cases`), and end the same way: print a table, write one
 Parquet file into ``results_dir``, print its path.  The results sink is imported by `finish`
 alone: a job that writes no results (``python -m jobs.data``) starts without the experiment
 registry and its imports (seconds on a busy machine).
@@ -11,11 +12,18 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Iterable, Iterator
+
+from ppml.runtime import progress
+
+FLAGS = {"true": True, "false": False}
 
 
 def options(defaults: dict, argv=None) -> dict:
-    """``key=value`` arguments over ``defaults``; values take the type of their default."""
+    """``key=value`` arguments over ``defaults`` (plus ``progress``, true unless given); values
+    take the type of their default, a flag is ``true`` or ``false``."""
     argv = sys.argv[1:] if argv is None else argv
+    defaults = {**defaults, "progress": defaults.get("progress", True)}
     values = dict(defaults)
     for arg in argv:
         key, sep, text = arg.partition("=")
@@ -23,11 +31,24 @@ def options(defaults: dict, argv=None) -> dict:
             known = " ".join(f"{k}=..." for k in defaults)
             raise SystemExit(f"unknown argument {arg!r}; this job takes {known}")
         default = defaults[key]
+        if isinstance(default, bool):
+            if text not in FLAGS:
+                raise SystemExit(f"{key} must be true or false, got {text!r}")
+            values[key] = FLAGS[text]
+            continue
         try:
             values[key] = type(default)(text) if default is not None else text
         except ValueError:
             raise SystemExit(f"{key} must be a {type(default).__name__}, got {text!r}") from None
     return values
+
+
+def cases(items: Iterable, job: str, opts: dict, unit: str = "case") -> Iterator:
+    """The ``items`` a benchmark measures, one step of its bar each (named ``job``); while they
+    run, every bar of the code measured (a protocol's phases) shows as ``progress`` says."""
+    items = list(items)
+    with progress.showing(opts["progress"]):
+        yield from progress.track(items, job, unit=unit)
 
 
 def parse_sizes(text: str) -> list[tuple]:

@@ -24,7 +24,7 @@ from jobs.run import CONF_DIR
 from ppml.experiments import registry  # noqa: F401 - registers the experiments and forms
 from ppml.experiments.config import load_config, refuse_renamed
 from ppml.experiments.federation import form
-from ppml.runtime import codec
+from ppml.runtime import codec, progress
 from ppml.runtime.cluster import NODE_ADDRESS_ENV
 from ppml.runtime.deadlines import LOST_EXIT, peer_lost
 from ppml.runtime.federated import Peers
@@ -68,7 +68,9 @@ def main(argv: list) -> int:
         certificate = peers.parties[name].certificate_file
         identity = Identity.load(name, str(certificate),
                                  own.get("key", str(certificate.with_suffix(".key"))))
-        outputs = form(config.experiment).party(config, name, identity, peers)
+        shown = config.progress and name == form(config.experiment).driver
+        with progress.showing(shown):             # the driving party's bars only
+            outputs = form(config.experiment).party(config, name, identity, peers)
     except Exception as exc:                      # noqa: BLE001 - reported, exit code 1
         notes = "".join(f" ({note})" for note in getattr(exc, "__notes__", ()))
         print(f"party {name} failed: {type(exc).__name__}: {exc}{notes}", file=sys.stderr,

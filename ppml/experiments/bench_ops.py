@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from ppml.runtime import spmd
+from ppml.runtime import progress, spmd
 import ppml.mpc as mpc
 from ppml.experiments.config import RunConfig, engine_options
 from ppml.experiments.registry import register
@@ -82,7 +82,8 @@ def program(ctx, arms: int, dims: int, repeats: int, w=None, x=None, den=None, w
               for name in shapes}
     rows = []
     party = ctx.held[0]
-    for op, run_op in secure_ops(shared).items():
+    for op, run_op in progress.track(list(secure_ops(shared).items()), "bench_ops operations",
+                                     unit="op", enabled=ctx.holds(0)):
         run_op()  # warm-up: fills the dealer store for this shape
         rounds0, bytes0 = ctx.comm.stats[party].rounds, _bytes(ctx)
         online, offline = [], []

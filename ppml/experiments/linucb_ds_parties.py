@@ -107,4 +107,4 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
 
 
 for _experiment in ("linucb_ds", "spectral_ucb_ds"):
-    register_parties(_experiment, names, party)
+    register_parties(_experiment, names, party, driver="p")

@@ -168,4 +168,4 @@ def _helper(config: RunConfig, node: Node, name: str) -> dict:
     return {"out": out, "protocol_s": time.perf_counter() - start}
 
 
-register_parties("masked_lark", names, party)
+register_parties("masked_lark", names, party, driver="helper-0")   # the leader

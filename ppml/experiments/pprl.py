@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-from tqdm import tqdm
 
 from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
@@ -46,6 +45,7 @@ from ppml.protocols.pprl.reference import (TrialResult, run_observation_partitio
                                            run_time_partitioned)
 from ppml.protocols.pprl.shares_observation import observation_results, run_shares_trials
 from ppml.protocols.pprl.shares_time import run_shares_time_trials, trial_result
+from ppml.runtime import progress as progress_
 from ppml.runtime.cluster import ensure_ray
 
 
@@ -112,8 +112,8 @@ def _groups(config: RunConfig, method: str, groups: list, progress: bool,
     """The results of ``groups`` of trials of ``method``, one group after the other (a Ray
     task's share of `_results`, or all of it, each group noted in ``finished`` as it ends)."""
     results = []
-    with tqdm(total=sum(map(len, groups)), disable=not progress, unit="trial",
-              desc=f"pprl {method}") as bar:
+    with progress_.bar(f"pprl {method}", sum(map(len, groups)), unit="trial",
+                       enabled=progress) as bar:
         for group in groups:
             done = [_plaintext(config, method, trial) for trial in group] \
                 if method != "pprl" else _encrypted(config, group, progress)

@@ -257,13 +257,13 @@ def _drive(config: RunConfig, roles: list, services: list) -> dict:
         offline = 0.0
         if by_time:
             out["setup_s"].append(time.perf_counter() - start)
-            holder, owner = play_schedule(roles, config.pprl, saving=saving)
+            holder, owner = play_schedule(roles, config.pprl, config.progress, saving)
             out["values"].append(roles[owner].call("reveal", holder))
         else:
             first = set_up(roles, saving)
             out["setup_s"].append(time.perf_counter() - start)
-            offline = play_observation(roles, services[1], config.pprl, saving=saving,
-                                       first=first)
+            offline = play_observation(roles, services[1], config.pprl, config.progress,
+                                       saving=saving, first=first)
             gather([role.submit("finish") for role in [*roles[1:], roles[0]]])
             out["values"].append(roles[0].call("reveal"))
         out["offline_s"].append(offline)
@@ -272,4 +272,4 @@ def _drive(config: RunConfig, roles: list, services: list) -> dict:
     return out
 
 
-register_parties("pprl", names, party)
+register_parties("pprl", names, party, driver="agent-0")

@@ -97,4 +97,4 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
         node.close()
 
 
-register_parties("private_cb", names, party)
+register_parties("private_cb", names, party, driver="party-0")

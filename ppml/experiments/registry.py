@@ -6,12 +6,16 @@ An experiment module registers itself at import time::
     def bench_ops(config: RunConfig) -> RunOutput: ...
 
 and is imported by ``ppml/experiments/__init__.py``, so `get` sees it once the package is imported.
+An experiment runs with its progress bars shown or not as its config's ``progress`` says
+(`ppml.runtime.progress.showing`).
 """
 
+import functools
 from collections.abc import Callable
 
 from ppml.experiments.config import RunConfig
 from ppml.experiments.results import RunOutput
+from ppml.runtime import progress
 
 Experiment = Callable[[RunConfig], RunOutput]
 
@@ -26,8 +30,14 @@ def register(name: str) -> Callable[[Experiment], Experiment]:
     def decorate(fn: Experiment) -> Experiment:
         if name in _EXPERIMENTS:
             raise ValueError(f"experiment {name!r} is already registered ({_EXPERIMENTS[name]!r})")
-        _EXPERIMENTS[name] = fn
-        return fn
+
+        @functools.wraps(fn)
+        def experiment(config: RunConfig) -> RunOutput:
+            with progress.showing(config.progress):
+                return fn(config)
+
+        _EXPERIMENTS[name] = experiment
+        return experiment
 
     return decorate
 

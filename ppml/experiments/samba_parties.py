@@ -164,4 +164,4 @@ def _controller(config: RunConfig, node: Node, groups: list) -> dict:
                     if f.name not in ("views",)}}
 
 
-register_parties("samba", names, party)
+register_parties("samba", names, party, driver="controller")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 import ppml.mpc as mpc
 from ppml.crypto.fixed import encode
@@ -21,6 +20,7 @@ from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 from ppml.mpc.protocols.truncate import truncate
 from ppml.mpc.ring import ARITHMETIC
+from ppml.runtime import progress as progress_
 
 CHUNK = 1 << 17
 
@@ -32,20 +32,20 @@ def failures(parties: int, precision_bits: int, mode: str, samples: int, seed,
     ctx = mpc.local_context(parties, precision_bits, seed, mode)
     failed, worst, done = 0, 0.0, 0
     start = time.perf_counter()
-    bar = tqdm(total=samples, disable=not progress, unit="trunc", desc=f"{mode} L={precision_bits}")
-    while done < samples:
-        n = min(CHUNK, samples - done)
-        a, b = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
-        product = (encode(a, precision_bits).view(np.int64)
-                   * encode(b, precision_bits).view(np.int64))
-        shared = ctx.share(product, owner=0, frac_bits=0, wide=True)   # |ab| 2^2L < 2^56
-        (out,) = ctx.open([truncate(ctx, shared.data, precision_bits)], ARITHMETIC)
-        error = np.abs(out.view(np.int64) - product / 2.0**precision_bits)
-        failed += int(np.sum(error > parties + 1))
-        worst = max(worst, float(error.max()))
-        done += n
-        bar.update(n)
-    bar.close()
+    with progress_.bar(f"truncation {mode} L={precision_bits}", samples, unit="trunc",
+                       enabled=progress) as bar:
+        while done < samples:
+            n = min(CHUNK, samples - done)
+            a, b = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+            product = (encode(a, precision_bits).view(np.int64)
+                       * encode(b, precision_bits).view(np.int64))
+            shared = ctx.share(product, owner=0, frac_bits=0, wide=True)   # |ab| 2^2L < 2^56
+            (out,) = ctx.open([truncate(ctx, shared.data, precision_bits)], ARITHMETIC)
+            error = np.abs(out.view(np.int64) - product / 2.0**precision_bits)
+            failed += int(np.sum(error > parties + 1))
+            worst = max(worst, float(error.max()))
+            done += n
+            bar.update(n)
     return {"failures": failed, "failure_rate": failed / samples,
             "max_error_ulps": worst, "wall_s": time.perf_counter() - start}
 

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import ray
 
+from ppml.runtime import progress
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 
@@ -45,6 +46,7 @@ def connected(address: str | None = None, num_cpus: int | None = None,
     try:
         yield
     finally:
+        progress.close()
         ray.shutdown()
 
 

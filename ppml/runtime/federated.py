@@ -20,6 +20,7 @@ docs/federated.md has the commands, what crosses between parties and what each o
 
 from __future__ import annotations
 
+import codecs
 import os
 import signal
 import socket
@@ -262,9 +263,12 @@ class PartyFailed(RuntimeError):
         self.party, self.code, self.lost = party, code, code < 0 or code == LOST_EXIT
 
 
-def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> dict:
+def launch(names: list, overrides: list, directory: Path, timeout_s: float,
+           shown: str | None = None) -> dict:
     """Run one ``python -m jobs.party`` process per party of ``names`` on loopback, with the
-    same config ``overrides``; returns each party's output.  The first party to fail stops
+    same config ``overrides``; returns each party's output.  Each party's output goes to its
+    log in ``directory``; the stderr of party ``shown`` (the one that shows the run's progress
+    bars) also to this process's stderr.  The first party to fail stops
     every process and raises `PartyFailed` naming the party, the tail of its log and the
     parties still running then (a stopped or frozen party is one of them: the others fail
     waiting for it); no process is left behind.
@@ -275,24 +279,34 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
     named, also when it is idle (a role needed at the start only) or the last one running."""
     directory.mkdir(parents=True, exist_ok=True)
     loopback(directory, names)
-    processes = {}
+    processes, copying = {}, []
     handled = (signal.SIGTERM, signal.SIGHUP)
     previous = {sig: signal.signal(sig, _exit_on_signal) for sig in handled} \
         if threading.current_thread() is threading.main_thread() else {}
     try:
         for name in names:
-            log = open(directory / f"{name}.log", "wb")
+            path = directory / f"{name}.log"
+            path.write_bytes(b"")
+            log = open(path, "ab")
             processes[name] = subprocess.Popen(
                 [sys.executable, "-m", "jobs.party", f"party={name}",
                  f"peers={directory / 'peers.yaml'}", f"out={directory / (name + '.out')}",
-                 *overrides], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                 *overrides], stdout=log,
+                stderr=subprocess.PIPE if name == shown else subprocess.STDOUT,
+                start_new_session=True)
             log.close()
+            if name == shown:
+                copying.append(threading.Thread(target=_copy_stderr, daemon=True,
+                                                args=(processes[name].stderr, path)))
+                copying[-1].start()
         stopped_since: dict = {}
         while True:
             codes = {n: p.poll() for n, p in processes.items()}     # poll every one
             failed = [n for n, code in codes.items() if code not in (None, 0)]
             running = [n for n, code in codes.items() if code is None]
             if failed:
+                for thread in copying:            # the shown party's last words, into its log
+                    thread.join(COPY_WAIT_S)
                 first = min(failed, key=lambda n: _finished_at(directory / f"{n}.log"))
                 still = f" (still running then: {', '.join(running)})" if running else ""
                 raise PartyFailed(first, codes[first], f"{first} failed (exit code "
@@ -314,8 +328,27 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float) -> d
         return {name: codec.decode((directory / f"{name}.out").read_bytes()) for name in names}
     finally:
         stop(processes.values())
+        for thread in copying:
+            thread.join()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+COPY_WAIT_S = 1.0
+"""How long a failed run waits for the shown party's stderr to reach its log (a child process
+of the party may hold the pipe open until it is stopped)."""
+
+
+def _copy_stderr(pipe, log: Path) -> None:
+    """A party's stderr, as it comes, to its log and to this process's stderr (its progress
+    bars: a party's tqdm redraws its line without a newline, so it is copied by the chunk)."""
+    text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    with pipe, open(log, "ab") as out:
+        while chunk := os.read(pipe.fileno(), 4096):
+            out.write(chunk)
+            out.flush()
+            sys.stderr.write(text.decode(chunk))
+            sys.stderr.flush()
 
 
 def _stopped(pid: int) -> bool:

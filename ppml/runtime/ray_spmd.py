@@ -23,6 +23,7 @@ import ray
 
 from ppml.mpc.context import EngineConfig
 from ppml.runtime import placement as placement_
+from ppml.runtime import progress
 from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, STARTUP_FACTOR, peer_lost, startup_s
@@ -30,6 +31,8 @@ from ppml.runtime.party import PartyActor
 from ppml.runtime.roles import Liveness, watched
 
 OPTIONS = ("placement",)
+SETUP_STAGES = 4
+"""The set-up bar's stages: actors started, identities made, dealer keys sealed, links up."""
 
 
 class PartyError(RuntimeError):
@@ -58,6 +61,7 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
     if unknown:
         raise ValueError(f"unknown options for the ray runtime: {unknown} (known: {OPTIONS})")
     ensure_ray()
+    progress.relay()
     parties, seed = config.parties, config.seed
     resources = placement_.resources(options.get("placement"), config.ranks)
 
@@ -66,22 +70,29 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
                for p in range(config.ranks)]
     ranks = list(range(config.ranks))
     try:
-        _gather([actor.__ray_ready__.remote() for actor in members + [dealer]], ranks + [None],
-                startup_s(timeout_s), "start", f"{STARTUP_FACTOR} x timeout_s")
-        if dealer_secret is not None:     # by method call, not as a creation argument
-            _gather([dealer.take_secret.remote(dealer_secret)], [None], timeout_s)
-        addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
-        certificates = _gather([m.certificate.remote() for m in members], ranks, timeout_s)
-        publics = _gather([m.public.remote() for m in members[:parties]], ranks[:parties],
-                          timeout_s)
-        (dealer_public, dealer_boxes), = _gather([dealer.hand_out_keys.remote(publics)],
-                                                 [None], timeout_s)
-        _gather([m.connect.remote(addresses, certificates, dealer_public, dealer_boxes.get(p),
-                                  dealer if p == 0 else None)
-                 for p, m in enumerate(members)], ranks, timeout_s)
+        with progress.bar("set-up (actors, keys, links)", SETUP_STAGES, unit="stage") as setup:
+            _gather([actor.__ray_ready__.remote() for actor in members + [dealer]],
+                    ranks + [None], startup_s(timeout_s), "start",
+                    f"{STARTUP_FACTOR} x timeout_s")
+            setup.update()
+            if dealer_secret is not None:     # by method call, not as a creation argument
+                _gather([dealer.take_secret.remote(dealer_secret)], [None], timeout_s)
+            addresses = _gather([m.address.remote() for m in members], ranks, timeout_s)
+            certificates = _gather([m.certificate.remote() for m in members], ranks, timeout_s)
+            publics = _gather([m.public.remote() for m in members[:parties]], ranks[:parties],
+                              timeout_s)
+            setup.update()
+            (dealer_public, dealer_boxes), = _gather([dealer.hand_out_keys.remote(publics)],
+                                                     [None], timeout_s)
+            setup.update()
+            _gather([m.connect.remote(addresses, certificates, dealer_public,
+                                      dealer_boxes.get(p), dealer if p == 0 else None)
+                     for p, m in enumerate(members)], ranks, timeout_s)
+            setup.update()
         return _gather([m.run.remote(program, inputs.get(p, {})) for p, m in enumerate(members)],
                        ranks, what="run the program")
     finally:
+        progress.flush()
         for actor in members + [dealer]:
             ray.kill(actor)
 

@@ -37,6 +37,7 @@ import weakref
 import ray
 
 from ppml.checks import check_int, check_positive
+from ppml.runtime import progress
 from ppml.runtime.cluster import cluster_cpus, ensure_ray
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, LIVENESS, STARTUP_FACTOR, startup_s
 
@@ -348,6 +349,7 @@ class ActorRole(Role):
         super().__init__(cls, name, timeout_s)
         self.started = False
         ensure_ray()
+        progress.relay()                   # before the actor: its bars go to the driver
         actor = ray.remote(num_cpus=0, max_concurrency=concurrency,
                            concurrency_groups={LIVENESS: 1})(cls)
         self.actor = actor.remote(*args, **kwargs)
@@ -433,6 +435,7 @@ def teardown(roles: list, close: str | None = "close",
             role.close_within(close, max(deadline - time.monotonic(), 0.0))
         except Exception as err:            # noqa: BLE001 - every role is stopped regardless
             log.warning("%s did not close: %s", role.name, err)
+    progress.flush()                       # the roles' last bars, before they stop
     for role in roles:
         try:
             role.stop()

@@ -21,3 +21,11 @@ def test_bench_ops_reports_every_operation_with_a_plaintext_baseline():
 
 def test_time_plaintext_measures_something():
     assert 0 < time_plaintext(lambda: None, min_seconds=0.001) < 1e-3
+
+
+def test_progress_draws_the_operations_bar_and_false_draws_none(capfd):
+    small = {"parties": 2, "arms": 2, "dims": 2, "seed": 1, "bench": BenchOptions(repeats=1)}
+    bench_ops(RunConfig(progress=True, **small))
+    assert "bench_ops operations: 100%" in capfd.readouterr().err
+    bench_ops(RunConfig(progress=False, **small))
+    assert "bench_ops" not in capfd.readouterr().err

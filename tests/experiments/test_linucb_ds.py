@@ -122,3 +122,16 @@ def test_a_killed_comp_actor_restarts_the_run_by_itself(ray_cluster, tmp_path, m
     assert arms_and_rewards(out.rows) == uninterrupted
     assert [row["replayed"] for row in out.rows] == REPLAYED
     assert out.summary["sum_exact"]
+
+
+def test_progress_draws_key_generation_pool_and_steps_bars_and_false_none(
+        compose_run_config, tmp_path, capfd):
+    sizes = ["dataset=synthetic", "key_bits=512", "insecure_key_bits_ok=true", "arms=4",
+             "dims=2", "horizon=5", f"results_dir={tmp_path}"]
+    run(compose_run_config("experiment=linucb_ds", *sizes, "progress=true"))
+    shown = capfd.readouterr().err
+    for phase in ("linucb_ds key generation", "linucb_ds offline pool", "linucb_ds steps"):
+        assert phase in shown
+    assert "5/5" in shown
+    run(compose_run_config("experiment=linucb_ds", *sizes, "progress=false"))
+    assert "linucb_ds" not in capfd.readouterr().err

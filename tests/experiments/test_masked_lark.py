@@ -40,3 +40,15 @@ def test_a_resumed_training_says_which_steps_it_replayed(tmp_path, monkeypatch):
 def test_an_aggregation_refuses_checkpoints_naming_the_key(tmp_path, named, keys):
     with pytest.raises(ValueError, match=f"{named}: masked_lark.task=aggregate is one release"):
         masked_lark(config(tmp_path, **{"masked_lark.task": "aggregate", **keys}))
+
+
+@pytest.mark.parametrize("task, phases", [
+    ("train", ("masked_lark set-up", "masked_lark steps")),
+    ("aggregate", ("masked_lark reports", "masked_lark reduce"))])
+def test_progress_draws_a_bar_per_phase_and_false_draws_none(tmp_path, capfd, task, phases):
+    small = {"masked_lark.task": task, "masked_lark.epochs": 1, "masked_lark.reports": 200}
+    masked_lark(config(tmp_path, progress=True, **small))
+    shown = capfd.readouterr().err
+    assert all(phase in shown for phase in phases)
+    masked_lark(config(tmp_path, **small))
+    assert "masked_lark" not in capfd.readouterr().err

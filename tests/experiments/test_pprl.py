@@ -152,3 +152,16 @@ def test_a_resumed_run_keeps_its_finished_group_and_resumes_the_cut_one(tmp_path
     assert results(resumed) == results(whole)
     assert [row["replayed"] for row in resumed.rows] == [False] * 4 + [True] * 2
 
+
+
+def test_progress_draws_a_bar_per_phase_and_false_draws_none(capfd):
+    options = PPRLOptions(task="CliffWalking-v1", reward_bound=100, steps_per_agent=5,
+                          trials=1, methods=["crl_fixed", "pprl"])
+    config = RunConfig(experiment="pprl", progress=True, key_bits=512,
+                       insecure_key_bits_ok=True, seed=3, pprl=options)
+    pprl(config)
+    shown = capfd.readouterr().err
+    for phase in ("pprl crl_fixed", "pprl pprl", "pprl set-up", "pprl turns"):
+        assert phase in shown
+    pprl(RunConfig.from_columns({**config.columns(), "progress": False}))
+    assert "pprl" not in capfd.readouterr().err

@@ -3,7 +3,9 @@
 import pytest
 
 from ppml.experiments import registry
+from ppml.experiments.config import RunConfig
 from ppml.experiments.results import RunOutput
+from ppml.runtime import progress
 
 
 def _noop(config):
@@ -11,9 +13,22 @@ def _noop(config):
 
 
 def test_register_then_get_returns_the_function():
-    assert registry.register("test_registry_roundtrip")(_noop) is _noop
-    assert registry.get("test_registry_roundtrip") is _noop
+    experiment = registry.register("test_registry_roundtrip")(_noop)
+    assert registry.get("test_registry_roundtrip") is experiment
+    assert experiment.__wrapped__ is _noop
     assert "test_registry_roundtrip" in registry.names()
+
+
+def test_an_experiment_shows_its_bars_as_its_config_says(capsys):
+    def drawing(config):
+        list(progress.track(range(2), "registered phase"))
+        return RunOutput()
+
+    experiment = registry.register("test_registry_progress")(drawing)
+    experiment(RunConfig(progress=False))
+    assert capsys.readouterr().err == ""
+    experiment(RunConfig(progress=True))
+    assert "registered phase" in capsys.readouterr().err
 
 
 def test_a_name_can_be_registered_once():

@@ -83,3 +83,15 @@ def test_a_cut_run_resumes_by_its_run_id(compose_run_config, tmp_path, monkeypat
     assert [r["step"] for r in rows if r["replayed"]] == [16, 17]
     assert [r["arm"] for r in rows] == [r["plaintext_arm"] for r in rows]
     assert not (tmp_path / "checkpoints" / "cut").exists()
+
+
+def test_progress_draws_a_bar_per_phase_and_false_draws_none(capfd):
+    config = RunConfig(experiment="samba", dataset="synthetic", arms=3, horizon=8, seed=2,
+                       key_bits=512, insecure_key_bits_ok=True)
+    samba(config)
+    shown = capfd.readouterr().err
+    for phase in ("samba key generation", "samba set-up", "samba steps"):
+        assert phase in shown
+    assert "8/8" in shown
+    samba(RunConfig.from_columns({**config.columns(), "progress": False}))
+    assert "samba" not in capfd.readouterr().err

@@ -13,3 +13,12 @@ def test_experiment_row_and_table():
     out = truncation_study(RunConfig(experiment="truncation_study", seed=2,
                                      bench=BenchOptions(samples=1000)))
     assert out.rows[0]["failures"] == 0 and "failure_rate" in out.table
+
+
+def test_progress_draws_the_bar_and_false_draws_none(capfd):
+    config = RunConfig(experiment="truncation_study", seed=2, bench=BenchOptions(samples=1000))
+    truncation_study(config)
+    assert "truncation bounded L=20" in capfd.readouterr().err
+    truncation_study(RunConfig(experiment="truncation_study", seed=2, progress=False,
+                               bench=BenchOptions(samples=1000)))
+    assert "truncation" not in capfd.readouterr().err

@@ -234,11 +234,13 @@ def test_the_launcher_sees_a_stopped_party():
 
 
 @pytest.mark.slow
-def test_the_launcher_stops_every_party_when_one_fails(tmp_path):
+@pytest.mark.parametrize("shown", [None, "stranger"])     # its stderr also on the launcher's
+def test_the_launcher_stops_every_party_when_one_fails(tmp_path, capfd, shown):
     names = ["party-0", "party-1", "puller", "rewarder", "dealer", "world", "stranger"]
     start = time.monotonic()
     with pytest.raises(RuntimeError, match="stranger failed .*not a party of private_cb"):
-        launch(names, SMALL, tmp_path / "run", timeout_s=60)
+        launch(names, SMALL, tmp_path / "run", timeout_s=60, shown=shown)
+    assert ("party stranger failed" in capfd.readouterr().err) == (shown == "stranger")
     assert time.monotonic() - start < 40
     assert running(tmp_path / "run") == []
 

@@ -23,6 +23,7 @@ Design and measurements: docs/paillier.md, "The obfuscator pool (offline phase)"
 
 from __future__ import annotations
 
+from collections.abc import Callable
 
 import gmpy2
 
@@ -57,10 +58,13 @@ class ObfuscatorPool:
 
     ``on_empty="refill"`` (default) computes the shortfall plus a fresh ``size`` when a request
     exceeds what is left (counted in ``refills``); ``"raise"`` raises `PoolExhaustedError`.
+    ``made(k)``, if given, is told after every `STREAM_CHUNK` values per worker that k more
+    were computed in place (not streamed): a progress bar's count, nothing secret.
     """
 
     def __init__(self, public_key, size: int = 1024, *, on_empty: str = "refill",
-                 workers: int = 1, obfuscator: str = "full", stream: bool = False):
+                 workers: int = 1, obfuscator: str = "full", stream: bool = False,
+                 made: Callable[[int], None] | None = None):
         size = check_int("size", size, 0, what="an integer")
         if not isinstance(public_key, PublicKey):
             raise TypeError(f"public_key must be a Paillier PublicKey, got "
@@ -76,6 +80,7 @@ class ObfuscatorPool:
         self.obfuscator = obfuscator
         self.stream = stream and self.workers > 1
         self.refills = 0
+        self._made = made
         self._values: list = []
         self._owed = 0          # values promised by fill() and not yet handed out or arrived
         self._streams = Streams()
@@ -97,7 +102,11 @@ class ObfuscatorPool:
         """Precompute ``count`` more obfuscators (offline), in ``workers`` batches; streamed,
         start tasks that make up to ``count`` of them in the background."""
         if not self.stream:
-            self._values.extend(self._compute(*self._maker, count))
+            step = max(count if self._made is None else STREAM_CHUNK * self.workers, 1)
+            for begin in range(0, count, step):
+                self._values.extend(self._compute(*self._maker, min(step, count - begin)))
+                if self._made is not None:
+                    self._made(min(step, count - begin))
             return
         self._owed += count
         parts = split(range(count), self.workers - 1)

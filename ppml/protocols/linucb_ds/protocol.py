@@ -46,7 +46,7 @@ from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
 from ppml.crypto.paillier.keys import keypair_from_factors
 from ppml.parallel import Resident, check_workers, split
 from ppml.crypto.rng import fresh_key
-from ppml.runtime import roles
+from ppml.runtime import progress, roles
 from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
 
 PARTIES = ("comp", "dc", "do", "p")
@@ -178,9 +178,12 @@ class Principal(Participant):
                                                                   self.horizon))
             self.scores = Resident(scores, self.workers)    # actors build tables during the pool
             needed = (self.horizon - max(self.first, 1)) * self.groups + 1
-            self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
-                                       workers=self.workers, obfuscator=self.obfuscator,
-                                       stream=True)
+            streamed = self.workers > 1              # the pool then fills during the steps
+            with progress.bar("linucb_ds offline pool", needed, unit="r^n",
+                              enabled=not streamed) as pool_bar:
+                self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
+                                           workers=self.workers, obfuscator=self.obfuscator,
+                                           stream=streamed, made=pool_bar.update)
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
@@ -209,7 +212,8 @@ class Principal(Participant):
     def run(self) -> list[int]:
         """Step 2, then steps 3 and 4 for 1 <= t < N (a resumed run from its checkpoint's
         step on), each step's checkpoints when due; returns the arms pulled."""
-        for t in range(self.first, self.horizon):
+        for t in progress.track(range(self.first, self.horizon), "linucb_ds steps",
+                                self.horizon, initial=self.first):
             if t == 0:
                 with self.clock("2"):
                     self._pull(0, self.coins.first_arm(self.policy.K))
@@ -400,14 +404,19 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
         return made[-1]
 
     try:
-        comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views)
-        dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
-        do = spawn(DataOwner)
-        p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
+        with progress.bar("linucb_ds key generation", 2, unit="key") as keys:
+            comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers,
+                         c.record_views)
+            dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
+            do = spawn(DataOwner)
+            p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
+            comp_key = comp.call("key")
+            keys.update()
+            dc_key = dc.call("key")
+            keys.update()
         parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
-        p.call("connect", do, dc, comp, comp.call("key"), dc.call("key"), coin_key,
-               c.checkpoints)
+        p.call("connect", do, dc, comp, comp_key, dc_key, coin_key, c.checkpoints)
         start = time.perf_counter()
         layout = p.call("setup")
         online = time.perf_counter()

@@ -34,8 +34,11 @@ from ppml.protocols.masked_lark.helper_keys import HelperKeys
 from ppml.protocols.masked_lark.noise import helper_noise
 from ppml.protocols.masked_lark.reports import ID_BYTES, TOKEN_BYTES
 from ppml.protocols.masked_lark.roles import KEY_BYTES, pack_release, release_info
+from ppml.runtime import progress
 
 LEADER = 0
+PHASES = ("upload", "open", "check", "aggregate", "noise", "release")
+"""The reduce's phases, each timed (``seconds``) and a step of the leader's bar."""
 PUBLIC_BYTES = ID_BYTES + TOKEN_BYTES + KEY_BYTES
 """A report's public parts as one row: id, token, opaque key."""
 
@@ -50,52 +53,60 @@ def aggregation_program(ctx, options: MaskedLarkOptions, scale, seed: int | None
     helper) and, when the engine records views, each held helper's opened ``shares`` and
     ``view`` (what it received over the engine)."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
-    seconds, views = {}, ctx.comm.views is not None
-    start = time.perf_counter()
-    own = {j: HelperKeys(j, workers) for j in mine}
-    try:
-        public_keys = exchange_public_keys(ctx, own)
-        public, sealed, release_key = _distribute(ctx, public_keys, browsers, adnet, options.d)
-        seconds["upload_s"] = time.perf_counter() - start
+    with progress.bar("masked_lark reduce", len(PHASES), unit="phase",
+                      enabled=ctx.holds(LEADER)) as phases:
+        seconds, views = {}, ctx.comm.views is not None
+        start = time.perf_counter()
+        own = {j: HelperKeys(j, workers) for j in mine}
+        try:
+            public_keys = exchange_public_keys(ctx, own)
+            public, sealed, release_key = _distribute(ctx, public_keys, browsers, adnet, options.d)
+            seconds["upload_s"] = time.perf_counter() - start
+            phases.update()
+
+            start = time.perf_counter()
+            shares, opened = _open_shares(own, sealed, public, options.d)
+            seconds["open_s"] = time.perf_counter() - start
+            phases.update()
+        finally:
+            for keys in own.values():
+                keys.close()
 
         start = time.perf_counter()
-        shares, opened = _open_shares(own, sealed, public, options.d)
-        seconds["open_s"] = time.perf_counter() - start
-    finally:
-        for keys in own.values():
-            keys.close()
+        everywhere = ctx.comm.exchange([np.stack([opened[j] for j in mine]).astype(np.uint64)],
+                                       tag="opened")[0].all(axis=0)
+        in_range = _range_check(ctx, np.stack([shares[j] for j in mine]), options.bound)
+        valid = everywhere & in_range
+        seconds["check_s"] = time.perf_counter() - start
+        phases.update()
 
-    start = time.perf_counter()
-    everywhere = ctx.comm.exchange([np.stack([opened[j] for j in mine]).astype(np.uint64)],
-                                   tag="opened")[0].all(axis=0)
-    in_range = _range_check(ctx, np.stack([shares[j] for j in mine]), options.bound)
-    valid = everywhere & in_range
-    seconds["check_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        group, kept, users, counted = _groups(public, valid, options.k)
+        sums = {j: _sums(shares[j], group, len(kept)) for j in mine}
+        seconds["aggregate_s"] = time.perf_counter() - start
+        phases.update()
 
-    start = time.perf_counter()
-    group, kept, users, counted = _groups(public, valid, options.k)
-    sums = {j: _sums(shares[j], group, len(kept)) for j in mine}
-    seconds["aggregate_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        noise = {j: helper_noise(options.noise, scale, (len(kept), options.d), seed, j)
+                 for j in mine}
+        seconds["noise_s"] = time.perf_counter() - start
+        phases.update()
 
-    start = time.perf_counter()
-    noise = {j: helper_noise(options.noise, scale, (len(kept), options.d), seed, j)
-             for j in mine}
-    seconds["noise_s"] = time.perf_counter() - start
-
-    start = time.perf_counter()
-    kept_keys = public[kept, ID_BYTES + TOKEN_BYTES:]
-    boxes = {j: np.frombuffer(hpke.seal(hpke.public_key(release_key), pack_release(
-        kept_keys, sums[j] + noise[j].astype(np.uint64)), release_info(j)), dtype=np.uint8)
-        for j in mine}
-    gathered = to_leader(ctx, boxes, "release")           # the leader hands them on
-    released = None if gathered is None else adnet.call("release", gathered, options.d)
-    seconds["release_s"] = time.perf_counter() - start
-    return {"reports": int(len(public)), "opened": int(everywhere.sum()),
-            "in_range": int(valid.sum()), "counted": counted,
-            "users": users, "released": released,
-            "seconds": seconds, "noise": ctx.per_party([noise[j].tolist() for j in mine]),
-            "shares": ctx.per_party([shares[j] for j in mine]) if views else None,
-            "view": ctx.view() if views else None}
+        start = time.perf_counter()
+        kept_keys = public[kept, ID_BYTES + TOKEN_BYTES:]
+        boxes = {j: np.frombuffer(hpke.seal(hpke.public_key(release_key), pack_release(
+            kept_keys, sums[j] + noise[j].astype(np.uint64)), release_info(j)), dtype=np.uint8)
+            for j in mine}
+        gathered = to_leader(ctx, boxes, "release")           # the leader hands them on
+        released = None if gathered is None else adnet.call("release", gathered, options.d)
+        seconds["release_s"] = time.perf_counter() - start
+        phases.update()
+        return {"reports": int(len(public)), "opened": int(everywhere.sum()),
+                "in_range": int(valid.sum()), "counted": counted,
+                "users": users, "released": released,
+                "seconds": seconds, "noise": ctx.per_party([noise[j].tolist() for j in mine]),
+                "shares": ctx.per_party([shares[j] for j in mine]) if views else None,
+                "view": ctx.view() if views else None}
 
 
 def exchange_public_keys(ctx, own: dict) -> list:

@@ -22,7 +22,7 @@ from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.noise import noise_scale, release_privacy
 from ppml.protocols.masked_lark.reference import aggregate
 from ppml.protocols.masked_lark.roles import AdNetwork, Browsers
-from ppml.runtime import roles, spmd
+from ppml.runtime import progress, roles, spmd
 from ppml.runtime.cluster import ensure_ray
 
 
@@ -52,7 +52,9 @@ def run_aggregation(options: MaskedLarkOptions, helpers: int, data_seed: int,
     browsers = roles.spawn(Browsers, runtime, options, data_seed, seed, workers,
                            timeout_s=timeout_s)
     try:
-        browsers.call("start", adnet.call("catalog"))
+        with progress.bar("masked_lark reports (browsers)", 1, unit="stage") as stage:
+            browsers.call("start", adnet.call("catalog"))
+            stage.update()
         setup_s = time.perf_counter() - start
         program = functools.partial(aggregation_program, options=options, scale=scale,
                                     seed=seed, workers=workers)

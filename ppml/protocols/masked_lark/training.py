@@ -34,7 +34,7 @@ from ppml.protocols.masked_lark.models import label_gradients, loss, parameters,
 from ppml.protocols.masked_lark.noise import helper_noise
 from ppml.protocols.masked_lark.plan import Plan, sensitivity, training_plan
 from ppml.protocols.masked_lark.roles import LabelHolders, ModelOwner, release_info
-from ppml.runtime import roles, spmd
+from ppml.runtime import progress, roles, spmd
 from ppml.runtime.checkpoints import CheckpointPlan, RankCheckpoints
 from ppml.runtime.cluster import ensure_ray
 
@@ -61,20 +61,25 @@ def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
     if ctx.holds(LEADER) and (browsers is None or adnet is None):
         raise ValueError("the leader (helper 0) needs the browsers and the ad network")
     start = time.perf_counter()
-    saving = checkpoints and RankCheckpoints(checkpoints, ctx)
-    first, states = _resume(ctx, saving, adnet)
-    features, plan, theta, release_key = _setup(ctx, adnet)
-    if first:
-        shares = {j: state["labels"] for j, state in zip(ctx.comm.held_ranks, states)}
-        noise = {j: state["noise"].tolist() for j, state in zip(ctx.comm.held_ranks, states)}
-    else:
-        shares = _label_shares(ctx, mine, workers, browsers, plan.classes)
-        noise = {j: [] for j in mine}
+    with progress.bar("masked_lark set-up (plan, label shares)", 1, unit="stage",
+                      enabled=ctx.holds(LEADER)) as stage:
+        saving = checkpoints and RankCheckpoints(checkpoints, ctx)
+        first, states = _resume(ctx, saving, adnet)
+        features, plan, theta, release_key = _setup(ctx, adnet)
+        if first:
+            shares = {j: state["labels"] for j, state in zip(ctx.comm.held_ranks, states)}
+            noise = {j: state["noise"].tolist() for j, state in zip(ctx.comm.held_ranks,
+                                                                    states)}
+        else:
+            shares = _label_shares(ctx, mine, workers, browsers, plan.classes)
+            noise = {j: [] for j in mine}
+        stage.update()
     model, classes, scale = plan.model, plan.classes, plan.scale
     setup_s = time.perf_counter() - start
 
     start = time.perf_counter()
-    for step in range(first, len(plan.batches)):
+    for step in progress.track(range(first, len(plan.batches)), "masked_lark steps",
+                               len(plan.batches), initial=first, enabled=ctx.holds(LEADER)):
         batch = plan.batches[step]
         grads = encode(label_gradients(model, np.asarray(theta), features[batch], classes,
                                        options.clip), precision_bits, "a label's gradient")

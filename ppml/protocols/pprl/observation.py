@@ -27,7 +27,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 from ppml.checks import check_int
 from ppml.crypto.paillier import generate_keypair
@@ -39,6 +38,7 @@ from ppml.protocols.pprl.protocol import stores
 from ppml.protocols.pprl.reference import TrialResult, learner, run_observation_partitioned
 from ppml.protocols.pprl.roles import TOTALS, EngineDealer
 from ppml.protocols.pprl.world import World
+from ppml.runtime import progress as progress_
 from ppml.runtime import roles
 from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
 
@@ -98,8 +98,7 @@ def play_observation(parties: list, world, options: PPRLOptions, progress: bool 
     written)."""
     steps, offline = options.episode_steps, 0.0
     total = options.episodes * steps
-    with tqdm(total=total, initial=first, disable=not progress, unit="step",
-              desc="pprl steps") as bar:
+    with progress_.bar("pprl steps", total, initial=first, enabled=progress) as bar:
         for episode in range(first // steps, options.episodes):
             done = first - episode * steps if episode == first // steps else 0
             began = time.perf_counter()
@@ -186,20 +185,22 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     start = time.perf_counter()
     made = []
     try:
-        made.append(roles.spawn(KeyDealer, runtime, key_seed, agents, key_bits,
-                                insecure_key_bits_ok, timeout_s=timeout_s, background=True))
-        made.append(roles.spawn(World, runtime, options, agents, seed, trial,
-                                timeout_s=timeout_s, background=True))
-        for i in range(agents):
-            made.append(roles.spawn(ObservationAgent, runtime, i, agents, options, seed, trial,
-                                    key_bits, insecure_key_bits_ok, key_seed, runtime,
-                                    record_views, workers, timeout_s, name=f"agent-{i}",
+        with progress_.bar("pprl set-up (keys)", 1, unit="stage", enabled=progress) as stage:
+            made.append(roles.spawn(KeyDealer, runtime, key_seed, agents, key_bits,
+                                    insecure_key_bits_ok, timeout_s=timeout_s, background=True))
+            made.append(roles.spawn(World, runtime, options, agents, seed, trial,
                                     timeout_s=timeout_s, background=True))
-        dealer, world, parties = made[0], made[1], made[2:]
-        _every(parties, "attach", parties, dealer, world)
-        saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties, world=world),
-                                                 roles.gather)
-        first = set_up(parties, saving)
+            for i in range(agents):
+                made.append(roles.spawn(ObservationAgent, runtime, i, agents, options, seed, trial,
+                                        key_bits, insecure_key_bits_ok, key_seed, runtime,
+                                        record_views, workers, timeout_s, name=f"agent-{i}",
+                                        timeout_s=timeout_s, background=True))
+            dealer, world, parties = made[0], made[1], made[2:]
+            _every(parties, "attach", parties, dealer, world)
+            saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties, world=world),
+                                                     roles.gather)
+            first = set_up(parties, saving)
+            stage.update()
         setup_s = time.perf_counter() - start
         offline = play_observation(parties, world, options, progress, saving, first)
         _every(parties, "finish")

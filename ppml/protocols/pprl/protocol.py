@@ -25,7 +25,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 from ppml.checks import check_int
 from ppml.protocols.pprl import tasks
@@ -33,6 +32,7 @@ from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.reference import (TrialResult, evaluate, generators, learner,
                                            run_time_partitioned, turn_seed)
 from ppml.protocols.pprl.roles import TOTALS, EngineDealer, TimeAgent
+from ppml.runtime import progress as progress_
 from ppml.runtime import roles
 from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
 
@@ -67,8 +67,8 @@ def play_schedule(parties: list, options: PPRLOptions, progress: bool = False,
     turns = schedule(len(parties), options.rounds)
     steps = options.steps_per_agent
     first = saving.start()[0] if saving else 0
-    with tqdm(total=len(turns) * steps, initial=first, disable=not progress, unit="step",
-              desc="pprl turns") as bar:
+    with progress_.bar("pprl turns", len(turns) * steps, initial=first,
+                       enabled=progress) as bar:
         for turn in range(first // steps, len(turns)):
             holder, owner, previous = turns[turn]
             done = first - turn * steps if turn == first // steps else 0
@@ -129,16 +129,18 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     start = time.perf_counter()
     made = []
     try:
-        made.append(roles.spawn(EngineDealer, runtime, key_seed, timeout_s=timeout_s,
-                                background=True))
-        for i in range(agents):
-            made.append(roles.spawn(TimeAgent, runtime, i, agents, options, seed, trial,
-                                    key_bits, insecure_key_bits_ok, key_seed, runtime,
-                                    record_views, workers, timeout_s, name=f"agent-{i}",
-                                    timeout_s=timeout_s, background=True))
-        dealer, parties = made[0], made[1:]
-        roles.call_all([(p, "attach", (parties, dealer)) for p in parties])
-        saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties), roles.gather)
+        with progress_.bar("pprl set-up (keys)", 1, unit="stage", enabled=progress) as stage:
+            made.append(roles.spawn(EngineDealer, runtime, key_seed, timeout_s=timeout_s,
+                                    background=True))
+            for i in range(agents):
+                made.append(roles.spawn(TimeAgent, runtime, i, agents, options, seed, trial,
+                                        key_bits, insecure_key_bits_ok, key_seed, runtime,
+                                        record_views, workers, timeout_s, name=f"agent-{i}",
+                                        timeout_s=timeout_s, background=True))
+            dealer, parties = made[0], made[1:]
+            roles.call_all([(p, "attach", (parties, dealer)) for p in parties])
+            saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties), roles.gather)
+            stage.update()
         setup_s = time.perf_counter() - start
         holder, owner = play_schedule(parties, options, progress, saving)
         values = parties[owner].call("reveal", holder)                # EVALUATION ONLY

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from tqdm import tqdm
 
 import ppml.mpc as mpc
 from ppml.mpc import tensor
@@ -41,6 +40,7 @@ from ppml.protocols.pprl.shared_world import SharedWorlds
 from ppml.protocols.pprl.shares import SharedTable, as_table
 from ppml.protocols.pprl.shares_checkpoints import SharesCheckpoints
 from ppml.protocols.pprl.shares_group import GroupState, own_group
+from ppml.runtime import progress as progress_
 from ppml.runtime import roles
 from ppml.runtime.checkpoints import CheckpointPlan
 
@@ -339,8 +339,9 @@ def play_trials(world, group: GroupState, options: PPRLOptions, moves: list, tri
         begun, done = begun - 1, options.episode_steps
     if table.step:
         states, actions = group.restore()
-    for episode in tqdm(range(begun, options.episodes), disable=not progress, unit="episode",
-                        desc=f"pprl trials {trials[0]}-{trials[-1]}", leave=False):
+    for episode in progress_.track(range(begun, options.episodes),
+                                   f"pprl trials {trials[0]}-{trials[-1]}", options.episodes,
+                                   unit="episode", initial=begun, enabled=progress):
         if not done:
             first = world.call("reset", [True if i in mine else None for i in range(agents)])
             states = [perceive(first, k) for k in range(len(trials))]

@@ -32,12 +32,12 @@ import contextlib
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 import ppml.mpc as mpc
 from ppml.mpc.ranges import limit
 from ppml.mpc.together import together
 from ppml.protocols.private_cb.config import PrivateCBConfig
+from ppml.runtime import progress as progress_
 from ppml.runtime.checkpoints import CheckpointPlan, RankCheckpoints
 
 
@@ -187,8 +187,9 @@ def program(ctx, config: PrivateCBConfig, progress: bool = False, checkpoint_ste
     saved = bandit.resume(first, states) if first else []
     mine = {p: features[f"features_{p}"] for p in range(config.parties)
             if f"features_{p}" in features}
-    for t in tqdm(range(first, config.horizon), disable=not (progress and ctx.holds(0)),
-                  desc="private_cb", unit="step", initial=first, total=config.horizon):
+    for t in progress_.track(range(first, config.horizon), "private_cb steps",
+                             config.horizon, initial=first,
+                             enabled=progress and ctx.holds(0)):
         with _naming_the_step(t, config.horizon):
             x = bandit.share_context({p: block[t] for p, block in mine.items()})
             private, u, quad = bandit.private_scores(x)

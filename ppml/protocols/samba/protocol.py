@@ -48,7 +48,7 @@ from ppml.protocols.samba.selection import U_BITS, check_policy, match_words, se
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.rng import Stream, warn_insecure
 from ppml.privacy.views import ViewRecorder
-from ppml.runtime import roles
+from ppml.runtime import progress, roles
 from ppml.runtime import seat
 from ppml.runtime.checkpoints import RoleCheckpoints
 from ppml.runtime.seat import RoleDealer
@@ -347,8 +347,9 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
 
     controller = None
     try:
-        customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok, setup.seed,
-                        setup.crypto, setup.record_views)
+        with progress.bar(f"{_title(setup)} key generation", 1, unit="key"):
+            customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok,
+                            setup.seed, setup.crypto, setup.record_views)   # an actor: async
         layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
         groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
         controller = Controller(setup, arms, groups, layout, customer)
@@ -366,15 +367,19 @@ def play(data, setup: SambaConfig, start: float, controller: Controller) -> Samb
     """Steps 0-7 by ``controller`` with its participants (made by `run_samba`, or reached as
     federated parties); ``data`` as `Controller.set_up` takes it.  With ``setup.checkpoints``
     the roles checkpoint, and a resumed plan goes on from their last common step."""
-    controller.set_up(data)
-    saving = setup.checkpoints and RoleCheckpoints(
-        setup.checkpoints, controller.checkpointed_roles(), roles.gather, driver="controller",
-        give_plans=setup.runtime != "federated")   # a federated role keeps its own plan
-    first, state = saving.start() if saving else (0, {})
-    if first:
-        controller.restore_state(state)
+    with progress.bar(f"{_title(setup)} set-up", 1, unit="stage") as stage:
+        controller.set_up(data)
+        saving = setup.checkpoints and RoleCheckpoints(
+            setup.checkpoints, controller.checkpointed_roles(), roles.gather,
+            driver="controller", give_plans=setup.runtime != "federated")   # a federated
+        first, state = saving.start() if saving else (0, {})           # role keeps its own plan
+        if first:
+            controller.restore_state(state)
+        stage.update()
     steps = time.perf_counter()
-    for t in range(max(first, controller.arms) + 1, setup.horizon + 1):
+    begun = max(first, controller.arms)
+    for t in progress.track(range(begun + 1, setup.horizon + 1), f"{_title(setup)} steps",
+                            setup.horizon, initial=begun):
         controller.step(t)
         if saving:
             _checkpoint(saving, controller, t)
@@ -388,6 +393,11 @@ def play(data, setup: SambaConfig, start: float, controller: Controller) -> Samb
         run.replay_keys = collected_keys(controller)
     run.replays = saving.replays if saving else []
     return run
+
+
+def _title(setup: SambaConfig) -> str:
+    """The run's name on its progress bars: the secure run's, or the one without crypto."""
+    return "samba" if setup.crypto else "samba (no crypto)"
 
 
 def _checkpoint(saving: RoleCheckpoints, controller: Controller, t: int) -> None:

@@ -1,0 +1,38 @@
+"""ppml.runtime.progress in one process: a bar per phase on stderr, or none.
+
+The Ray relay (a worker's bar drawn by the driver) is tested with a whole run:
+tests/experiments/test_private_cb.py."""
+
+from ppml.runtime import progress
+
+
+def test_a_bar_draws_on_stderr_and_a_disabled_one_draws_nothing(capsys):
+    with progress.bar("phase one", 3, unit="key") as phase:
+        phase.update(2)
+        phase.update()
+    shown = capsys.readouterr()
+    assert "phase one" in shown.err and "3/3" in shown.err and shown.out == ""
+    with progress.bar("phase two", 3, enabled=False) as phase:
+        phase.update(3)
+    assert capsys.readouterr().err == ""
+
+
+def test_track_counts_from_initial_to_total(capsys):
+    assert list(progress.track(range(2, 5), "steps", 5, initial=2)) == [2, 3, 4]
+    assert "5/5" in capsys.readouterr().err
+
+
+def test_showing_false_silences_every_bar_and_the_setting_comes_back(capsys):
+    with progress.showing(False):
+        list(progress.track(range(3), "silenced"))
+        with progress.showing(True):
+            list(progress.track(range(3), "shown again"))
+        list(progress.track(range(3), "silenced too"))
+    list(progress.track(range(3), "shown after"))
+    err = capsys.readouterr().err
+    assert "silenced" not in err and "shown again" in err and "shown after" in err
+
+
+def test_without_a_relay_flush_and_close_do_nothing():
+    progress.flush()
+    progress.close()
