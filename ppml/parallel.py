@@ -13,12 +13,16 @@ its obfuscators never leave its own machine.
   works, handed over as they arrive.
 
 Why these shapes, and what they measured: docs/paillier.md ("Bulk work") and docs/mpc.md.
+
+With ``workers=1`` everything runs in this process and Ray is never imported: Ray is imported,
+and the tasks and actors defined, at the first work that uses other workers (`_remote`), so a
+``runtime=local`` run does not pay Ray's import and memory (docs/memory.md).
 """
 
 from __future__ import annotations
 
-import ray
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+from functools import cache
+from types import SimpleNamespace
 
 from ppml.checks import check_int
 
@@ -47,6 +51,7 @@ def _gather(refs: list) -> list:
     """``ray.get(refs)`` within `WORKERS_TIMEOUT_S`."""
     if not refs:
         return []
+    import ray
     try:
         return ray.get(refs, timeout=WORKERS_TIMEOUT_S)
     except ray.exceptions.GetTimeoutError:
@@ -59,8 +64,11 @@ def check_workers(workers: int) -> int:
     return check_int("workers", workers, 1, what="an integer")
 
 
-def pinned_here() -> NodeAffinitySchedulingStrategy:
+def pinned_here():
     """A strategy that runs a task or actor on this process's node, or fails (soft=False)."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
     if not ray.is_initialized():
         raise RuntimeError("workers > 1 runs Ray tasks on this node: call ray.init() first, "
                            "or use workers=1")
@@ -68,8 +76,8 @@ def pinned_here() -> NodeAffinitySchedulingStrategy:
                                           soft=False)
 
 
-@ray.remote
 def _apply(fn, *args):
+    """The task of `run_batches` (a Ray task through `_remote`)."""
     return fn(*args)
 
 
@@ -81,22 +89,33 @@ def run_batches(fn, batches: list[tuple], workers: int) -> list:
     check_workers(workers)
     if workers == 1 or len(batches) <= 1:
         return [fn(*batch) for batch in batches]
+    import ray
     remote = batches[1:]
     uses: dict[int, list] = {}
     for batch in remote:
         for arg in batch:
             uses.setdefault(id(arg), [arg, 0])[1] += 1
     shared = {key: ray.put(arg) for key, (arg, count) in uses.items() if count > 1}
-    task = _apply.options(scheduling_strategy=pinned_here())
+    task = _remote().apply.options(scheduling_strategy=pinned_here())
     refs = [task.remote(fn, *(shared.get(id(arg), arg) for arg in batch)) for batch in remote]
     return [fn(*batches[0])] + _gather(refs)
 
 
-@ray.remote
 def _stream(make, source, count: int, chunk: int):
-    """A generator task: ``count`` values of ``make(source, c)``, ``chunk`` at a time."""
+    """A generator task (through `_remote`): ``count`` values of ``make(source, c)``, ``chunk``
+    at a time."""
     for start in range(0, count, chunk):
         yield make(source, min(chunk, count - start))
+
+
+@cache
+def _remote() -> SimpleNamespace:
+    """This module's Ray task and actor classes (``apply``, ``stream``, ``holder``), made at the
+    first work with ``workers > 1``; importing Ray here, not at the top, is what keeps it out of
+    a ``workers=1`` run."""
+    import ray
+    return SimpleNamespace(apply=ray.remote(_apply), stream=ray.remote(_stream),
+                           holder=ray.remote(num_cpus=0)(_Holder))
 
 
 class Streams:
@@ -107,12 +126,15 @@ class Streams:
 
     def start(self, make, source, count: int, chunk: int) -> None:
         """A task yielding ``count`` values of ``make(source, c)``, ``chunk`` per message."""
-        task = _stream.options(scheduling_strategy=pinned_here())
+        task = _remote().stream.options(scheduling_strategy=pinned_here())
         self._tasks.append(task.remote(make, source, count, chunk))
 
     def arrived(self) -> list:
         """The next chunk a task has sent, or [] if none is waiting (finished tasks are dropped
         on the way)."""
+        if not self._tasks:
+            return []
+        import ray
         while self._tasks:
             ready, _ = ray.wait(self._tasks, num_returns=1, timeout=0)
             if not ready:
@@ -129,14 +151,16 @@ class Streams:
 
     def close(self) -> None:
         """Cancel every task."""
-        for task in self._tasks:
-            ray.cancel(task)
+        if self._tasks:
+            import ray
+            for task in self._tasks:
+                ray.cancel(task)
         self._tasks = []
 
 
-@ray.remote(num_cpus=0)
 class _Holder:
-    """One worker process on this node that holds one object, loaded once."""
+    """One worker process on this node that holds one object, loaded once (a Ray actor through
+    `_remote`)."""
 
     def load(self, obj) -> None:
         self._obj = obj
@@ -166,7 +190,7 @@ class Resident:
         self._actors = []
         self._loading = []
         if workers > 1:
-            holder = _Holder.options(scheduling_strategy=pinned_here())
+            holder = _remote().holder.options(scheduling_strategy=pinned_here())
             self._actors = [holder.remote() for _ in range(workers - 1)]
             self._loading = [actor.load.remote(obj) for actor in self._actors]
 
@@ -181,7 +205,7 @@ class Resident:
         resident.workers = check_workers(workers)
         resident._obj = make()
         if workers > 1:
-            holder = _Holder.options(scheduling_strategy=pinned_here())
+            holder = _remote().holder.options(scheduling_strategy=pinned_here())
             resident._actors = [holder.remote() for _ in range(workers - 1)]
             resident._loading = [actor.make.remote(make) for actor in resident._actors]
         return resident
@@ -219,8 +243,10 @@ class Resident:
 
     def close(self) -> None:
         """Drop the object and stop the actors (their copies go with their processes)."""
-        for actor in self._actors:
-            ray.kill(actor)
+        if self._actors:
+            import ray
+            for actor in self._actors:
+                ray.kill(actor)
         self._actors, self._loading, self._obj = [], [], None
 
     def __reduce__(self):

@@ -242,7 +242,7 @@ def test_the_reader_sees_the_tree():
     assert "ray" in {i.module for i in imports(by_rel["ppml/parallel.py"])}
     assert "ppml.checks" in {i.module for i in imports(by_rel["ppml/parallel.py"])}
     assert ray_init_calls(by_rel[RAY_INIT_PLACE])
-    assert ray_uses(by_rel["ppml/runtime/roles.py"])
+    assert ray_uses(by_rel["ppml/runtime/ray_roles.py"])
 
 
 def test_the_reader_resolves_imports_and_aliases():

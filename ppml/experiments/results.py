@@ -12,6 +12,7 @@ or failed run never leaves a partial file and never touches the files of complet
 
 import datetime as dt
 import os
+import resource
 import secrets
 import subprocess
 from collections.abc import Iterable, Mapping
@@ -32,6 +33,7 @@ META_COLUMNS: dict[str, pa.DataType] = {
     "experiment": pa.string(),
     "code_version": pa.string(),
     "started_at": pa.timestamp("us", tz="UTC"),
+    "peak_rss_mb": pa.float64(),
 }
 """Set by `write_run` on every row; experiments must not produce them."""
 
@@ -140,6 +142,12 @@ def code_version() -> str:
     return f"{ppml.__version__}+{described}" if described else ppml.__version__
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident set so far, in MiB (``ru_maxrss``, KiB on Linux): the
+    driver's own, not that of Ray's worker processes or of other parties' processes."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def write_run(
     results_dir: str | os.PathLike,
     config: Mapping[str, Any],
@@ -152,6 +160,7 @@ def write_run(
 
     ``config`` must hold an ``experiment`` key; its values become columns under the same names.
     ``started_at`` must be timezone-aware. Returns the path written; the file stem is the run_id.
+    Call it in the run's own process, after the run: ``peak_rss_mb`` is that process's peak.
     """
     if started_at.tzinfo is None:
         raise ValueError("started_at must be timezone-aware (e.g. datetime.now(timezone.utc))")
@@ -166,6 +175,7 @@ def write_run(
         "experiment": config["experiment"],
         "code_version": code_version(),
         "started_at": started_at,
+        "peak_rss_mb": peak_rss_mb(),
         **config,
         "run_id": run_id,
         **output.summary,

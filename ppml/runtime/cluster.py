@@ -4,16 +4,19 @@
 ``workers > 1`` and no cluster joined); `connected` joins the cluster a run names
 (``ray_address``) or starts a private one, and leaves it when the run ends; `warm_up` starts
 worker processes before a benchmark's timed part.
+
+Ray is imported by each function when it is called, not with this module: the modules that
+start Ray only for ``runtime=ray`` or ``workers > 1`` import this one either way, and a run
+without Ray should not pay Ray's import (docs/memory.md).
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import ray
 
 from ppml.runtime import progress
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
@@ -21,6 +24,7 @@ from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 def ensure_ray() -> None:
     """Start a private local Ray instance (every CPU, no dashboard) unless Ray is running."""
+    import ray
     if not ray.is_initialized():
         ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False)
 
@@ -33,6 +37,7 @@ def connected(address: str | None = None, num_cpus: int | None = None,
     machine); leave it afterwards.  If Ray is already running here, use it and leave it on.
     A host:port that does not answer within ``timeout_s`` (Ray itself would retry for many
     minutes) raises ConnectionError naming it."""
+    import ray
     if address is not None:
         check_reachable(address, timeout_s)
     if ray.is_initialized():
@@ -69,6 +74,7 @@ def _pid() -> int:
 
 def warm_up(workers: int) -> None:
     """Start ``workers`` worker processes now (untimed), by running a trivial task on each."""
+    import ray
     ray.get([ray.remote(_pid).remote() for _ in range(workers)])
 
 
@@ -83,10 +89,12 @@ def node_address() -> str:
     here (every party in this process)."""
     if os.environ.get(NODE_ADDRESS_ENV):
         return os.environ[NODE_ADDRESS_ENV]
-    return ray.util.get_node_ip_address() if ray.is_initialized() else "127.0.0.1"
+    ray = sys.modules.get("ray")            # never imported here: not running here either
+    return ray.util.get_node_ip_address() if ray and ray.is_initialized() else "127.0.0.1"
 
 
 def cluster_cpus() -> int:
     """CPUs of the cluster this process is part of (starting a private instance if none)."""
+    import ray
     ensure_ray()
     return max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -17,7 +17,8 @@ import ray
 
 from ppml.mpc.dealer import Dealer, material
 from ppml.runtime.deadlines import LIVENESS
-from ppml.runtime.roles import ActorRole, Pending, gather
+from ppml.runtime.ray_roles import ActorRole
+from ppml.runtime.roles import Pending, gather
 from ppml.crypto.agreement import KeyAgreement
 from ppml.mpc.keys import agreement_key, dealer_party_key, dealer_secret_key, sealed_context
 
@@ -71,7 +72,7 @@ class DealerProxy:
     def __init__(self, dealer, timeout_s: float):
         self._dealer = dealer
         self._role = ActorRole.attach(dealer, "the dealer", timeout_s)
-        """Waits for a batch count the dealer's silence, not its work (`roles.Liveness`)."""
+        """Waits for a batch count the dealer's silence, not its work (`ray_roles.Liveness`)."""
         self._ahead = {}  # material key -> (batch, count, reference to the dealer's answer)
 
     def corrections(self, material, batch: int, count: int) -> dict:

@@ -29,7 +29,6 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import ray
 from tqdm import tqdm
 
 POLL_S = 0.25
@@ -60,8 +59,16 @@ def showing(shown: bool) -> Iterator[None]:
         _shown = before
 
 
+def _ray():
+    """Ray, if this process has imported it (a run that never uses Ray does not import it for
+    its bars: docs/memory.md)."""
+    return sys.modules.get("ray")
+
+
 def _in_ray_worker() -> bool:
-    return ray.is_initialized() and ray.get_runtime_context().worker.mode == ray.WORKER_MODE
+    ray = _ray()
+    return ray is not None and ray.is_initialized() and \
+        ray.get_runtime_context().worker.mode == ray.WORKER_MODE
 
 
 class Bar:
@@ -117,6 +124,7 @@ class _Relayed(Bar):
     def close(self) -> None:
         if self._relay is not None:
             relay, self._relay = self._relay, None
+            ray = _ray()
             try:
                 ray.get(relay.post.remote(("close", self._id, self._count)), timeout=WAIT_S)
             except ray.exceptions.RayError:    # the driver is gone: a bar never fails a run
@@ -133,7 +141,7 @@ def bar(desc: str, total: int | None, unit: str = "step", initial: int = 0,
         return Bar()
     if _in_ray_worker():
         try:
-            relay = ray.get_actor(RELAY_NAME)
+            relay = _ray().get_actor(RELAY_NAME)
         except ValueError:                  # the driver shows no progress
             return Bar()
         return _Relayed(relay, desc, total, unit, initial)
@@ -150,9 +158,9 @@ def track(items, desc: str, total: int | None = None, unit: str = "step", initia
             phase.update()
 
 
-@ray.remote(num_cpus=0)
 class Relay:
-    """The driver's mailbox for its workers' bars: ``post`` an event, ``take`` all waiting."""
+    """The driver's mailbox for its workers' bars: ``post`` an event, ``take`` all waiting (a
+    Ray actor of no CPU, made by `relay`)."""
 
     def __init__(self):
         self._events: list = []
@@ -169,11 +177,13 @@ def relay() -> None:
     """In a driver that shows progress, with Ray running: make the relay its Ray workers' bars
     report to (once) and start polling it.  Elsewhere nothing."""
     global _relay, _poller
-    if not _shown or not ray.is_initialized() or _in_ray_worker():
+    ray = _ray()
+    if not _shown or ray is None or not ray.is_initialized() or _in_ray_worker():
         return
     with _lock:
         if _relay is None:
-            _relay = Relay.options(name=RELAY_NAME, get_if_exists=True).remote()
+            _relay = ray.remote(num_cpus=0)(Relay).options(name=RELAY_NAME,
+                                                           get_if_exists=True).remote()
         if _poller is None or not _poller.is_alive():
             _poller = threading.Thread(target=_poll, name="progress-relay", daemon=True)
             _poller.start()
@@ -194,6 +204,7 @@ def flush() -> None:
     with _lock:
         if _relay is None:
             return
+        ray = _ray()
         if not ray.is_initialized():
             _forget()
             return

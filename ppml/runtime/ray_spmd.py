@@ -28,7 +28,7 @@ from ppml.runtime.cluster import ensure_ray
 from ppml.runtime.dealer_actor import DealerActor
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, STARTUP_FACTOR, peer_lost, startup_s
 from ppml.runtime.party import PartyActor
-from ppml.runtime.roles import Liveness, watched
+from ppml.runtime.ray_roles import Liveness, watched
 
 OPTIONS = ("placement",)
 SETUP_STAGES = 4

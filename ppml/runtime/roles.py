@@ -9,22 +9,24 @@ so the protocol code is the same in both.
 * ``role.submit(method, *args)`` starts it and returns a `Pending`; `gather` waits for many at
   once (they run in parallel on Ray); `call_all` does both for a list of calls;
 * ``timeout_s`` bounds a role's silence, not its work: an actor's call may run as long as it
-  needs while the actor answers liveness checks (`LIVENESS`, answered on a thread of their own
-  beside the call); an actor that dies, or that stops answering them for ``timeout_s`` (a
-  stopped or frozen process, a lost node), fails the wait with `RoleError`, which names the
-  role and the method.  An actor that has not answered anything yet may still be starting (its
-  process, its constructor): until it does, its silence is bounded by `startup_s` of its
-  ``timeout_s``.  Every wait also checks the roles this process spawned that no call waits
-  for (`watched`), so that one killed or stopped while idle is named within its
-  ``timeout_s``, not when it is next called.  A role in this process cannot go silent alone:
-  its background calls are bounded by ``timeout_s`` from their start;
+  needs while the actor answers liveness checks; an actor that dies, or that stops answering
+  them for ``timeout_s`` (a stopped or frozen process, a lost node), fails the wait with
+  `RoleError`, which names the role and the method.  An actor that has not answered anything
+  yet may still be starting (its process, its constructor): until it does, its silence is
+  bounded by `startup_s` of its ``timeout_s``.  Every wait also checks the roles this process
+  spawned that no call waits for, so that one killed or stopped while idle is named within its
+  ``timeout_s``, not when it is next called (`ppml.runtime.ray_roles`: `Liveness`,
+  `watched`).  A role in this process cannot go silent alone: its background calls are bounded
+  by ``timeout_s`` from their start;
 * a method's own error reaches the caller as itself (on Ray, as Ray's error that is also an
   instance of it), with a note naming the role and the method;
 * `teardown` closes and stops every role it is given, each independently: one role's failure to
   close never leaves another alive.
 
 The actors reserve no CPU: roles wait most of the time, and their bulk work runs as Ray tasks
-pinned to their own node (`ppml.parallel`).
+pinned to their own node (`ppml.parallel`).  The actors and the waits for them are in
+`ppml.runtime.ray_roles`, imported only when a role is spawned on Ray: a ``runtime=local`` run
+never imports Ray (docs/memory.md).
 """
 
 from __future__ import annotations
@@ -32,26 +34,18 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import time
-import weakref
-
-import ray
 
 from ppml.checks import check_int, check_positive
 from ppml.runtime import progress
-from ppml.runtime.cluster import cluster_cpus, ensure_ray
-from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, LIVENESS, STARTUP_FACTOR, startup_s
+from ppml.runtime.cluster import cluster_cpus
+from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, startup_s
 
 RUNTIMES = ("local", "ray")
 """Where roles run: ``local`` objects in this process, ``ray`` actors."""
-CHECKS_PER_TIMEOUT = 4
-"""A busy actor is checked every ``timeout_s`` / 4 (at most every `CHECK_EVERY_S`)."""
-CHECK_EVERY_S = 5.0
 TEARDOWN_CHECK_S = 3.0
 """How long `teardown` waits for the liveness checks that decide whom it asks to close."""
 CLOSE_TIMEOUT_S = 30.0
 """How long `teardown` lets a role close before it stops it anyway."""
-STOP_TIMEOUT_S = 5.0
-"""How long stopping an actor may take before it counts as a failure (logged by `teardown`)."""
 
 log = logging.getLogger(__name__)
 
@@ -93,9 +87,11 @@ def gather(pendings: list) -> list:
         return [p._value for p in pendings]             # every role in this process
     for pending in pendings:
         if pending._error is not None:
-            raise _noted(pending._error, pending)
+            raise noted(pending._error, pending)
     values = _finish(futures)
-    values.update(_wait(refs) if refs else {})
+    if refs:                        # actor roles: ray_roles (and Ray) are imported already
+        from ppml.runtime.ray_roles import wait
+        values.update(wait(refs))
     return [values[p._ref] if p._ref is not None else
             values[p._future] if p._future is not None else p._value for p in pendings]
 
@@ -127,7 +123,7 @@ def _finish(pendings: list) -> dict:
                                                 concurrent.futures.FIRST_EXCEPTION)
         for future in done:
             if future.exception() is not None:
-                raise _noted(future.exception(), by_future[future])
+                raise noted(future.exception(), by_future[future])
         late = [f for f in waiting if f in deadlines and deadline(f) <= time.monotonic()]
         if late:
             pending = by_future[min(late, key=deadlines.__getitem__)]
@@ -148,116 +144,8 @@ def call_all(calls: list) -> list:
     return gather([role.submit(method, *args) for role, method, args in calls])
 
 
-def _wait(refs: dict) -> dict:
-    """The value of every ref.  The first failure raises as soon as it is known: a call's own
-    error, a dead role, or a role that left a liveness check unanswered for its ``timeout_s``
-    (`Liveness`; naming that role, not another still at work).  The roles this process spawned
-    and has not stopped are checked too while they are idle (`watched`): a role killed or
-    stopped between two of its calls is named within its ``timeout_s``, not when the run
-    next calls it."""
-    values, pending = {}, list(refs)
-    waited = ", ".join(dict.fromkeys(f"{p.role.name}.{p.method}" for p in refs.values()))
-    liveness = Liveness({p.role for p in refs.values()} | watched(), waited)
-    while pending:
-        ready, pending = ray.wait(pending, num_returns=1, timeout=liveness.next_check())
-        if ready and pending:                       # and every other call already answered
-            more, pending = ray.wait(pending, num_returns=len(pending), timeout=0)
-            ready += more
-        for ref in ready:
-            values[ref] = _value(refs[ref])
-            liveness.heard(refs[ref].role)
-            refs[ref].role.started = True
-        liveness.check({refs[ref].role: refs[ref].method for ref in pending})
-    return values
-
-
-_SPAWNED: "weakref.WeakSet[ActorRole]" = weakref.WeakSet()
-"""The actor roles this process spawned and has not stopped (`watched`)."""
-
-
-def watched() -> set:
-    """The roles every wait of this process checks, busy or idle: the actors it spawned that
-    are neither stopped nor known to have failed, and that have a ``timeout_s``."""
-    return {role for role in _SPAWNED if not role.failed and role.timeout_s is not None}
-
-
-class Liveness:
-    """Liveness checks of the actors a wait watches: those whose calls it waits for, and the
-    idle roles of `watched`.
-
-    Each role is sent a check (`ActorRole.ping`) once it has been quiet for a quarter of its
-    ``timeout_s``; a check unanswered for ``timeout_s`` fails the wait, naming the role and the
-    call it was running (or that it was idle, and what the wait was for).  Roles with
-    ``timeout_s`` None are never checked."""
-
-    def __init__(self, roles: set, waited: str):
-        start = time.monotonic()
-        self.last = {role: start for role in roles if role.timeout_s is not None}
-        """role -> when it last answered (or the wait began)."""
-        self.checks = {}
-        """role -> (the ref of its check in flight, when it was sent)."""
-        self.waited = waited
-        """The calls the wait is for, as "role.method, ..." (named when an idle role fails)."""
-
-    def heard(self, role) -> None:
-        if role in self.last:
-            self.last[role] = time.monotonic()
-
-    def next_check(self) -> float | None:
-        """How long the wait may block before `check` should look again (None: for ever, when
-        no role is checked)."""
-        return min((_interval(role) for role in self.last), default=None)
-
-    def check(self, busy: dict) -> None:
-        """Look at every role still checked: ``busy`` maps the roles whose calls are still
-        awaited to their methods; the others are checked while they stay in `watched`."""
-        now = time.monotonic()
-        idle = watched()
-        for role in self.last:
-            if role not in busy and role not in idle:
-                continue
-            doing = busy.get(role) or f"its idle time (the run waiting for {self.waited})"
-            if role in self.checks:
-                ref, sent = self.checks[role]
-                answered, _ = ray.wait([ref], timeout=0)
-                if answered:
-                    del self.checks[role]
-                    _value(Pending(role, doing, ref=ref))   # a dead role raises
-                    self.heard(role)
-                    role.started = True
-                elif now - sent > role.silence_s():
-                    role.failed = True
-                    raise RoleError(role.name, _silent(role, doing))
-            elif now - self.last[role] >= _interval(role):
-                self.checks[role] = (role.ping(), now)
-
-
-def _silent(role, method: str) -> str:
-    """Why a wait for ``role``'s ``method`` failed: it stopped answering, or never started."""
-    if role.started:
-        return (f"{role.name} stopped answering during {method}: no reply to a liveness check "
-                f"within {role.timeout_s:g} s")
-    return (f"{role.name} did not start within {role.silence_s():g} s ({STARTUP_FACTOR} x "
-            f"timeout_s: its process and constructor; is the machine overloaded?)")
-
-
-def _interval(role) -> float:
-    return min(role.timeout_s / CHECKS_PER_TIMEOUT, CHECK_EVERY_S)
-
-
-def _value(pending: Pending):
-    """A finished Ray call's value, or its failure naming the role."""
-    try:
-        return ray.get(pending._ref)
-    except ray.exceptions.RayTaskError as err:
-        raise _noted(err, pending)
-    except ray.exceptions.RayActorError as err:
-        pending.role.failed = True
-        raise RoleError(pending.role.name, f"{pending.role.name} died during "
-                                           f"{pending.method}: {err}") from err
-
-
-def _noted(err: BaseException, pending: Pending) -> BaseException:
+def noted(err: BaseException, pending: Pending) -> BaseException:
+    """``err`` with a note naming the role and the method it failed in."""
     err.add_note(f"(in {pending.role.name}.{pending.method})")
     return err
 
@@ -340,61 +228,6 @@ class LocalRole(Role):
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-class ActorRole(Role):
-    """A role played by a Ray actor (no CPU reserved); the handle pickles with the role, so a
-    role can be handed to another role that calls it."""
-
-    def __init__(self, cls, args: tuple, kwargs: dict, name: str, timeout_s: float,
-                 concurrency: int = 1):
-        super().__init__(cls, name, timeout_s)
-        self.started = False
-        ensure_ray()
-        progress.relay()                   # before the actor: its bars go to the driver
-        actor = ray.remote(num_cpus=0, max_concurrency=concurrency,
-                           concurrency_groups={LIVENESS: 1})(cls)
-        self.actor = actor.remote(*args, **kwargs)
-        _SPAWNED.add(self)
-
-    @classmethod
-    def attach(cls, actor, name: str, timeout_s: float) -> "ActorRole":
-        """A role for an actor made elsewhere (declared with a `LIVENESS` concurrency group),
-        so that waits for it count its silence (the Ray runtime's dealer)."""
-        role = cls.__new__(cls)
-        Role.__init__(role, type(actor), name, timeout_s)
-        role.actor = actor
-        return role
-
-    def submit(self, method: str, *args) -> Pending:
-        return Pending(self, method, ref=getattr(self.actor, method).remote(*args))
-
-    def ping(self):
-        """A liveness check: Ray's own ready call, on the actor's `LIVENESS` thread."""
-        return self.actor.__ray_ready__.options(concurrency_group=LIVENESS).remote()
-
-    def close_within(self, method: str, timeout_s: float) -> None:
-        ref = getattr(self.actor, method).remote()
-        try:
-            ray.get(ref, timeout=timeout_s)
-        except ray.exceptions.GetTimeoutError:
-            raise RoleError(self.name, f"{self.name} did not {method} within {timeout_s:g} s "
-                                       "(still busy); stopping it") from None
-
-    def stop(self) -> None:
-        """Kill the actor and wait (a few seconds at most) until Ray reports it dead, so that
-        nothing of the role runs after its teardown (``ray.kill`` only starts the kill)."""
-        _SPAWNED.discard(self)
-        ray.kill(self.actor)
-        deadline = time.monotonic() + STOP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            try:
-                ray.get(self.actor.__ray_ready__.remote(), timeout=STOP_TIMEOUT_S)
-            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
-                return
-            time.sleep(0.01)
-        raise RoleError(self.name, f"{self.name} was still alive {STOP_TIMEOUT_S:g} s after "
-                                   "it was killed")
-
-
 def spawn(cls, runtime: str, *args, timeout_s: float | None, name: str | None = None,
           concurrency: int = 1, background: bool = False, **kwargs) -> Role:
     """``cls(*args, **kwargs)`` as a role in ``runtime`` (one of `RUNTIMES`), named ``name``
@@ -412,6 +245,7 @@ def spawn(cls, runtime: str, *args, timeout_s: float | None, name: str | None = 
     if runtime == "local":
         return LocalRole(cls(*args, **kwargs), name, timeout_s, background)
     if runtime == "ray":
+        from ppml.runtime.ray_roles import ActorRole   # Ray only for a run that uses it
         return ActorRole(cls, args, kwargs, name, timeout_s,
                          check_int("concurrency", concurrency, 1))
     raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}; got {runtime!r}")
@@ -429,7 +263,9 @@ def teardown(roles: list, close: str | None = "close",
     deadline = time.monotonic() + check_positive("close_timeout_s", close_timeout_s)
     closing = [role for role in roles
                if close is not None and hasattr(role.cls, close) and not role.failed]
-    closing = _answering(closing, min(close_timeout_s, TEARDOWN_CHECK_S))
+    if any(isinstance(role, Role) and not isinstance(role, LocalRole) for role in closing):
+        from ppml.runtime.ray_roles import answering   # actor roles: Ray is imported already
+        closing = answering(closing, min(close_timeout_s, TEARDOWN_CHECK_S))
     for role in closing:
         try:
             role.close_within(close, max(deadline - time.monotonic(), 0.0))
@@ -441,21 +277,6 @@ def teardown(roles: list, close: str | None = "close",
             role.stop()
         except Exception as err:            # noqa: BLE001
             log.warning("%s could not be stopped: %s", role.name, err)
-
-
-def _answering(roles: list, within_s: float) -> list:
-    """The roles that answer a liveness check within ``within_s`` (a role in this process
-    always does); the others are marked `Role.failed`: a role stopped or frozen in another
-    role's call, which the caller never saw fail, is not waited for to close."""
-    checks = {role: role.ping() for role in roles if isinstance(role, ActorRole)}
-    if checks:
-        ray.wait(list(checks.values()), num_returns=len(checks), timeout=within_s)
-    for role, ref in checks.items():
-        if not ray.wait([ref], timeout=0)[0]:
-            role.failed = True
-            log.warning("%s did not answer a liveness check within %g s: stopping it without "
-                        "closing", role.name, within_s)
-    return [role for role in roles if not role.failed]
 
 
 def slots(runtime: str) -> int:

@@ -49,6 +49,7 @@ def test_every_row_carries_metadata_config_and_summary(tmp_path):
     assert first["experiment"] == "toy"
     assert first["code_version"].startswith(ppml.__version__)
     assert first["started_at"] == STARTED
+    assert 0 < first["peak_rss_mb"] <= results.peak_rss_mb()    # this process's, so far
     assert (first["parties"], first["seed"], first["bench.samples"]) == (3, 9, 1_000_000)
     assert set(RunConfig().columns()) <= set(table.column_names)
     assert table.column("wall_s").to_pylist() == [0.5] * 3

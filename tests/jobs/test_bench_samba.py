@@ -13,7 +13,7 @@ def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
     assert sorted((r["samba.algorithm"], r["samba.mask"], r["arms"]) for r in rows) == [
         (a, m, k) for a in ("pursuit", "ucb") for m in ("mpc", "paper") for k in (3, 4)]
     for r in rows:
-        assert r["agree"] and r["target_s"] is None and r["step_us"] > 0
+        assert r["agree"] and r["target_s"] is None and r["step_us"] > 0 and r["peak_rss_mb"] > 0
         assert (r["selection_rounds"] > 0) == (r["samba.mask"] == "mpc")
         assert (r["dataset"], r["runtime"], r["key_bits"]) == ("synthetic", "local", 512)
         assert r["setup_s"] + r["steps_s"] + r["end_s"] <= r["secure_s"]

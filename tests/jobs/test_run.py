@@ -126,6 +126,39 @@ def test_runs_started_in_the_same_second_get_a_folder_each(tmp_path, searchpath)
     assert len(list(results_dir.glob("*.parquet"))) == 2
 
 
+LOCAL_RUNS = (
+    ("experiment=samba", "dataset=synthetic", "arms=3", "horizon=6"),
+    ("experiment=linucb_ds", "dataset=synthetic", "arms=3", "dims=2", "horizon=4"),
+    ("experiment=bench_ops", "runtime=local", "arms=3", "dims=2", "bench.repeats=1"),
+)
+"""Tiny local runs of the role-based families (Paillier, seats, roles) and of the engine."""
+
+
+def test_a_local_run_imports_neither_ray_nor_matplotlib_and_rows_carry_its_peak(tmp_path):
+    """A ``runtime=local`` process never imports Ray or matplotlib (docs/memory.md): each run
+    of `LOCAL_RUNS` in one fresh interpreter, which then names the ones it imported; every row
+    of every run carries the process's peak resident set (``peak_rss_mb``)."""
+    code = (
+        "import sys\n"
+        "from hydra import compose, initialize_config_dir\n"
+        "from jobs.run import CONF_DIR, run\n"
+        f"for overrides in {LOCAL_RUNS!r}:\n"
+        "    with initialize_config_dir(config_dir=CONF_DIR, version_base='1.3'):\n"
+        "        run(compose('config', overrides=[*overrides, 'key_bits=512',\n"
+        "            'insecure_key_bits_ok=true', 'progress=false',\n"
+        f"            'results_dir={tmp_path}']))\n"
+        "print('imported:', sorted({'ray', 'matplotlib'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "imported: []"
+    table = read_results(tmp_path)
+    assert sorted(set(table.column("experiment").to_pylist())) == [
+        "bench_ops", "linucb_ds", "samba"]
+    assert all(mb > 0 for mb in table.column("peak_rss_mb").to_pylist())
+
+
 @pytest.mark.ray
 @pytest.mark.slow  # starts a full Ray instance with its dashboard (about 10 s on 2 cores)
 def test_runtime_ray_starts_a_private_instance(tmp_path, searchpath):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ppml.runtime import roles
+from ppml.runtime import ray_roles, roles
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 from ppml.runtime.roles import RoleError, gather, slots, spawn, teardown
 
@@ -244,7 +244,7 @@ def comp(ray_cluster):
 
 @pytest.mark.ray
 def test_ray_call_and_gather(comp):
-    assert isinstance(comp, roles.ActorRole) and comp.name == "Comp"
+    assert isinstance(comp, ray_roles.ActorRole) and comp.name == "Comp"
     assert comp.call("add", 2) == 7
     assert gather([comp.submit("add", i) for i in range(3)]) == [5, 6, 7]
 
@@ -351,7 +351,7 @@ def test_an_idle_actor_that_dies_or_stops_is_named_by_a_wait_for_another(comp, f
         assert time.monotonic() - start < 5.0
     finally:
         teardown([idle, worker], close_timeout_s=2.0)
-    assert idle not in roles.watched() and worker not in roles.watched()
+    assert idle not in ray_roles.watched() and worker not in ray_roles.watched()
 
 
 @pytest.mark.ray
