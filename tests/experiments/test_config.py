@@ -3,13 +3,14 @@
 import dataclasses
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 import yaml
 from hydra.errors import ConfigCompositionException
 
-from ppml.experiments.config import MPCOptions, RunConfig, load_config, refuse_renamed
+from ppml.experiments.config import GROUPS, MPCOptions, RunConfig, load_config, refuse_renamed
 from ppml.protocols.samba.config import SambaOptions
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,6 +69,24 @@ def test_an_appended_unknown_key_is_refused(compose_run_config):
 def test_out_of_bound_values_name_the_parameter_and_bound(key, value, message):
     with pytest.raises(ValueError, match=message):
         RunConfig.from_columns({key: value})
+
+
+def numeric_keys():
+    """(key, int or float) for every integer and real key of the run and its groups."""
+    for prefix, schema in [("", RunConfig), *((f"{g}.", s) for g, s in GROUPS.items())]:
+        hints = typing.get_type_hints(schema)
+        for field in dataclasses.fields(schema):
+            kind = next(t for t in (*typing.get_args(hints[field.name]), hints[field.name])
+                        if t is not type(None))
+            if kind in (int, float):
+                yield prefix + field.name, kind
+
+
+@pytest.mark.parametrize("key, kind", list(numeric_keys()))
+def test_a_number_of_the_wrong_type_is_a_type_error_naming_the_key(key, kind):
+    for value in ["two", True, [2]] + ([2.5, 2.0] if kind is int else []):
+        with pytest.raises(TypeError, match=f"^{key} must be"):
+            RunConfig.from_columns({key: value})
 
 
 def test_bounds_are_checked_on_the_composed_config_too(compose_run_config):
