@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 import ppml.mpc as mpc
-from jobs.cli import finish, options
+from jobs.cli import finish, options, run_command
 
 METHODS = ("pairwise", "tournament")
 
@@ -69,4 +69,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

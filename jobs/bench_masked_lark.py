@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import finish, options
+from jobs.cli import finish, options, run_command
 from ppml.crypto import hpke
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.masked_lark.protocol import run_aggregation
@@ -118,4 +118,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import finish, options
+from jobs.cli import finish, options, run_command
 from ppml.mpc import ring
 
 SIZES = (32, 64, 128, 256, 512, 1024)
@@ -50,4 +50,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -38,7 +38,7 @@ import os
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from jobs.bench_paillier import median_time
-from jobs.cli import finish, options, parse_sizes
+from jobs.cli import InputError, finish, options, parse_sizes, run_command
 from ppml.crypto.aead import NONCE_BYTES
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
@@ -150,15 +150,15 @@ def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     if opts["sizes"]:
-        sizes = parse_sizes(opts["sizes"])
+        sizes = parse_sizes(opts["sizes"], "KxN")
     elif opts["sweep"] in SWEEPS:
         sizes = SWEEPS[opts["sweep"]]
     else:
-        raise SystemExit(f"sweep must be one of {', '.join(SWEEPS)}, got {opts['sweep']!r}")
+        raise InputError(f"sweep must be one of {', '.join(SWEEPS)}, got {opts['sweep']!r}")
     rows = [measure(opts, algorithm, mask, arms, horizon) for arms, horizon in sizes
             for algorithm in opts["algorithms"].split(",") for mask in opts["masks"].split(",")]
     finish("bench_samba", rows, opts["results_dir"], started_at)
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

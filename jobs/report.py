@@ -5,7 +5,7 @@ has runs there (ppml/experiments/figures.py), into ``figures_dir`` (default
 ``<results_dir>/figures``).
 """
 
-from jobs.cli import options as parse_options
+from jobs.cli import options as parse_options, run_command
 from ppml.experiments.figures import draw_all
 
 DEFAULTS = {"results_dir": "results", "figures_dir": None}
@@ -22,4 +22,4 @@ def main(argv=None) -> list:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

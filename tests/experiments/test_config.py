@@ -122,8 +122,8 @@ def test_the_command_line_refuses_bad_config_before_running(tmp_path, override, 
         text=True,
         timeout=120,
     )
-    assert done.returncode != 0
-    assert named in done.stderr
+    assert done.returncode == 2 and done.stderr.count("\n") == 1   # one line: jobs/cli.py
+    assert done.stderr.startswith("error: ") and named in done.stderr
     assert not list(tmp_path.glob("*.parquet"))
 
 
@@ -141,7 +141,7 @@ def test_the_command_line_names_the_new_spelling(tmp_path):
     done = subprocess.run([sys.executable, "-m", "jobs.run", "algorithm=ucb",
                            f"results_dir={tmp_path}"], cwd=REPO, capture_output=True, text=True,
                           timeout=120)
-    assert done.returncode != 0 and "algorithm is now samba.algorithm" in done.stderr
+    assert done.returncode == 2 and "algorithm is now samba.algorithm" in done.stderr
 
 
 def test_group_keys_compose_and_land_in_dotted_columns(compose_run_config):

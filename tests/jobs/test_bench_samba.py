@@ -3,6 +3,7 @@
 import pytest
 
 from jobs import bench_samba
+from jobs.cli import InputError
 from ppml.experiments.results import read_results
 
 
@@ -41,5 +42,5 @@ def test_mpc_targets_are_issue_11s_per_iteration():
 
 
 def test_unknown_sweep_is_refused():
-    with pytest.raises(SystemExit, match="sweep must be one of"):
+    with pytest.raises(InputError, match="sweep must be one of"):
         bench_samba.main(["sweep=fig9"])
