@@ -58,7 +58,7 @@ ARGMAX_ONLY = ("ucb", "eps_greedy", "eps_greedy_decreasing")
 """Algorithms whose single iteration is an argmax of deterministic scores (UCB's figure)."""
 SINGLE_ITERATION_LIMIT_S = 180.0
 MPC_LIMITS_S = {(10, 100_000): 180.0, (100, 100_000): 600.0}
-"""mask=mpc: the limits of issue 11 for one iteration a step."""
+"""mask=mpc: the time limits of one iteration a step (docs/samba.md, the targets)."""
 DEFAULTS = {"sweep": "targets", "sizes": "", "algorithms": "ucb,thompson", "masks": "mpc,paper",
             "dataset": "movielens", "runtime": "local", "key_bits": 2048,
             "results_dir": "results"}

@@ -42,10 +42,11 @@ _verbose = False
 """Whether this command shows an input error's traceback (`run_command` sets it)."""
 
 
-class InputError(Exception):
+class InputError(ValueError):
     """A config or input error: what the user gave is refused before anything starts.  Made by
     `checking` from the error that is its cause; `run_command` reports it in one line, exit
-    status 2."""
+    status 2.  A ValueError (a value the user gave is wrong), so that callers of a job's
+    functions that catch bad values keep doing so."""
 
 
 @contextmanager
