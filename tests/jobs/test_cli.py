@@ -27,7 +27,7 @@ def test_verbose_shows_the_traceback_of_the_error_it_came_from(monkeypatch):
 
 def test_the_command_takes_verbose_off_the_command_line(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["job", "--verbose", "parties=1"])
-    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    monkeypatch.setenv("HYDRA_FULL_ERROR", "0")       # restored after the test
     monkeypatch.setattr(cli, "_verbose", False)
 
     def entry():
