@@ -44,7 +44,7 @@ OmegaConf.register_new_resolver("ppml.run_token", lambda: RUN_TOKEN, replace=Tru
 
 def run(cfg: DictConfig) -> Path:
     """Validate, run and record one experiment; returns the Parquet file written.  A config or
-    input error is an `jobs.cli.InputError`, raised before Ray or anything else starts."""
+    input error is a `jobs.cli.InputError`, raised before Ray or anything else starts."""
     with cli.checking():
         config = load_config(cfg)
         experiment = registry.get(config.experiment)
