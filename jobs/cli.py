@@ -72,9 +72,11 @@ def one_line(err: BaseException) -> str:
         kept = kept[:kept.index("Config search path:")]
     out, listing = "", False              # listing: in the names after a "...:" line
     for line in kept:
-        if not out or out.endswith((":", ".")):
-            out += (" " if out else "") + line
-            listing = out.endswith(":" + " " + line) and line.isidentifier()
+        if not out:
+            out = line
+        elif out.endswith((":", ".")):
+            listing = out.endswith(":") and line.isidentifier()
+            out += " " + line
         elif listing and line.isidentifier():
             out += ", " + line
         else:
