@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 import ppml.mpc as mpc
-from jobs.cli import cases, finish, options
+from jobs.cli import cases, finish, options, run_command
 
 METHODS = ("pairwise", "tournament")
 
@@ -70,4 +70,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -12,7 +12,7 @@ import datetime as dt
 import numpy as np
 
 import ppml.mpc as mpc
-from jobs.cli import cases, finish, options
+from jobs.cli import cases, finish, options, run_command
 
 
 def reciprocal_rows(grid: np.ndarray) -> list:
@@ -55,4 +55,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

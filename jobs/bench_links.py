@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from jobs.cli import cases, finish, options
+from jobs.cli import InputError, cases, checking, finish, options, run_command
 from ppml.runtime import wire
 from ppml.runtime.federated import Peers, loopback
 from ppml.runtime.links import Links
@@ -91,8 +91,10 @@ def main(argv=None) -> None:
     opts = options({"rounds": 1000, "repeats": 2, "parties": "2,3,5",
                     "results_dir": "results"}, argv)
     if opts["rounds"] < 1 or opts["repeats"] < 1:
-        raise SystemExit("rounds and repeats must be >= 1")
-    counts = [int(p) for p in str(opts["parties"]).split(",")]
+        raise InputError(f"rounds and repeats must be >= 1, got rounds={opts['rounds']} "
+                         f"repeats={opts['repeats']}")
+    with checking():
+        counts = [int(p) for p in str(opts["parties"]).split(",")]
     started_at = dt.datetime.now(dt.timezone.utc)
     rows = []
     for parties, repeat, transport in cases(
@@ -110,4 +112,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import cases, finish, options
+from jobs.cli import cases, finish, options, run_command
 from ppml.mpc import ring
 
 SIZES = (32, 64, 128, 256, 512, 1024)
@@ -51,4 +51,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -8,7 +8,8 @@ Parquet file; ``python -m jobs.report`` draws the slowdowns.
 
 import sys
 
-from jobs.run import main
+from jobs.cli import run_command
+from jobs.run import command
 
 TABLE1 = {"experiment": "bench_ops", "parties": "2", "arms": "100", "dims": "10",
           "bench.repeats": "5", "runtime": "local,ray"}
@@ -25,4 +26,4 @@ def with_defaults(argv: list) -> list:
 
 if __name__ == "__main__":
     sys.argv[1:] = with_defaults(sys.argv[1:])
-    main()
+    run_command(command)

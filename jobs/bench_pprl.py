@@ -50,7 +50,7 @@ import time
 from contextlib import nullcontext
 
 from jobs.bench_paillier import median_time
-from jobs.cli import cases, finish, options
+from jobs.cli import InputError, cases, checking, finish, options, run_command
 from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 from ppml.crypto.paillier.threshold import deal
 from ppml.protocols.pprl.config import PPRLOptions
@@ -161,9 +161,10 @@ def measure_shares(steps: int, partition: str, selection: str, learner: str,
 def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     if opts["steps"] < 1:
-        raise SystemExit("steps must be >= 1")
+        raise InputError(f"steps must be >= 1, got {opts['steps']}")
     started_at = dt.datetime.now(dt.timezone.utc)
-    workers = [int(w) for w in str(opts["workers"]).split(",")]
+    with checking():
+        workers = [int(w) for w in str(opts["workers"]).split(",")]
     runtimes = opts["runtimes"].split(",")
     with cluster.connected(None) if max(workers) > 1 or "ray" in runtimes else nullcontext():
         backends = opts["backends"].split(",")
@@ -188,4 +189,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

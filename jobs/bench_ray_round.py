@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import cases, finish, options
+from jobs.cli import InputError, cases, finish, options, run_command
 from ppml.mpc.ring import ARITHMETIC
 from ppml.runtime import cluster, spmd
 
@@ -51,7 +51,7 @@ def measure(runtime: str, parties: int, rounds: int) -> float:
 def main(argv=None) -> None:
     opts = options({"rounds": 200, "results_dir": "results"}, argv)
     if opts["rounds"] < 1:
-        raise SystemExit(f"rounds must be >= 1, got {opts['rounds']}")
+        raise InputError(f"rounds must be >= 1, got {opts['rounds']}")
     started_at = dt.datetime.now(dt.timezone.utc)
     with cluster.connected(dashboard=False):
         rows = [{"runtime": runtime, "parties": parties, "rounds": opts["rounds"],
@@ -62,4 +62,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -38,7 +38,7 @@ import os
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from jobs.bench_paillier import median_time
-from jobs.cli import cases, finish, options, parse_sizes
+from jobs.cli import InputError, cases, finish, options, parse_sizes, run_command
 from ppml.crypto.aead import NONCE_BYTES
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
@@ -58,7 +58,7 @@ ARGMAX_ONLY = ("ucb", "eps_greedy", "eps_greedy_decreasing")
 """Algorithms whose single iteration is an argmax of deterministic scores (UCB's figure)."""
 SINGLE_ITERATION_LIMIT_S = 180.0
 MPC_LIMITS_S = {(10, 100_000): 180.0, (100, 100_000): 600.0}
-"""mask=mpc: the limits of issue 11 for one iteration a step."""
+"""mask=mpc: the time limits of one iteration a step (docs/samba.md, the targets)."""
 DEFAULTS = {"sweep": "targets", "sizes": "", "algorithms": "ucb,thompson", "masks": "mpc,paper",
             "dataset": "movielens", "runtime": "local", "key_bits": 2048,
             "results_dir": "results"}
@@ -150,11 +150,11 @@ def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     if opts["sizes"]:
-        sizes = parse_sizes(opts["sizes"])
+        sizes = parse_sizes(opts["sizes"], "KxN")
     elif opts["sweep"] in SWEEPS:
         sizes = SWEEPS[opts["sweep"]]
     else:
-        raise SystemExit(f"sweep must be one of {', '.join(SWEEPS)}, got {opts['sweep']!r}")
+        raise InputError(f"sweep must be one of {', '.join(SWEEPS)}, got {opts['sweep']!r}")
     rows = [measure(opts, algorithm, mask, arms, horizon) for arms, horizon, algorithm, mask in
             cases([(arms, horizon, algorithm, mask) for arms, horizon in sizes
                    for algorithm in opts["algorithms"].split(",")
@@ -163,4 +163,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -16,7 +16,7 @@ import http.client
 import sys
 from pathlib import Path
 
-from jobs.cli import options as parse_options
+from jobs.cli import InputError, options as parse_options, run_command
 from ppml.data.checksums import DATA_DIR_ENV, ChecksumError, locate_data_dir
 from ppml.data.download import NoSourceError, dataset_files, download, status
 from ppml.data.sources import SOURCES, Source, download_command
@@ -30,11 +30,11 @@ USAGE = ("usage: python -m jobs.data list|verify [data_dir=...] | "
 
 
 def data_folder(data_dir) -> tuple[Path, str]:
-    """The data directory and where it came from; SystemExit when neither ``data_dir`` nor
-    ``$PPML_DATA`` names one."""
+    """The data directory and where it came from; an `InputError` when neither ``data_dir``
+    nor ``$PPML_DATA`` names one."""
     folder, origin = locate_data_dir(data_dir)
     if folder is None:
-        raise SystemExit(f"no data directory: pass data_dir=<folder> or set the {DATA_DIR_ENV} "
+        raise InputError(f"no data directory: pass data_dir=<folder> or set the {DATA_DIR_ENV} "
                          "environment variable")
     return folder, origin
 
@@ -56,7 +56,7 @@ def list_datasets(folder: Path, origin: str) -> None:
 def verify(folder: Path, origin: str) -> int:
     """Check every dataset file present; 1 if one is corrupt or a dataset incomplete, else 0."""
     if not folder.is_dir():
-        raise SystemExit(f"data directory {str(folder)!r} (from {origin}) does not exist")
+        raise InputError(f"data directory {str(folder)!r} (from {origin}) does not exist")
     failed = False
     for source in SOURCES.values():
         state, files = status(source, folder)
@@ -91,15 +91,15 @@ def _data_dir_arg(folder: Path, origin: str):
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] not in ("list", "download", "verify"):
-        raise SystemExit(USAGE)
+        raise InputError(USAGE)
     command, rest = argv[0], argv[1:]
     names = [arg for arg in rest if "=" not in arg]
     options = parse_options(DEFAULTS[command], [arg for arg in rest if "=" in arg])
     if (command == "download") != bool(names):
-        raise SystemExit(USAGE)
+        raise InputError(USAGE)
     unknown = [name for name in names if name not in SOURCES]
     if unknown:
-        raise SystemExit(f"unknown dataset {unknown[0]!r}; datasets: {', '.join(SOURCES)}")
+        raise InputError(f"unknown dataset {unknown[0]!r}; datasets: {', '.join(SOURCES)}")
     folder, origin = data_folder(options["data_dir"])
     if command == "list":
         list_datasets(folder, origin)
@@ -112,4 +112,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_command(main)

@@ -12,15 +12,16 @@ from __future__ import annotations
 import sys
 
 from jobs import run
+from jobs.cli import InputError, run_command
 
 
 def main() -> None:
     if not any(arg.startswith("runtime=") for arg in sys.argv[1:]):
         sys.argv.append("runtime=federated")
     elif "runtime=federated" not in sys.argv[1:]:
-        raise SystemExit("jobs.federated_local runs runtime=federated only")
-    run.main()
+        raise InputError("jobs.federated_local runs runtime=federated only")
+    run.command()
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

@@ -20,6 +20,7 @@ import sys
 
 from hydra import compose, initialize_config_dir
 
+from jobs.cli import InputError, checking, run_command
 from jobs.run import CONF_DIR
 from ppml.experiments import registry  # noqa: F401 - registers the experiments and forms
 from ppml.experiments.config import load_config, refuse_renamed
@@ -47,7 +48,7 @@ def split(argv: list) -> tuple:
             rest.append(arg)
     missing = [k for k in ("party", "peers") if k not in own]
     if missing:
-        raise SystemExit(f"jobs.party needs {' and '.join(f'{k}=' for k in missing)} "
+        raise InputError(f"jobs.party needs {' and '.join(f'{k}=' for k in missing)} "
                          f"(usage: python -m jobs.party party=<name> peers=<peers.yaml> "
                          f"experiment=<name> [key=<file>] [out=<file>] [key=value ...])")
     return own, rest
@@ -55,15 +56,16 @@ def split(argv: list) -> tuple:
 
 def main(argv: list) -> int:
     own, overrides = split(argv)
-    refuse_renamed(overrides)
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
-        cfg = compose(config_name="config", overrides=overrides)
-    config = dataclasses.replace(load_config(cfg), runtime="federated")
     name = own["party"]
-    try:
+    with checking():
+        refuse_renamed(overrides)
+        with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+            cfg = compose(config_name="config", overrides=overrides)
+        config = dataclasses.replace(load_config(cfg), runtime="federated")
         peers = Peers.load(own["peers"])
         if name not in peers.parties:
             raise ValueError(f"party={name} is not in {own['peers']} (parties: {peers.order})")
+    try:
         os.environ[NODE_ADDRESS_ENV] = peers.parties[name].host   # where its own seats listen
         certificate = peers.parties[name].certificate_file
         identity = Identity.load(name, str(certificate),
@@ -85,4 +87,4 @@ def main(argv: list) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run_command(lambda: main(sys.argv[1:]))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 
+from jobs.cli import InputError, checking, run_command
 from jobs.run import CONF_DIR
 from ppml.experiments import registry  # noqa: F401 - registers the experiments and forms
 from ppml.experiments.config import load_config
@@ -27,12 +28,12 @@ def main(argv: list) -> int:
     own = {a.partition("=")[0]: a.partition("=")[2] for a in argv
            if a.partition("=")[0] in ("dir", "host")}
     if "dir" not in own:
-        raise SystemExit("jobs.peers needs dir=<folder> (usage: python -m jobs.peers "
+        raise InputError("jobs.peers needs dir=<folder> (usage: python -m jobs.peers "
                          "experiment=<name> dir=<folder> [host=127.0.0.1] [key=value ...])")
     overrides = [a for a in argv if a.partition("=")[0] not in ("dir", "host")]
-    with initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
+    with checking(), initialize_config_dir(config_dir=CONF_DIR, version_base="1.3"):
         config = load_config(compose(config_name="config", overrides=overrides))
-    names = form(config.experiment).names(config)
+        names = form(config.experiment).names(config)
     directory = Path(own["dir"])
     directory.mkdir(parents=True, exist_ok=True)
     loopback(directory, names, own.get("host", "127.0.0.1"))
@@ -41,4 +42,4 @@ def main(argv: list) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run_command(lambda: main(sys.argv[1:]))

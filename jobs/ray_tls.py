@@ -22,6 +22,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from jobs.cli import InputError, run_command
 from ppml.runtime.tls import Authority, write_private_key
 
 
@@ -43,7 +44,7 @@ def main(argv: list) -> int:
     what = argv[0] if argv else ""
     options = dict(a.partition("=")[::2] for a in argv[1:])
     if what not in ("authority", "node") or "dir" not in options:
-        raise SystemExit("usage: python -m jobs.ray_tls authority|node dir=<folder>")
+        raise InputError("usage: python -m jobs.ray_tls authority|node dir=<folder>")
     directory = Path(os.path.expanduser(options["dir"]))
     directory.mkdir(parents=True, exist_ok=True)
     if what == "authority":
@@ -61,4 +62,4 @@ def main(argv: list) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run_command(lambda: main(sys.argv[1:]))

@@ -24,6 +24,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from hydra import compose, initialize_config_dir
 
+from jobs.cli import InputError, run_command
 from jobs.run import CONF_DIR, run
 from ppml.experiments.config import load_config
 
@@ -245,11 +246,11 @@ def record_path(case: Case) -> Path:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] not in ("record", "check"):
-        raise SystemExit("usage: python -m jobs.regression record|check [case ...]")
+        raise InputError("usage: python -m jobs.regression record|check [case ...]")
     mode, chosen = argv[0], set(argv[1:])
     unknown = chosen - {case.name for case in CASES}
     if unknown:
-        raise SystemExit(f"unknown cases {sorted(unknown)}; known: "
+        raise InputError(f"unknown cases {sorted(unknown)}; known: "
                          f"{', '.join(case.name for case in CASES)}")
     failed = []
     with tempfile.TemporaryDirectory() as results_dir:
@@ -275,4 +276,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_command(main)

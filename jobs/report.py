@@ -2,10 +2,12 @@
 
 Reads every Parquet run in ``results_dir`` as one dataset and draws each figure whose experiment
 has runs there (ppml/experiments/figures.py), into ``figures_dir`` (default
-``<results_dir>/figures``).
+``<results_dir>/figures``).  A run file that is not readable Parquet (corrupted, cut short) is
+left out with a warning on stderr naming it, and the report goes on with the other runs: a folder
+of many runs should not lose its figures to one damaged file.
 """
 
-from jobs.cli import options as parse_options
+from jobs.cli import options as parse_options, run_command
 from ppml.experiments.figures import draw_all
 
 DEFAULTS = {"results_dir": "results", "figures_dir": None}
@@ -22,4 +24,4 @@ def main(argv=None) -> list:
 
 
 if __name__ == "__main__":
-    main()
+    run_command(main)

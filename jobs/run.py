@@ -1,9 +1,14 @@
 """Run one experiment: ``python -m jobs.run [experiment=<name>] [key=value ...]``.
 
 Hydra composes conf/config.yaml with the overrides (``-m`` sweeps over comma-separated values),
-`load_config` validates it, Ray is started or joined when ``runtime=ray``, the registered
-experiment runs, and its rows go to one Parquet file in ``results_dir``. The summary table and
-the path written are printed at the end.
+`load_config` validates it, the experiment's inputs are loaded and checked
+(`registry.check_inputs`), and only then is Ray started or joined when ``runtime=ray``; the
+registered experiment runs, and its rows go to one Parquet file in ``results_dir``. The summary
+table and the path written are printed at the end.
+
+A config or input error (a bad key or value, a missing dataset) is refused before anything
+starts, in one line with exit status 2 (`jobs.cli`; ``--verbose`` or HYDRA_FULL_ERROR=1 shows
+its traceback); in a sweep (``-m``) it stops the sweep at the job it refuses.
 """
 
 import datetime as dt
@@ -18,6 +23,7 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from jobs import cli
 from ppml.experiments import checkpointing
 from ppml.experiments import registry  # importing the package registers every experiment
 from ppml.experiments.config import RunConfig, load_config, refuse_renamed
@@ -37,15 +43,18 @@ OmegaConf.register_new_resolver("ppml.run_token", lambda: RUN_TOKEN, replace=Tru
 
 
 def run(cfg: DictConfig) -> Path:
-    """Validate, run and record one experiment; returns the Parquet file written."""
-    config = load_config(cfg)
-    experiment = registry.get(config.experiment)
+    """Validate, run and record one experiment; returns the Parquet file written.  A config or
+    input error is a `jobs.cli.InputError`, raised before Ray or anything else starts."""
+    with cli.checking():
+        config = load_config(cfg)
+        experiment = registry.get(config.experiment)
+        checkpointing.prepare(config)      # a resume that cannot work fails before Ray starts
+        registry.check_inputs(config)      # so does a missing dataset
     if config.seed is not None:
         log.warning(
             "INSECURE: seeded reproducible mode (seed=%d); shares, masks and keys are predictable",
             config.seed,
         )
-    checkpointing.prepare(config)          # a resume that cannot work fails before Ray starts
     if config.checkpoint_every:
         print(f"run_id: {config.run_id} (checkpoints every {config.checkpoint_every} steps in "
               f"{checkpointing.folder(config)})", flush=True)
@@ -92,13 +101,21 @@ def _format_mapping(values: Mapping[str, Any]) -> str:
 
 @hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
-    """Hydra entry point (one call per job of a sweep)."""
-    run(cfg)
+    """Hydra entry point (one call per job of a sweep); a config or input error ends the
+    command here, in one line (else Hydra would add its own line to it)."""
+    with cli.reporting():
+        run(cfg)
+
+
+def command() -> None:
+    """``python -m jobs.run``: a key of the old flat namespace, and what Hydra refuses while it
+    composes the config (a misspelt key, a wrong type, an unknown experiment), are input
+    errors too."""
+    with cli.checking():
+        refuse_renamed(sys.argv[1:])
+    with cli.checking(cli.COMPOSITION_ERRORS):
+        main()
 
 
 if __name__ == "__main__":
-    try:
-        refuse_renamed(sys.argv[1:])
-    except ValueError as err:
-        raise SystemExit(f"error: {err}") from None
-    main()
+    cli.run_command(command)

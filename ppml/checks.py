@@ -2,6 +2,11 @@
 
 This module is the ground floor: it imports only numpy, so ppml.crypto, ppml.mpc and everything
 above them can use it.
+
+A value of the wrong type (a str, a bool or 2.5 where an integer is wanted, a str where a number
+is) raises `WrongType`, a TypeError; a value of the right type out of its bounds a ValueError.
+`WrongType` is a ValueError too, so a caller that catches every bad value as a ValueError keeps
+doing so.
 """
 
 from __future__ import annotations
@@ -12,25 +17,37 @@ from typing import Optional
 import numpy as np
 
 
+class WrongType(TypeError, ValueError):
+    """A parameter given a value of the wrong type; the message names the parameter and the type
+    wanted."""
+
+
+def _is_int(value) -> bool:
+    """Whether ``value`` is an integer: a Python or numpy int, not a bool (nor 2.0)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def check_int(name: str, value, low: int, high: Optional[int] = None, why: str = "", *,
               what: str = "") -> int:
-    """``value`` as an int after checking ``low <= value <= high``; ValueError naming ``name``.
+    """``value`` as an int after checking ``low <= value <= high``; ValueError naming ``name``
+    (`WrongType` if it is not an integer).
 
-    A bool is not an integer here; numpy integers are, and come back as Python ints.  By
+    A bool is not an integer here, nor is a float (2.5, or 2.0); numpy integers are, and come
+    back as Python ints.  By
     default the message names what failed: "``name`` must be an integer, got ..." or
     "``name`` must be >= ``low`` (``why``), got ...".  With ``what`` (e.g. "an integer",
     "a party index") every failure states the whole requirement in one message:
     "``name`` must be ``what`` >= ``low``" or "... ``what`` in [``low``, ``high``]".
     """
-    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
     reason = f" ({why})" if why else ""
     if what:
         bound = f">= {low}" if high is None else f"in [{low}, {high}]"
-        if not (is_int and low <= value and (high is None or value <= high)):
-            raise ValueError(f"{name} must be {what} {bound}{reason}, got {value!r}")
+        if not (_is_int(value) and low <= value and (high is None or value <= high)):
+            error = ValueError if _is_int(value) else WrongType
+            raise error(f"{name} must be {what} {bound}{reason}, got {value!r}")
         return int(value)
-    if not is_int:
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not _is_int(value):
+        raise WrongType(f"{name} must be an integer, got {value!r}")
     value = int(value)
     if value < low:
         raise ValueError(f"{name} must be >= {low}{reason}, got {value}")
@@ -53,9 +70,14 @@ def check_one_of(name: str, value, allowed) -> None:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
+def _is_number(value) -> bool:
+    """Whether ``value`` is a real number: a Python or numpy int or float, not a bool."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
 def _is_finite_number(value) -> bool:
     """Whether ``value`` is a real number (not a bool) that float64 holds finitely."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if not _is_number(value):
         return False
     try:
         return math.isfinite(value)
@@ -65,9 +87,10 @@ def _is_finite_number(value) -> bool:
 
 def check_positive(name: str, value) -> float:
     """``value`` as a float after checking it is a finite number > 0; ValueError naming
-    ``name``."""
+    ``name`` (`WrongType` if it is not a number)."""
     if not (_is_finite_number(value) and value > 0):
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
+        error = ValueError if _is_number(value) else WrongType
+        raise error(f"{name} must be a positive number, got {value!r}")
     return float(value)
 
 
@@ -76,7 +99,7 @@ def check_real(name: str, value, low: float = -math.inf, high: float = math.inf,
     """``value`` as a float after checking it is a finite number (not a bool) between ``low``
     and ``high``, each bound included unless ``low_open`` / ``high_open``; one ValueError naming
     ``name`` and the interval: "``name`` must be in (0, 1] (``why``), got ..." or, with one
-    bound, "``name`` must be > 0 ..."."""
+    bound, "``name`` must be > 0 ..." (`WrongType` if it is not a number)."""
     if _is_finite_number(value) and (value > low if low_open else value >= low) \
             and (value < high if high_open else value <= high):
         return float(value)
@@ -86,21 +109,24 @@ def check_real(name: str, value, low: float = -math.inf, high: float = math.inf,
     else:
         bound = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
     reason = f" ({why})" if why else ""
-    raise ValueError(f"{name} must be {bound}{reason} (a finite number), got {value!r}")
+    error = ValueError if _is_number(value) else WrongType
+    raise error(f"{name} must be {bound}{reason} (a finite number), got {value!r}")
 
 
 def check_bool(name: str, value) -> bool:
-    """``value`` after checking it is a bool (not a truthy string or number); ValueError naming
-    ``name``."""
+    """``value`` after checking it is a bool (not a truthy string or number); `WrongType`
+    naming ``name``."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be true or false, got {value!r}")
+        raise WrongType(f"{name} must be true or false, got {value!r}")
     return bool(value)
 
 
 def check_text(name: str, value) -> str:
-    """``value`` after checking it is a non-empty str; ValueError naming ``name``."""
+    """``value`` after checking it is a non-empty str; ValueError naming ``name`` (`WrongType`
+    if it is not a str)."""
     if not isinstance(value, str) or not value:
-        raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        error = ValueError if isinstance(value, str) else WrongType
+        raise error(f"{name} must be a non-empty string, got {value!r}")
     return value
 
 

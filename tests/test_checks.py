@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from ppml.checks import (check_bool, check_equal, check_int, check_positive, check_real,
-                         check_shape, check_text)
+from ppml.checks import (WrongType, check_bool, check_equal, check_int, check_positive,
+                         check_real, check_shape, check_text)
 
 
 def test_integers_come_back_as_python_ints():
@@ -68,3 +68,22 @@ def test_check_real_bool_text_and_shape_return_the_value():
                           (lambda: check_positive("timeout", 2**2000), "timeout must be")]:
         with pytest.raises(ValueError, match=message):
             call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: check_int("arms", "3", 1), lambda: check_int("arms", 2.0, 1),
+    lambda: check_int("arms", True, 1, what="an integer"), lambda: check_real("eps", "0.5"),
+    lambda: check_positive("t", None), lambda: check_bool("flag", 1),
+    lambda: check_text("name", 3)])
+def test_a_value_of_the_wrong_type_is_a_type_error_and_still_a_value_error(call):
+    with pytest.raises(WrongType) as refused:
+        call()
+    assert isinstance(refused.value, TypeError) and isinstance(refused.value, ValueError)
+
+
+def test_a_value_of_the_right_type_out_of_bounds_is_no_type_error():
+    for call in [lambda: check_int("arms", 0, 1), lambda: check_real("eps", 2.0, 0, 1),
+                 lambda: check_positive("t", 0), lambda: check_text("name", "")]:
+        with pytest.raises(ValueError) as refused:
+            call()
+        assert not isinstance(refused.value, TypeError)

@@ -187,8 +187,10 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
 
 
 def draw_all(results_dir, figures_dir=None) -> list:
-    """Draw every figure whose experiment has runs in ``results_dir``; return the paths."""
-    table = read_results(results_dir)
+    """Draw every figure whose experiment has runs in ``results_dir``; return the paths.  A run
+    file that is not readable Parquet is left out with a warning naming it (`read_results`):
+    one damaged run does not keep the figures of the others from being drawn."""
+    table = read_results(results_dir, skip_unreadable=True)
     folder = Path(figures_dir) if figures_dir else Path(results_dir) / "figures"
     if table.num_rows == 0:
         return []

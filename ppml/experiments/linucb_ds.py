@@ -156,12 +156,18 @@ def run_federated(config: RunConfig) -> dict:
             "stats": {out["stats"]["name"]: out["stats"] for out in outs.values()}}
 
 
-def run(config: RunConfig, spectral: bool) -> RunOutput:
+def checked_instance(config: RunConfig, spectral: bool = False) -> dict:
+    """`instance`, after refusing a ``precision_bits`` of the engine's; also the run's input
+    check (`registry.register`), before anything starts."""
     if config.precision_bits != ENGINE_PRECISION_BITS:
         raise ValueError(f"precision_bits is the secret-sharing engine's, which LinUCB-DS does not "
                          f"use; its Paillier scale is linucb_ds.scale_bits (got precision_bits="
                          f"{config.precision_bits})")
-    data = instance(config, spectral)
+    return instance(config, spectral)
+
+
+def run(config: RunConfig, spectral: bool) -> RunOutput:
+    data = checked_instance(config, spectral)
     N = config.horizon
     options = config.linucb_ds
     checkpointing.prepare(config)
@@ -190,11 +196,11 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
                      views=secure["views"])
 
 
-@register("linucb_ds")
+@register("linucb_ds", check=checked_instance)
 def linucb_ds(config: RunConfig) -> RunOutput:
     return run(config, spectral=False)
 
 
-@register("spectral_ucb_ds")
+@register("spectral_ucb_ds", check=lambda config: checked_instance(config, spectral=True))
 def spectral_ucb_ds(config: RunConfig) -> RunOutput:
     return run(config, spectral=True)

@@ -43,7 +43,15 @@ SHOWN = ("keys_released", "keys_suppressed", "reports_sent", "reports_counted",
          "helper_open_s", "helper_check_s", "helper_s", "protocol_s")
 
 
-@register("masked_lark")
+def check_inputs(config: RunConfig) -> None:
+    """The run's input check (`registry.register`), before anything starts: no checkpoints of
+    an aggregation; a training run's conversion log loads."""
+    refuse_checkpoints(config)
+    if config.masked_lark.task == "train":
+        load_conversions(config.dataset, config.data_dir, config.data_seed)
+
+
+@register("masked_lark", check=check_inputs)
 def masked_lark(config: RunConfig) -> RunOutput:
     federated = config.runtime == "federated"
     refuse_checkpoints(config)

@@ -44,12 +44,23 @@ from ppml.protocols.pprl.protocol import run_time_protocol, time_result
 from ppml.protocols.pprl.reference import (TrialResult, run_observation_partitioned,
                                            run_time_partitioned)
 from ppml.protocols.pprl.shares_observation import observation_results, run_shares_trials
+from ppml.protocols.pprl.shared_division import fixed_point
 from ppml.protocols.pprl.shares_time import run_shares_time_trials, trial_result
 from ppml.runtime import progress as progress_
 from ppml.runtime.cluster import ensure_ray
 
 
-@register("pprl")
+def check_inputs(config: RunConfig) -> None:
+    """What the run would find only in its parties' programs, checked before it starts any:
+    the shares backend's fixed point must fit the ring (``pprl.scale_bits``,
+    `shared_division.fixed_point`)."""
+    options = config.pprl
+    if options.backend == "shares" and "pprl" in options.method_list():
+        agents = 1 if options.partition == "time" else config.parties
+        fixed_point(options, options.task_reward_bound(agents))
+
+
+@register("pprl", check=check_inputs)
 def pprl(config: RunConfig) -> RunOutput:
     options = config.pprl
     by_time = options.partition == "time"

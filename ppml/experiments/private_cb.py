@@ -168,12 +168,18 @@ def run_plaintext(bandit: PrivateCBConfig, data, dealer_secret: bytes, precision
     return {"arms": arms, "rewards": rewards, "wall_s": float(np.median(walls))}
 
 
-@register("private_cb")
-def private_cb(config: RunConfig) -> RunOutput:
-    bandit = bandit_config(config)
-    data = load_contextual(config.dataset, arms=config.arms, dims=config.dims,
+def load_data(config: RunConfig):
+    """The run's contexts and rewards (`ppml.data.load_contextual`); also the run's input check
+    (`registry.register`), before anything starts."""
+    return load_contextual(config.dataset, arms=config.arms, dims=config.dims,
                            horizon=config.horizon, data_seed=config.data_seed,
                            data_dir=config.data_dir)
+
+
+@register("private_cb", check=load_data)
+def private_cb(config: RunConfig) -> RunOutput:
+    bandit = bandit_config(config)
+    data = load_data(config)
     checkpointing.prepare(config)
     dealer_secret = checkpointing.kept_key(      # EVALUATION ONLY: the reference replays it
         config, "harness", lambda: fresh_key() if config.seed is None else

@@ -11,6 +11,7 @@ or failed run never leaves a partial file and never touches the files of complet
 """
 
 import datetime as dt
+import logging
 import os
 import resource
 import secrets
@@ -27,6 +28,8 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 import ppml
+
+log = logging.getLogger(__name__)
 
 META_COLUMNS: dict[str, pa.DataType] = {
     "run_id": pa.string(),
@@ -247,18 +250,31 @@ def _to_table(run_values: dict[str, Any], rows: list[dict[str, Any]]) -> pa.Tabl
     return pa.table(columns)
 
 
-def read_results(results_dir: str | os.PathLike) -> pa.Table:
+def read_results(results_dir: str | os.PathLike, skip_unreadable: bool = False) -> pa.Table:
     """Read every run file in results_dir as one table.
 
     Schemas are unified permissively: a column missing from a run is null there, and a column
     whose type differs between runs is promoted (int64 -> double, null -> anything).
-    Hidden files (in-flight temp files, Hydra's .hydra folder) are ignored.
+    Hidden files (in-flight temp files, Hydra's .hydra folder) are ignored.  A file that is not
+    readable Parquet (corrupted, truncated, not Parquet) raises ValueError naming it, or with
+    ``skip_unreadable`` is left out with a warning naming it (a report over a folder of many
+    runs goes on without it).
     """
     folder = Path(results_dir)
     if not folder.is_dir():
         raise FileNotFoundError(f"results_dir {str(folder)!r} is not a folder")
-    files = sorted(str(p) for p in folder.glob("*.parquet") if not p.name.startswith("."))
+    files, schemas = [], []
+    for path in sorted(str(p) for p in folder.glob("*.parquet") if not p.name.startswith(".")):
+        try:
+            schemas.append(pq.read_schema(path))
+        except (pa.ArrowException, OSError) as err:
+            message = f"results file {path!r} is not readable Parquet ({err})"
+            if not skip_unreadable:
+                raise ValueError(message) from err
+            log.warning("%s; left out", message)
+            continue
+        files.append(path)
     if not files:
         return pa.table({})
-    schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
+    schema = pa.unify_schemas(schemas, promote_options="permissive")
     return ds.dataset(files, schema=schema, format="parquet").to_table()

@@ -64,12 +64,19 @@ def run_secure(config: RunConfig, data, setup: SambaConfig) -> SambaRun:
     return run_samba(data, replace(setup, checkpoints=checkpointing.plan(config, [])))
 
 
-@register("samba")
-def samba(config: RunConfig) -> RunOutput:
+def load_data(config: RunConfig):
+    """The run's arms (`ppml.data.bernoulli_items.load_bernoulli_arms`); also the run's input
+    check (`registry.register`), before anything starts."""
     options = config.samba
-    data = load_bernoulli_arms(config.dataset, arms=config.arms, threshold=options.threshold,
+    return load_bernoulli_arms(config.dataset, arms=config.arms, threshold=options.threshold,
                                denominator=options.denominator, min_ratings=options.min_ratings,
                                seed=config.data_seed, data_dir=config.data_dir)
+
+
+@register("samba", check=load_data)
+def samba(config: RunConfig) -> RunOutput:
+    options = config.samba
+    data = load_data(config)
     spec = options.spec()
     checkpointing.prepare(config)
     setup = SambaConfig(config.horizon, spec, runtime=config.runtime, mask=options.mask,

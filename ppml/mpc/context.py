@@ -78,6 +78,7 @@ class Context:
         self.truncation = config.truncation
         self._party_0_at = comm.index(0)  # where party 0's shares sit, if held here
         self.workers = config.workers     # Ray tasks for large party-local products
+        self._givers: dict = {}           # id of an input array -> the parties that gave it
 
     @property
     def parties(self) -> int:
@@ -119,6 +120,24 @@ class Context:
         return check_int("frac_bits", frac_bits, 0, MAX_PRODUCT_SCALE, what="an integer")
 
     # -- sharing -----------------------------------------------------------------------------
+    def note_inputs(self, inputs: dict) -> None:
+        """Remember which parties gave each input array or list of ``inputs`` ({party: {name:
+        value}}), for a context that runs every party's program at once on their merged
+        inputs (the local runtime): `share` then refuses a value that only other parties gave,
+        as the other runtimes do, where the owner itself would pass None.  Numbers and strings
+        are not tracked (Python shares one object among equal small ones)."""
+        for party, values in inputs.items():
+            for value in values.values():
+                if isinstance(value, (np.ndarray, list)):
+                    self._givers.setdefault(id(value), set()).add(party)
+
+    def _check_owned(self, value, owner: int) -> None:
+        """Refuse an input that its owner did not give: None, or (`note_inputs`) a value that
+        only other parties gave; the same message in every runtime."""
+        givers = self._givers.get(id(value))
+        if value is None or (givers is not None and owner not in givers):
+            raise ValueError(f"party {owner} owns the input but passed value=None")
+
     def share(self, value, owner: int, shape=None, frac_bits: int | None = None,
               wide: bool = False):
         """Arithmetic sharing of ``owner``'s real array (fixed point), or integers with
@@ -135,8 +154,7 @@ class Context:
         frac = self._scale(frac_bits)
         encoded = None
         if self.holds(self.comm.check_party(owner, "owner")):
-            if value is None:
-                raise ValueError(f"party {owner} owns the input but passed value=None")
+            self._check_owned(value, owner)
             encoded = encode_input(value, frac, f"input of party {owner}", wide)
         data = self._share_encoded(encoded, owner, shape, ARITHMETIC)
         return ArithmeticShared(self, data, frac)
@@ -145,8 +163,7 @@ class Context:
         """XOR sharing of ``owner``'s integer words (bit-packed uint64)."""
         encoded = None
         if self.holds(self.comm.check_party(owner, "owner")):
-            if value is None:
-                raise ValueError(f"party {owner} owns the input but passed value=None")
+            self._check_owned(value, owner)
             encoded = encode_words(value, name=f"input of party {owner}")
         return BinaryShared(self, self._share_encoded(encoded, owner, shape, BINARY))
 

@@ -85,5 +85,7 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
             merged[name] = value
     if config.workers > 1:
         ensure_ray()
-    result = program(in_process(config, dealer_secret), **merged)
+    ctx = in_process(config, dealer_secret)
+    ctx.note_inputs(inputs)          # a secret given by the wrong party fails as under Ray
+    result = program(ctx, **merged)
     return [select_party(result, p) for p in range(config.ranks)]

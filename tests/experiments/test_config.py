@@ -3,13 +3,14 @@
 import dataclasses
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 import yaml
 from hydra.errors import ConfigCompositionException
 
-from ppml.experiments.config import MPCOptions, RunConfig, load_config, refuse_renamed
+from ppml.experiments.config import GROUPS, MPCOptions, RunConfig, load_config, refuse_renamed
 from ppml.protocols.samba.config import SambaOptions
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,6 +71,24 @@ def test_out_of_bound_values_name_the_parameter_and_bound(key, value, message):
         RunConfig.from_columns({key: value})
 
 
+def numeric_keys():
+    """(key, int or float) for every integer and real key of the run and its groups."""
+    for prefix, schema in [("", RunConfig), *((f"{g}.", s) for g, s in GROUPS.items())]:
+        hints = typing.get_type_hints(schema)
+        for field in dataclasses.fields(schema):
+            kind = next(t for t in (*typing.get_args(hints[field.name]), hints[field.name])
+                        if t is not type(None))
+            if kind in (int, float):
+                yield prefix + field.name, kind
+
+
+@pytest.mark.parametrize("key, kind", list(numeric_keys()))
+def test_a_number_of_the_wrong_type_is_a_type_error_naming_the_key(key, kind):
+    for value in ["two", True, [2]] + ([2.5, 2.0] if kind is int else []):
+        with pytest.raises(TypeError, match=f"^{key} must be"):
+            RunConfig.from_columns({key: value})
+
+
 def test_bounds_are_checked_on_the_composed_config_too(compose_run_config):
     with pytest.raises(ValueError, match="parties must be >= 2"):
         load_config(compose_run_config("parties=1"))
@@ -103,8 +122,8 @@ def test_the_command_line_refuses_bad_config_before_running(tmp_path, override, 
         text=True,
         timeout=120,
     )
-    assert done.returncode != 0
-    assert named in done.stderr
+    assert done.returncode == 2 and done.stderr.count("\n") == 1   # one line: jobs/cli.py
+    assert done.stderr.startswith("error: ") and named in done.stderr
     assert not list(tmp_path.glob("*.parquet"))
 
 
@@ -122,7 +141,7 @@ def test_the_command_line_names_the_new_spelling(tmp_path):
     done = subprocess.run([sys.executable, "-m", "jobs.run", "algorithm=ucb",
                            f"results_dir={tmp_path}"], cwd=REPO, capture_output=True, text=True,
                           timeout=120)
-    assert done.returncode != 0 and "algorithm is now samba.algorithm" in done.stderr
+    assert done.returncode == 2 and "algorithm is now samba.algorithm" in done.stderr
 
 
 def test_group_keys_compose_and_land_in_dotted_columns(compose_run_config):

@@ -177,5 +177,16 @@ def test_read_results_of_a_missing_folder_says_so(tmp_path):
         read_results(tmp_path / "absent")
 
 
+def test_a_corrupted_run_file_is_named_and_refused_or_left_out(tmp_path, caplog):
+    write_run(tmp_path, config(), step_output(2), started_at=STARTED)
+    broken = tmp_path / "toy-broken.parquet"
+    broken.write_bytes(b"not parquet at all")
+    with pytest.raises(ValueError, match=f"results file '{re.escape(str(broken))}' is not "
+                                         "readable Parquet"):
+        read_results(tmp_path)
+    assert read_results(tmp_path, skip_unreadable=True).num_rows == 2
+    assert f"{broken}' is not readable Parquet" in caplog.text and "left out" in caplog.text
+
+
 def test_code_version_starts_with_the_package_version():
     assert results.code_version().startswith(ppml.__version__)

@@ -12,7 +12,8 @@ where <dir>/experiment/probe.yaml selects the experiment.
 
 import ray
 
-from jobs.run import main
+from jobs import cli
+from jobs.run import command
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
 
@@ -30,4 +31,4 @@ def probe_fails(config):
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_command(command)

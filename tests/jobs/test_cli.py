@@ -1,15 +1,94 @@
-"""The small jobs' shared options and their bar over the cases they measure."""
+"""What every job shares (jobs/cli.py): a config or input error ends the command in one line
+with exit status 2, any other error keeps its traceback; ``key=value`` options and sizes; the bar
+over the cases a benchmark measures."""
+
+import sys
 
 import pytest
+from hydra.errors import ConfigCompositionException
 
-from jobs.cli import cases, options
+from jobs import cli
+from jobs.cli import InputError, cases, checking, one_line, options, parse_sizes, reporting
+
+
+def test_an_input_error_ends_the_command_in_one_line_with_status_2(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_verbose", False)
+    with pytest.raises(SystemExit) as ended, reporting(), checking():
+        raise ValueError("parties must be >= 2, got 1")
+    assert ended.value.code == 2
+    assert capsys.readouterr().err == "error: parties must be >= 2, got 1\n"
+
+
+def test_verbose_shows_the_traceback_of_the_error_it_came_from(monkeypatch):
+    monkeypatch.setattr(cli, "_verbose", True)
+    with pytest.raises(InputError) as raised, reporting(), checking():
+        raise FileNotFoundError("dataset file 'mnist' is missing")
+    assert isinstance(raised.value.__cause__, FileNotFoundError)
+
+
+def test_the_command_takes_verbose_off_the_command_line(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["job", "--verbose", "parties=1"])
+    monkeypatch.setenv("HYDRA_FULL_ERROR", "0")       # restored after the test
+    monkeypatch.setattr(cli, "_verbose", False)
+
+    def entry():
+        assert sys.argv[1:] == ["parties=1"]
+        with checking():
+            raise ValueError("parties must be >= 2, got 1")
+
+    with pytest.raises(InputError):
+        cli.run_command(entry)
+    assert cli._verbose
+
+
+def test_other_errors_and_errors_outside_the_checks_keep_their_traceback(monkeypatch):
+    monkeypatch.setattr(cli, "_verbose", False)
+    with pytest.raises(KeyError), reporting(), checking():
+        raise KeyError("a bug")
+    with pytest.raises(ValueError), reporting():          # raised after the checks: mid-run
+        raise ValueError("party 1 failed")
+
+
+def test_one_line_of_a_hydra_composition_error():
+    try:
+        try:
+            raise ValueError("Key 'arsm' not in 'RunConfig'\n    full_key: arsm\n"
+                             "    object_type=RunConfig")
+        except ValueError as cause:
+            raise ConfigCompositionException("Could not override 'arsm'.\nTo append to your "
+                                             "config use +arsm=3") from cause
+    except ConfigCompositionException as err:
+        assert one_line(err) == "Could not override 'arsm'. Key 'arsm' not in 'RunConfig'"
+    missing = ValueError("In 'config': Could not find 'experiment/nope'\n\nAvailable options "
+                         "in 'experiment':\n\tbench_ops\n\tsamba\nConfig search path:\n"
+                         "\tprovider=hydra, path=pkg://hydra.conf")
+    assert one_line(missing) == ("In 'config': Could not find 'experiment/nope'; Available "
+                                 "options in 'experiment': bench_ops, samba")
+
+
+def test_options_accept_only_known_keys_and_typed_values():
+    defaults = {"results_dir": "results", "figures_dir": None}
+    assert options(defaults, ["results_dir=r"]) == {"results_dir": "r", "figures_dir": None,
+                                                    "progress": True}
+    with pytest.raises(InputError, match="results_dir"):
+        options(defaults, ["result_dir=r"])
+    with pytest.raises(InputError, match="rounds must be an integer, got 'many'"):
+        options({"rounds": 200}, ["rounds=many"])
+
+
+def test_sizes_of_the_wrong_form_are_refused_naming_sizes_and_the_form():
+    assert parse_sizes("15x3x1000,50x5x200", "KxdxN") == [(15, 3, 1000), (50, 5, 200)]
+    for text in ["15x3", "15x3x0", "15x3xN", "15x3x1000,", "1x2x3x4"]:
+        with pytest.raises(InputError, match=r"^sizes must be KxdxN\[,KxdxN\.\.\.\] \(3 "
+                                             r"integers >= 1 joined by x\), got "):
+            parse_sizes(text, "KxdxN")
 
 
 def test_every_job_takes_progress_as_a_flag():
     assert options({"repeats": 3}, [])["progress"] is True
     assert options({"repeats": 3}, ["progress=false", "repeats=2"]) == {
         "repeats": 2, "progress": False}
-    with pytest.raises(SystemExit, match="progress must be true or false, got 'no'"):
+    with pytest.raises(InputError, match="progress must be true or false, got 'no'"):
         options({}, ["progress=no"])
 
 
@@ -18,4 +97,3 @@ def test_cases_draws_one_bar_and_progress_false_none(capfd):
     assert "bench_x: 100%" in capfd.readouterr().err
     assert list(cases([1, 2, 3], "bench_x", {"progress": False})) == [1, 2, 3]
     assert capfd.readouterr().err == ""
-

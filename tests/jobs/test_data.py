@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from jobs.cli import InputError
 from jobs.data import main
 from ppml.data.sources import SOURCES
 from tests.data.serve import serve
@@ -135,7 +136,7 @@ def test_bad_arguments_and_no_data_dir_are_refused(monkeypatch):
                           (["list", "mirror=x"], r"unknown argument 'mirror=x'"),
                           (["list"], "no data directory: pass data_dir=<folder> or set the "
                                      "PPML_DATA environment variable")):
-        with pytest.raises(SystemExit, match=message):
+        with pytest.raises(InputError, match=message):
             main(argv)
 
 

@@ -5,6 +5,7 @@ registered here in-process and run as a script for the command-line tests. Their
 conf/experiment/*.yaml files live in a temporary folder added to Hydra's search path.
 """
 
+import os
 import runpy
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 import ray
 
+from jobs.cli import InputError
 from jobs.run import run
 from ppml.experiments.results import read_results
 
@@ -89,9 +91,43 @@ def test_an_unregistered_experiment_is_refused_naming_the_known_ones(tmp_path, c
     cfg = compose_run_config(f"results_dir={tmp_path}")
     cfg.experiment = "not_registered"
     known = "unknown experiment 'not_registered'; known experiments: .*probe"
-    with pytest.raises(ValueError, match=known):
+    with pytest.raises(InputError, match=known):
         run(cfg)
     assert not list(tmp_path.glob("*.parquet"))
+
+
+def no_ray_init(*args, **kwargs):
+    raise AssertionError("Ray was started before the inputs were checked")
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["experiment=private_cb", "dataset=mnist", "data_dir={missing}"],
+     "data directory .*missing.* does not exist"),
+    (["experiment=samba", "dataset=movielens", "data_dir={missing}"],
+     "data directory .*missing.* does not exist"),
+    (["experiment=linucb_ds", "dataset=movielens", "data_dir={missing}"],
+     "data directory .*missing.* does not exist"),
+    (["experiment=pprl", "pprl.backend=shares", "pprl.scale_bits=60", "pprl.methods=[pprl]"],
+     "pprl.scale_bits=60 .*lower pprl.scale_bits by at least"),
+])
+def test_inputs_are_checked_before_ray_starts(tmp_path, compose_run_config, monkeypatch,
+                                              overrides, message):
+    monkeypatch.setattr(ray, "init", no_ray_init)
+    missing = tmp_path / "missing"
+    cfg = compose_run_config(*(o.format(missing=missing) for o in overrides), "runtime=ray",
+                             f"results_dir={tmp_path}")
+    with pytest.raises(InputError, match=message):
+        run(cfg)
+
+
+def test_a_config_error_is_one_line_with_status_2_and_its_traceback_on_request(tmp_path):
+    command = [sys.executable, "-m", "jobs.run", "parties=1", f"results_dir={tmp_path}"]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stderr) == (2, "error: parties must be >= 2, got 1\n")
+    verbose = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "HYDRA_FULL_ERROR": "1"})
+    assert verbose.returncode == 1 and "Traceback (most recent call last)" in verbose.stderr
+    assert "parties must be >= 2, got 1" in verbose.stderr
 
 
 def run_child(tmp_path: Path, searchpath: str, *args: str) -> subprocess.CompletedProcess:

@@ -203,3 +203,14 @@ def test_dealer_keys_travel_sealed_to_the_one_party_that_opens_them(ray_cluster)
     finally:
         for actor in members + [dealer]:
             ray.kill(actor)
+
+
+def share_from_party_0(ctx, a=None):
+    return ctx.share(a, owner=0).reveal()
+
+
+def test_a_secret_given_by_another_party_is_refused_as_in_the_local_runtime(ray_cluster):
+    with pytest.raises(PartyError, match="party 0 owns the input but passed value=None"):
+        spmd.run(share_from_party_0, 2, runtime="ray", inputs={1: {"a": np.ones(2)}})
+    with pytest.raises(ValueError, match="party 0 owns the input but passed value=None"):
+        spmd.run(share_from_party_0, 2, runtime="local", inputs={1: {"a": np.ones(2)}})

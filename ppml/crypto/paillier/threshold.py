@@ -1,6 +1,6 @@
 """(m, m)-threshold Paillier decryption: a key that only all m agents together can use
 (Sakuma et al., section 3.1: "decryption cannot be performed by fewer than t agents"; here
-t = m, which is what section 4.2 needs for two agents and issue 13 for m).
+t = m, which is what section 4.2 needs for two agents and ppml's PPRL for m; docs/pprl.md).
 
 Damgard & Jurik (2001) with s = 1, the secret exponent shared additively instead of by a
 polynomial (with t = m no interpolation is needed, hence no safe primes and no Delta = m!

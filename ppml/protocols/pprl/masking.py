@@ -18,7 +18,7 @@ from ppml.checks import check_int
 from ppml.crypto.paillier import ops
 
 STATISTICAL_BITS = 40
-"""kappa: the mask r is kappa bits wider than the shifted value (the issue's minimum)."""
+"""kappa: the mask r is kappa bits wider than the shifted value (ppml's minimum; docs/pprl.md)."""
 
 
 def random_below(bits: int, random_bytes=os.urandom) -> mpz:

@@ -8,7 +8,10 @@ import numpy as np
 
 from ppml.checks import check_int
 from ppml.mpc.protocols.truncate import wrap_count
+from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
+from ppml.protocols.pprl.learners import FixedPointQ
+from ppml.protocols.pprl.reference import learner
 
 RING_BITS = 62
 """|x| must stay below 2^62: the division shifts x by 2^62 into [0, 2^63)."""
@@ -23,6 +26,15 @@ def check_ring(k_delta_bits: int, options: PPRLOptions) -> None:
                          f"pprl.division_bits={options.division_bits} it takes "
                          f"{k_delta_bits - 1} bits: lower pprl.scale_bits by at least "
                          f"{k_delta_bits - 1 - RING_BITS}")
+
+
+def fixed_point(options: PPRLOptions, reward_bound: float) -> FixedPointQ:
+    """The shares backend's update rules in ``options``' fixed point, after `check_ring` (and
+    `bounds`) found that the ring carries them for rewards up to ``reward_bound``; the run
+    checks this before it starts anything (`ppml.experiments.pprl.check_inputs`)."""
+    rules = learner(options, 1, 1, fixed=True)
+    check_ring(bounds(rules, options, reward_bound)[1], options)
+    return rules
 
 
 def floor_divide(ctx, x: np.ndarray, bits: int) -> np.ndarray:

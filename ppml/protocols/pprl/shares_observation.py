@@ -30,12 +30,11 @@ import ppml.mpc as mpc
 from ppml.mpc import tensor
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import tasks
-from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, draw_joint
 from ppml.protocols.pprl.observation import against_reference
-from ppml.protocols.pprl.reference import TrialResult, learner
-from ppml.protocols.pprl.shared_division import check_ring
+from ppml.protocols.pprl.reference import TrialResult
+from ppml.protocols.pprl.shared_division import fixed_point
 from ppml.protocols.pprl.shared_world import SharedWorlds
 from ppml.protocols.pprl.shares import SharedTable, as_table
 from ppml.protocols.pprl.shares_checkpoints import SharesCheckpoints
@@ -271,8 +270,7 @@ def observation_program(ctx, options: PPRLOptions, agents: int, seed: int, group
     moves = [int(n) for n in env.action_space.nvec]
     env.close()
     reward_bound = options.task_reward_bound(agents)
-    rules = learner(options, 1, 1, fixed=True)
-    check_ring(bounds(rules, options, reward_bound)[1], options)
+    rules = fixed_point(options, reward_bound)
     mine = [i for i in range(agents) if ctx.holds(i)]
     saving = SharesCheckpoints(ctx, checkpoints, own_group)
 

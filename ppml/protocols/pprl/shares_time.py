@@ -32,13 +32,12 @@ from ppml.crypto.rng import Stream, fresh_key
 from ppml.mpc import tensor
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.pprl import tasks
-from ppml.protocols.pprl.bounds import bounds
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.learners import FixedPointQ, PrivateRows
 from ppml.protocols.pprl.reference import (TrialResult, TurnPlayer, agent_generator, evaluate,
                                            generator_state, generators, learner,
                                            restore_generator, run_time_partitioned, turn_seed)
-from ppml.protocols.pprl.shared_division import check_ring
+from ppml.protocols.pprl.shared_division import fixed_point
 from ppml.protocols.pprl.shares_checkpoints import Progress, SharesCheckpoints, only
 from ppml.protocols.pprl.shares import SharedTable, as_table
 from ppml.runtime import spmd
@@ -187,8 +186,7 @@ def play_trial(ctx, options: PPRLOptions, agents: int, seed: int, trial: int, se
     turn on the shares from a checkpoint: agent 0's turn, before it, is not played again."""
     saving = saving or SharesCheckpoints(ctx, None, own_output)
     reward_bound = options.task_reward_bound()
-    rules = learner(options, 1, 1, fixed=True)
-    check_ring(bounds(rules, options, reward_bound)[1], options)
+    rules = fixed_point(options, reward_bound)
     env_seed = generators(seed, trial)[0]
     env = tasks.make(options.task)
     states, actions = env.observation_space.n, env.action_space.n

@@ -59,7 +59,7 @@ class SambaOptions:
         try:
             self.spec()                     # the algorithm and its parameters, with their bounds
         except ValueError as exc:           # each message starts with the key's own name
-            raise ValueError(f"samba.{exc}") from None
+            raise type(exc)(f"samba.{exc}") from None
         if self.threshold is not None:
             check_real("samba.threshold", self.threshold)
         if self.mask not in MASKS:

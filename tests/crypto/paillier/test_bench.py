@@ -3,6 +3,7 @@
 import pytest
 
 from jobs import bench_paillier
+from jobs.cli import InputError
 from ppml.experiments.results import read_results
 
 
@@ -19,5 +20,5 @@ def test_the_benchmark_writes_every_operation(tmp_path, capsys):
 
 
 def test_bad_options_are_refused(tmp_path):
-    with pytest.raises(SystemExit, match="dim must be <= values"):
+    with pytest.raises(InputError, match="dim must be <= values"):
         bench_paillier.main(["values=2", "dim=3", f"results_dir={tmp_path}"])

@@ -1,6 +1,10 @@
-"""jobs/bench_linucb_ds.py runs a tiny size end to end and writes its table."""
+"""jobs/bench_linucb_ds.py runs a tiny size end to end and writes its table; sizes of the wrong
+form are refused naming ``sizes`` and its form, before anything is measured."""
+
+import pytest
 
 from jobs import bench_linucb_ds
+from jobs.cli import InputError
 from ppml.experiments.results import read_results
 
 
@@ -13,3 +17,10 @@ def test_bench_writes_rows_with_floor_and_target(tmp_path, capsys):
     assert bench_linucb_ds.target(15, 3, 1000, 2048, 1) == 121.0 / 6
     assert bench_linucb_ds.target(15, 3, 1000, 2048, 2) == 12.0
     assert "wall_s" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sizes", ["15x3", "15x3x1000x2", "15x3xmany"])
+def test_sizes_of_the_wrong_form_name_sizes_and_KxdxN(sizes, tmp_path):
+    with pytest.raises(InputError, match=r"^sizes must be KxdxN\[,KxdxN\.\.\.\]"):
+        bench_linucb_ds.main([f"sizes={sizes}", f"results_dir={tmp_path}"])
+    assert not list(tmp_path.iterdir())
