@@ -65,7 +65,7 @@ def main(argv=None) -> None:
     started_at = dt.datetime.now(dt.timezone.utc)
     sizes = [int(a) for a in opts["arms"].split(",")]
     rows = [row for method in METHODS for row in method_rows(method, sizes, opts["max_gb"])]
-    finish("bench_argmax", rows, opts["results_dir"], started_at)
+    finish("bench_argmax", rows, opts, started_at)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def main(argv=None) -> None:
     opts = options({"results_dir": "results"}, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     rows = reciprocal_rows(np.linspace(1, 10, 2001)) + exp_rows(np.linspace(-4, 2, 2001))
-    finish("bench_functions", rows, opts["results_dir"], started_at)
+    finish("bench_functions", rows, opts, started_at)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def main(argv=None) -> None:
     opts = options({"results_dir": "results"}, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
     rng = np.random.default_rng(0)
-    finish("bench_matmul", [measure(n, rng) for n in SIZES], opts["results_dir"], started_at)
+    finish("bench_matmul", [measure(n, rng) for n in SIZES], opts, started_at)
 
 
 if __name__ == "__main__":

@@ -140,7 +140,7 @@ def main(argv=None) -> None:
     with cluster.connected(num_cpus=max(workers), dashboard=False) if ray_needed else nullcontext():
         rows = [r for bits in opts["key_bits"].split(",")
                 for r in measure_key(int(bits), opts, workers)]
-    finish("bench_paillier", with_speedups(rows), opts["results_dir"], started_at)
+    finish("bench_paillier", with_speedups(rows), opts, started_at)
 
 
 if __name__ == "__main__":

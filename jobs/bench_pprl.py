@@ -71,6 +71,10 @@ DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn", "w
             "backends": "paillier", "scale_bits": 128, "runtimes": "local",
             "results_dir": "results"}
 
+SHOWN = ["backend", "selection", ("key_bits", "bits"), ("obfuscator", "obfusc."), "workers",
+         "online_ms", "offline_ms",
+         "estimate_s", "paper_s", "speedup", ("q_equal_reference", "Q exact")]
+"""The printed table: how fast (a step, the estimate against Table 2), did it work (Q exact)."""
 
 def decryption_ms(key_bits: int) -> float:
     """One CRT decryption at ``key_bits``, in milliseconds (median of 5)."""
@@ -181,7 +185,7 @@ def main(argv=None) -> None:
         other = shared.get(row["selection"])
         row["shares_speedup"] = None if other is None else \
             (row["online_ms"] + row["offline_ms"]) / other["online_ms"]
-    finish("bench_pprl", rows + list(shared.values()), opts["results_dir"], started_at)
+    finish("bench_pprl", rows + list(shared.values()), opts, started_at, SHOWN)
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ def main(argv=None) -> None:
         rows = [{"runtime": runtime, "parties": parties, "rounds": opts["rounds"],
                  "ms_per_round": 1e3 * measure(runtime, parties, opts["rounds"])}
                 for runtime in ("local", "ray") for parties in PARTIES]
-    finish("bench_ray_round", rows, opts["results_dir"], started_at)
+    finish("bench_ray_round", rows, opts, started_at)
 
 
 if __name__ == "__main__":
