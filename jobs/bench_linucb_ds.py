@@ -92,7 +92,8 @@ def measure(opts: dict, K: int, d: int, N: int, workers: int, obfuscator: str,
     load_before = os.getloadavg()[0]
     s = linucb_ds(config).summary
     rounds, groups = N - 1, s["packed_groups"]
-    return {**run_columns(config), "wall_s": s["wall_s"], "online_s": s["online_s"], "offline_s": s["offline_s"],
+    return {**run_columns(config),
+            "wall_s": s["wall_s"], "online_s": s["online_s"], "offline_s": s["offline_s"],
             "target_s": target(K, d, N, opts["key_bits"], workers),
             "time_3i_s": s["time_3i_s"], "time_3ii_s": s["time_3ii_s"],
             "time_4i_s": s["time_4i_s"], "time_rest_s": s["time_rest_s"],

@@ -133,7 +133,8 @@ def measure(opts: dict, algorithm: str, mask: str, arms: int, horizon: int) -> d
     floor = aead_floor_us(arms, iterations)
     framing = aead_floor_us(arms, iterations, framed=True)
     steps = max(1, horizon - arms)
-    return {**run_columns(config), "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
+    return {**run_columns(config),
+            "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
             "secure_s": s["wall_s"], "target_s": limit,
             "meets_target": None if limit is None else s["wall_s"] <= limit,
             "keygen_s": s["keygen_s"], "offline_s": s["offline_s"], "setup_s": s["setup_s"],

@@ -2,7 +2,8 @@
 
 Reads every Parquet run in ``results_dir`` as one dataset and draws each figure whose experiment
 has runs there (ppml/experiments/figures.py), into ``figures_dir`` (default
-``<results_dir>/figures``).
+``<results_dir>/figures``).  A figure whose runs mix settings it does not plot is not drawn;
+its line ``not drawn: ...`` names the settings to hold fixed.
 """
 
 from jobs.cli import options as parse_options
@@ -13,10 +14,13 @@ DEFAULTS = {"results_dir": "results", "figures_dir": None}
 
 def main(argv=None) -> list:
     options = parse_options(DEFAULTS, argv)
-    paths = draw_all(options["results_dir"], options["figures_dir"])
+    refused = []
+    paths = draw_all(options["results_dir"], options["figures_dir"], refused)
     for path in paths:
         print(path)
-    if not paths:
+    for message in refused:
+        print(f"not drawn: {message}")
+    if not paths and not refused:
         print(f"no runs with figures in {options['results_dir']}")
     return paths
 
