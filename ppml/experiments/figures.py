@@ -47,6 +47,24 @@ class MixedSettings(ValueError):
     results the figure does not tell apart."""
 
 
+PANELS_PER_ROW = 2
+"""Panels side by side before a figure starts another row (a wider figure's text shrinks on
+screen)."""
+
+
+def panel_grid(count: int, width: float, height: float, extra_width: float = 0.0) -> tuple:
+    """(figure, a list of ``count`` axes of ``width`` x ``height`` inches each), at most
+    `PANELS_PER_ROW` to a row; ``extra_width`` inches on the right (for a legend)."""
+    cols = min(count, PANELS_PER_ROW)
+    rows = -(-count // cols)
+    fig, axes = subplots(rows, cols, figsize=(width * cols + extra_width, height * rows),
+                         squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return fig, flat[:count]
+
+
 def fixed_settings(runs: list, varying: tuple, settings: tuple, figure_name: str) -> dict:
     """The one value every run has for each key of ``settings`` not in ``varying`` (what the
     figure holds fixed, for its caption).  Refuses runs that differ in such a key, naming each
@@ -237,13 +255,14 @@ def plot_lines(ax, lines: dict, label: str, colors: dict | None = None,
 
 def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
                 log_axes: str = "", settings: tuple = (), references: tuple = (),
-                panels: str | None = None):
+                panels: str | None = None,
+                note: str = "Runs at the same point averaged (bars: one std)."):
     """``y(run)`` against ``x``, one line per ``line``, one panel per value of ``panels`` (if
     given); the runs must not differ in any other key of ``settings``
     (:func:`fixed_settings`), which the caption lists.
 
     ``labels`` is (legend label, file name, x label, y label, title); ``log_axes`` holds "x"
-    and/or "y".  ``references`` are (y, name) pairs drawn dashed, then dotted, in the colour of
+    and/or "y"; ``note`` ends the caption.  ``references`` are (y, name) pairs drawn dashed, then dotted, in the colour of
     their line, over the runs where y is not None: the legend then names the lines by colour
     and the kinds by line style, beside the panels.  None without runs at two values of x or
     more (a single point is no line).
@@ -253,11 +272,12 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
     label, name, xlabel, ylabel, title = labels
     fixed = fixed_settings(runs, (x, line, panels), settings, name)
     values = sorted({r.get(panels) for r in runs}, key=_legend_order) if panels else [None]
-    fig, axes = subplots(1, len(values), figsize=(6.5 * len(values) + 2 * bool(references), 4),
-                         squeeze=False)
+    if len(values) == 1 and panels:                # one panel: its value is a fixed setting
+        fixed[panels], panels = values[0], None
+    fig, axes = panel_grid(len(values), 6.5, 4, 2.5 if references else 0.0)
     keys = sorted({r[line] for r in runs}, key=_legend_order)
     colors = {key: f"C{i % 10}" for i, key in enumerate(keys)}
-    for ax, value in zip(axes[0], values):
+    for ax, value in zip(axes, values):
         mine = [r for r in runs if panels is None or r.get(panels) == value]
         plot_lines(ax, mean_lines(mine, x, y, line), label, colors)
         for (reference, kind), style in zip(references, ("--", ":")):
@@ -273,12 +293,12 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
     if panels:
         fig.suptitle(title)
     if references:
-        for ax in axes[0]:
+        for ax in axes:
             ax.get_legend().remove()
         kinds = [("-", "secure")] + [(style, kind) for (_, kind), style
                                      in zip(references, ("--", ":"))]
-        _style_legend(axes[0][-1], label, colors, kinds)
-    return save(fig, folder, name, fixed, "Runs at the same point averaged (bars: one std).")
+        _style_legend(axes[min(len(axes), PANELS_PER_ROW) - 1], label, colors, kinds)
+    return save(fig, folder, name, fixed, note)
 
 
 def _style_legend(ax, label: str, colors: dict, kinds: list) -> None:

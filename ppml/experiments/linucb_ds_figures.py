@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ppml.experiments.figures import (figure, fixed_settings, mean_lines, plot_lines, runs_of,
-                                      save, subplots)
+from ppml.experiments.figures import (figure, fixed_settings, mean_lines, panel_grid,
+                                      plot_lines, runs_of, save, subplots)
 
 STEPS = (("time_3i_s", "step (3).i"), ("time_3ii_s", "step (3).ii"), ("time_4i_s", "step (4).i"))
 SETTINGS = ("dataset", "key_bits", "runtime", "linucb_ds.scale_bits", "linucb_ds.obfuscator",
@@ -38,9 +38,8 @@ def costly_steps_against_workers(rows: list, folder: Path) -> Path | None:
     name = "linucb_ds_fig6ab_steps_vs_workers"
     fixed = fixed_settings([r for runs in panels.values() for rs in runs.values() for r in rs],
                            (), SETTINGS, name)
-    fig, axes = subplots(1, len(panels), figsize=(max(7.0, 4.5 * len(panels)), 4),
-                         squeeze=False)
-    for ax, ((K, d, N), by_workers) in zip(axes[0], sorted(panels.items())):
+    fig, axes = panel_grid(len(panels), 7 if len(panels) == 1 else 5, 4)
+    for ax, ((K, d, N), by_workers) in zip(axes, sorted(panels.items())):
         workers = sorted(by_workers)
         bottom = np.zeros(len(workers))
         for column, label in STEPS:

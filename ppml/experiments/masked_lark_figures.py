@@ -87,6 +87,7 @@ def training_auc(rows: list, folder: Path) -> Path | None:
             for method in finals:
                 finals[method].append((mine[0]["masked_lark.epsilon"], points[method][-1][1]))
     ax.set_xlabel("epoch")
+    ax.xaxis.set_major_locator(pyplot().MaxNLocator(integer=True))
     ax.set_ylabel("test AUC")
     ax.set_title("Masked LARK: conversion model on masked gradients")
     ax.legend(fontsize=7)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ppml.protocols.samba.policies import ALGORITHMS
 from ppml.experiments.figures import (figure, fixed_settings, grouped_bars, line_figure,
-                                      runs_of, save, subplots)
+                                      panel_grid, runs_of, save)
 
 TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor", "samba.mask")
 """Settings that change a run's time; the others (dataset, algorithm parameters) barely do."""
@@ -71,7 +71,9 @@ def _time_against(rows: list, x: str, held: str, folder: Path, labels: tuple) ->
                        settings=TIME_SETTINGS,
                        references=((lambda r: r["plaintext_wall_s"], "plaintext"),
                                    (lambda r: r["distributed_wall_s"], "no crypto")),
-                       panels="samba.mask")
+                       panels="samba.mask",
+                       note="Runs at the same point (datasets, seeds) averaged: time does not "
+                            "depend on the dataset (section 6.2).")
 
 
 @figure("samba", "bench_samba")
@@ -116,8 +118,8 @@ def reward_per_algorithm(rows: list, folder: Path) -> Path | None:
     name = "samba_fig8c_reward"
     fixed = fixed_settings(runs, (), REWARD_SETTINGS, name)
     panels = _panels(runs)
-    fig, axes = subplots(1, len(panels), figsize=(7 * len(panels), 4), squeeze=False)
-    for ax, ((K, N), mine) in zip(axes[0], panels):
+    fig, axes = panel_grid(len(panels), 7, 4)
+    for ax, ((K, N), mine) in zip(axes, panels):
         _rewards(ax, mine)
         ax.set_title(f"K = {K}, N = {N}")
     fig.suptitle("Samba: cumulative reward per algorithm (Fig. 8(c))")
@@ -150,8 +152,8 @@ def time_per_participant(rows: list, folder: Path) -> Path | None:
     name = "samba_fig8d_time_per_participant"
     fixed = fixed_settings(runs, (), TIME_SETTINGS, name)
     panels = _panels(runs)
-    fig, axes = subplots(1, len(panels), figsize=(7 * len(panels), 4), squeeze=False)
-    for ax, ((K, N), mine) in zip(axes[0], panels):
+    fig, axes = panel_grid(len(panels), 7, 4)
+    for ax, ((K, N), mine) in zip(axes, panels):
         seconds = {label: _per_algorithm(mine, lambda r, c=column: r[c])
                    for column, label in PARTICIPANTS}
         grouped_bars(ax, {p: s[0] for p, s in seconds.items()}, _algorithms(mine),
