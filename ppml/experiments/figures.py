@@ -283,10 +283,9 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
         for (reference, kind), style in zip(references, ("--", ":")):
             known = [r for r in mine if reference(r) is not None]
             plot_lines(ax, mean_lines(known, x, reference, line), label, colors, style)
-        if "x" in log_axes:
-            ax.set_xscale("log")
-        if "y" in log_axes:
-            ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.axis_name in log_axes:
+                _plain_log(ax, axis)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(f"{panels}={_text(value)}" if panels else title)
@@ -299,6 +298,20 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
                                      in zip(references, ("--", ":"))]
         _style_legend(axes[min(len(axes), PANELS_PER_ROW) - 1], label, colors, kinds)
     return save(fig, folder, name, fixed, note)
+
+
+def _plain_log(ax, axis) -> None:
+    """A log scale on ``axis`` whose ticks read as numbers (3, 0.01), not as 3 x 10^0 (minor
+    ticks labelled only where the range is short, as matplotlib's default)."""
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    import matplotlib.ticker as ticker
+
+    class Plain(ticker.LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return f"{x:g}"
+
+    axis.set_major_formatter(Plain(labelOnlyBase=False))
+    axis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
 
 
 def _style_legend(ax, label: str, colors: dict, kinds: list) -> None:

@@ -181,8 +181,7 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
              "plaintext_reward": float(fixed["rewards"][t]), "replayed": replayed[t]}
             for t in range(N)]
     shown = {"algorithm": "SpectralUCB-DS" if spectral else "LinUCB-DS", "data": data["name"],
-             "K": K, "d": d, "N": N, "key_bits": config.key_bits, "workers": config.workers,
-             **summary}
+             "K": K, "d": d, "N": N, **summary}
     return RunOutput(rows=rows, summary=summary, table=format_table([shown], SHOWN),
                      views=secure["views"])
 

@@ -219,7 +219,7 @@ def private_cb(config: RunConfig) -> RunOutput:
     return RunOutput(rows=rows, summary=summary, table=summary_table(shown, rows))
 
 
-SHOWN = (("dataset", "dataset"), ("parties", "P"), ("arms", "|A|"), ("epsilon", "eps"),
+SHOWN = ("dataset", ("parties", "P"), ("arms", "|A|"), ("epsilon", "eps"),
          ("steps", "T"), ("secure_cumulative_reward", "reward"),
          ("plaintext_cumulative_reward", "plaintext"), ("arm_agreement", "same arm"),
          ("seconds_per_step", "s/step"), ("slowdown", "slowdown"), ("eta", "eta"))
