@@ -57,6 +57,7 @@ SHOWN = [("arms", "K"), ("dims", "d"), ("horizon", "N"), "key_bits", "workers",
          "sum_exact"]
 """The printed table: how fast (against the target and the floor), did it work (sum_exact)."""
 
+
 def unit_costs(key_bits: int, repeats: int = 20) -> dict:
     """Median seconds of one r^n, one DJN obfuscator, one DJN base (its complement of fresh r^n
     and its tables, once per pool), one CRT decryption and one multiplication mod n^2 here."""

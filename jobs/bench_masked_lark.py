@@ -58,6 +58,7 @@ SHOWN = ["part", "runtime", "workers", "reports", "helper_s", ("end_to_end_s", "
 """The printed table: how fast (against the target and the HPKE floor; training's slowdown),
 did it work (the release equals the reference's, the model's AUC)."""
 
+
 def open_floor_us(d: int, sample: int = FLOOR_SAMPLE) -> float:
     """The median microseconds of one HPKE open of a share of d coordinates."""
     key = hpke.HpkeKey()

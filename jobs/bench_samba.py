@@ -68,6 +68,7 @@ SHOWN = [("samba.algorithm", "algorithm"), ("samba.mask", "mask"), ("arms", "K")
          ("floor_ratio", "x AES floor"), "agree"]
 """The printed table: did it work (agree), how fast (against the target and the AES-GCM floor)."""
 
+
 def target(algorithm: str, arms: int, horizon: int, mask: str = "paper") -> float | None:
     """The time limit of one run (docs/samba.md), None where none is set.
 

@@ -188,7 +188,7 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
 
 SHOWN = ("algorithm", "data", "K", "d", "N", ("secure_cumulative_reward", "reward"),
          ("sum_exact", "exact sum"), ("arm_agreement", "same arm"),
-         ("float_arm_agreement", "same as float"), "wall_s", "online_s", "offline_s")
+         ("float_arm_agreement", "float arm"), "wall_s", "online_s", "offline_s")
 """The printed summary: did it work (the sum and the arms against the fixed-point reference's,
 the arms against float64's), how fast (the online and offline seconds)."""
 

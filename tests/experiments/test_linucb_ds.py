@@ -90,6 +90,7 @@ def uninterrupted(tmp_path_factory) -> list:
                             results_dir=str(tmp_path_factory.mktemp("uninterrupted"))))
     assert not any(row["replayed"] for row in out.rows)
     assert max(map(len, out.table.splitlines())) <= 100 and "exact sum" in out.table
+    assert "\n\n" not in out.table                       # one block: the columns fit
     return arms_and_rewards(out.rows)
 
 

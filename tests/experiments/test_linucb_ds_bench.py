@@ -16,3 +16,4 @@ def test_bench_writes_rows_with_floor_and_target(tmp_path, capsys):
                and r["bench_linucb_ds.sizes"] == "6x2x3" for r in rows)
     printed = capsys.readouterr().out
     assert "wall_s" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100
+    assert "\n\n" not in printed                         # one block: the columns fit

@@ -20,3 +20,4 @@ def test_bench_writes_an_aggregation_row_and_a_training_row(tmp_path, capsys, mo
     assert aggregate["code_version"] and aggregate["bench_masked_lark.reports"] == 300
     printed = capsys.readouterr().out
     assert "x floor" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100
+    assert "\n\n" not in printed                         # one block: the columns fit

@@ -25,6 +25,7 @@ def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
     assert {r["samba.owners_per_actor"] for r in rows} == {None}          # each run's config
     printed = capsys.readouterr().out
     assert "secure_s" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100
+    assert "\n\n" not in printed                         # one block: the columns fit
     assert "None" not in printed
 
 
