@@ -73,7 +73,7 @@ def fixed_settings(runs: list, varying: tuple, settings: tuple, figure_name: str
     for key in settings:
         if key in varying:
             continue
-        values = sorted({r.get(key) for r in runs}, key=str)
+        values = sorted({r.get(key) for r in runs}, key=_legend_order)
         if len(values) > 1:
             mixed[key] = values
         elif values:

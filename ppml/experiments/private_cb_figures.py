@@ -19,19 +19,19 @@ from pathlib import Path
 import numpy as np
 
 from ppml.experiments.figures import (figure, fixed_settings, line_figure, mean_lines,
-                                      plot_lines, runs_of, save, subplots)
+                                      panel_grid, plot_lines, runs_of, save, subplots)
 
 REWARD_SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "private_cb.epsilon",
                    "precision_bits", "mpc.truncation", "private_cb.nr_iterations",
                    "private_cb.reciprocal_start", "private_cb.argmax_method",
                    "private_cb.regularizer", "private_cb.refresh_every",
-                   "private_cb.reward_bound", "data_seed")
-"""Settings that change a run's reward; seeds are averaged over, not held fixed."""
+                   "private_cb.reward_bound")
+"""Settings that change a run's reward; seeds and data_seed are repetitions, averaged over."""
 TIME_SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "precision_bits",
                  "mpc.truncation", "private_cb.nr_iterations", "private_cb.reciprocal_start",
                  "private_cb.argmax_method", "private_cb.refresh_every", "runtime", "workers")
 """Settings that change a run's time per step (epsilon and the data's values do not)."""
-AVERAGED = "Runs at the same point (seeds) averaged; bars and bands: one std."
+AVERAGED = "Runs at the same point (seed, data_seed) averaged; bars and bands: one std."
 
 
 def _average_reward(run) -> float:
@@ -41,24 +41,31 @@ def _average_reward(run) -> float:
 
 @figure("private_cb")
 def reward_over_training(rows: list, folder: Path) -> Path:
-    """Fig. 1: running average reward against steps, one line per epsilon."""
+    """Fig. 1: running average reward against steps, one line per epsilon, one panel per T."""
     name = "private_cb_fig1_reward_over_training"
-    fixed = fixed_settings(runs_of(rows), ("private_cb.epsilon",), REWARD_SETTINGS, name)
-    curves = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        curves[r["private_cb.epsilon"]][r["step"]].append(r["average_reward"])
-    fig, ax = subplots(figsize=(6.5, 4))
-    for eps in sorted(curves):
-        steps = sorted(curves[eps])
-        mean = np.array([np.mean(curves[eps][s]) for s in steps])
-        std = np.array([np.std(curves[eps][s]) for s in steps])
-        ax.plot(np.array(steps) + 1, mean, label=f"eps={eps}")
-        ax.fill_between(np.array(steps) + 1, mean - std, mean + std, alpha=0.2)
-    ax.set_xscale("log")
-    ax.set_xlabel("step")
-    ax.set_ylabel("average reward")
-    ax.set_title("Private contextual bandit: reward during training (Fig. 1)")
-    ax.legend(fontsize=8)
+    fixed = fixed_settings(runs_of(rows), ("private_cb.epsilon", "horizon"), REWARD_SETTINGS,
+                           name)
+    horizons = sorted({r["horizon"] for r in rows})
+    if len(horizons) == 1:
+        fixed["horizon"] = horizons[0]
+    fig, axes = panel_grid(len(horizons), 6.5, 4)
+    for ax, horizon in zip(axes, horizons):
+        curves = defaultdict(lambda: defaultdict(list))
+        for r in rows:
+            if r["horizon"] == horizon:
+                curves[r["private_cb.epsilon"]][r["step"]].append(r["average_reward"])
+        for eps in sorted(curves):
+            steps = sorted(curves[eps])
+            mean = np.array([np.mean(curves[eps][s]) for s in steps])
+            std = np.array([np.std(curves[eps][s]) for s in steps])
+            ax.plot(np.array(steps) + 1, mean, label=f"eps={eps:g}")
+            ax.fill_between(np.array(steps) + 1, mean - std, mean + std, alpha=0.2)
+        ax.set_xscale("log")
+        ax.set_xlabel("step")
+        ax.set_ylabel("average reward")
+        ax.set_title(f"T = {horizon}" if len(horizons) > 1 else "")
+        ax.legend(fontsize=8)
+    fig.suptitle("Private contextual bandit: reward during training (Fig. 1)")
     return save(fig, folder, name, fixed, AVERAGED)
 
 

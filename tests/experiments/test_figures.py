@@ -91,3 +91,13 @@ def caption_of(path) -> str:
     from PIL import Image
     with Image.open(path) as image:
         return image.text["Description"]
+
+
+def test_fig1_draws_a_panel_per_horizon_and_averages_data_seeds(tmp_path):
+    from ppml.experiments.private_cb_figures import reward_over_training
+    rows = [{"run_id": f"{eps}-{horizon}-{seed}", "private_cb.epsilon": eps, "horizon": horizon,
+             "data_seed": seed, "dataset": "digits", "step": step, "average_reward": 0.5}
+            for eps in (0.1, 0.5) for horizon in (5, 8) for seed in (0, 1)
+            for step in range(horizon)]
+    text = caption_of(reward_over_training(rows, tmp_path))
+    assert "dataset=digits" in text and "horizon" not in text and "data_seed=" not in text

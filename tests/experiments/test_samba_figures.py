@@ -77,5 +77,5 @@ def test_time_figures_split_masks_into_panels_and_refuse_mixed_key_sizes(tmp_pat
             for mask in ("mpc", "paper")]
     assert figs.time_against_budget(rows, tmp_path).exists()            # a panel per mask
     rows[0]["key_bits"] = 2048
-    with pytest.raises(MixedSettings, match=r"fig8a_time_vs_budget: .*key_bits \(2048, 512\)"):
+    with pytest.raises(MixedSettings, match=r"fig8a_time_vs_budget: .*key_bits \(512, 2048\)"):
         figs.time_against_budget(rows, tmp_path)
