@@ -66,7 +66,7 @@ def main(argv=None) -> None:
     sizes = [int(a) for a in opts["arms"].split(",")]
     rows = [row for method in cases(METHODS, "bench_argmax", opts, unit="method")
             for row in method_rows(method, sizes, opts["max_gb"])]
-    finish("bench_argmax", rows, opts["results_dir"], started_at)
+    finish("bench_argmax", rows, opts, started_at)
 
 
 if __name__ == "__main__":

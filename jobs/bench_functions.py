@@ -51,7 +51,7 @@ def main(argv=None) -> None:
              "exp": lambda: exp_rows(np.linspace(-4, 2, 2001))}
     rows = [row for part in cases(parts, "bench_functions", opts, unit="function")
             for row in parts[part]()]
-    finish("bench_functions", rows, opts["results_dir"], started_at)
+    finish("bench_functions", rows, opts, started_at)
 
 
 if __name__ == "__main__":

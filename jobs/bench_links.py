@@ -108,7 +108,7 @@ def main(argv=None) -> None:
                 and r["repeat"] == row["repeat"]][0]
         row["time_vs_plain"] = row["ms_per_round"] / base["ms_per_round"]
         row["bytes_vs_plain"] = row["bytes_per_round"] / base["bytes_per_round"]
-    finish("bench_links", rows, opts["results_dir"], started_at)
+    finish("bench_links", rows, opts, started_at)
 
 
 if __name__ == "__main__":

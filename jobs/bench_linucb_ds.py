@@ -32,7 +32,7 @@ from contextlib import nullcontext
 import gmpy2
 
 from jobs.bench_paillier import median_time
-from jobs.cli import cases, checking, finish, options, parse_sizes, run_command
+from jobs.cli import cases, checking, finish, options, parse_sizes, run_columns, run_command
 from ppml.protocols.linucb_ds.scores import WINDOW
 from ppml.crypto.paillier import generate_keypair
 from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
@@ -51,6 +51,11 @@ AUTHORS_S = {(15, 3, 1000, 2048): 121.0, (15, 3, 1000, 1024): 21.0, (50, 5, 200,
 first measured here; K = 50 on 2026-11-26, one pinned core, when K = 15 took 63.5 s (the
 machine's speed drifts; docs/linucb-ds.md)."""
 TWO_WORKER_TARGET_S = {(15, 3, 1000, 2048): 12.0}
+
+SHOWN = [("arms", "K"), ("dims", "d"), ("horizon", "N"), "key_bits", "workers",
+         ("linucb_ds.obfuscator", "obfuscator"), "wall_s", "online_s", "target_s", "floor_s",
+         "sum_exact"]
+"""The printed table: how fast (against the target and the floor), did it work (sum_exact)."""
 
 
 def unit_costs(key_bits: int, repeats: int = 20) -> dict:
@@ -83,12 +88,12 @@ def measure(opts: dict, K: int, d: int, N: int, workers: int, obfuscator: str,
                        dataset=opts["dataset"], runtime=opts["runtime"],
                        data_dir=os.environ.get("PPML_DATA"),
                        linucb_ds=LinUCBDSOptions(scale_bits=opts["scale_bits"],
-                                                 obfuscator=obfuscator))
+                                                 obfuscator=obfuscator),
+                       results_dir=opts["results_dir"])
     load_before = os.getloadavg()[0]
     s = linucb_ds(config).summary
     rounds, groups = N - 1, s["packed_groups"]
-    return {"K": K, "d": d, "N": N, "key_bits": opts["key_bits"], "workers": workers,
-            "obfuscator": obfuscator,
+    return {**run_columns(config),
             "wall_s": s["wall_s"], "online_s": s["online_s"], "offline_s": s["offline_s"],
             "target_s": target(K, d, N, opts["key_bits"], workers),
             "time_3i_s": s["time_3i_s"], "time_3ii_s": s["time_3ii_s"],
@@ -116,7 +121,7 @@ def main(argv=None) -> None:
                 cases([(*size, w, obfuscator) for size in sizes for w in workers
                        for obfuscator in opts["obfuscators"].split(",")],
                       "bench_linucb_ds", opts)]
-    finish("bench_linucb_ds", rows, opts["results_dir"], started_at)
+    finish("bench_linucb_ds", rows, opts, started_at, SHOWN)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ def main(argv=None) -> None:
     started_at = dt.datetime.now(dt.timezone.utc)
     rng = np.random.default_rng(0)
     rows = [measure(n, rng) for n in cases(SIZES, "bench_matmul", opts, unit="size")]
-    finish("bench_matmul", rows, opts["results_dir"], started_at)
+    finish("bench_matmul", rows, opts, started_at)
 
 
 if __name__ == "__main__":

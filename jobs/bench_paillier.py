@@ -142,7 +142,7 @@ def main(argv=None) -> None:
         rows = [r for bits in cases(opts["key_bits"].split(","), "bench_paillier", opts,
                                     unit="key size")
                 for r in measure_key(int(bits), opts, workers)]
-    finish("bench_paillier", with_speedups(rows), opts["results_dir"], started_at)
+    finish("bench_paillier", with_speedups(rows), opts, started_at)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,11 @@ DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn", "w
             "backends": "paillier", "scale_bits": 128, "runtimes": "local",
             "results_dir": "results"}
 
+SHOWN = ["backend", "selection", ("key_bits", "bits"), ("obfuscator", "obfusc."), "online_ms",
+         "offline_ms", "estimate_s", ("speedup", "x Table 2"), ("q_equal_reference", "Q exact")]
+"""The printed table: how fast (a step, the estimate and its speedup over Table 2's time), did it
+work (Q exact); workers, paper_s and the parts of a step are in the Parquet file."""
+
 
 def decryption_ms(key_bits: int) -> float:
     """One CRT decryption at ``key_bits``, in milliseconds (median of 5)."""
@@ -185,7 +190,7 @@ def main(argv=None) -> None:
         other = shared.get(row["selection"])
         row["shares_speedup"] = None if other is None else \
             (row["online_ms"] + row["offline_ms"]) / other["online_ms"]
-    finish("bench_pprl", rows + list(shared.values()), opts["results_dir"], started_at)
+    finish("bench_pprl", rows + list(shared.values()), opts, started_at, SHOWN)
 
 
 if __name__ == "__main__":

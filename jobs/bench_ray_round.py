@@ -58,7 +58,7 @@ def main(argv=None) -> None:
                  "ms_per_round": 1e3 * measure(runtime, parties, opts["rounds"])}
                 for runtime, parties in cases([(runtime, parties) for runtime in ("local", "ray")
                                                for parties in PARTIES], "bench_ray_round", opts)]
-    finish("bench_ray_round", rows, opts["results_dir"], started_at)
+    finish("bench_ray_round", rows, opts, started_at)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ import os
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from jobs.bench_paillier import median_time
-from jobs.cli import InputError, cases, finish, options, parse_sizes, run_command
+from jobs.cli import InputError, cases, finish, options, parse_sizes, run_columns, run_command
 from ppml.crypto.aead import NONCE_BYTES
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
@@ -62,6 +62,11 @@ MPC_LIMITS_S = {(10, 100_000): 180.0, (100, 100_000): 600.0}
 DEFAULTS = {"sweep": "targets", "sizes": "", "algorithms": "ucb,thompson", "masks": "mpc,paper",
             "dataset": "movielens", "runtime": "local", "key_bits": 2048,
             "results_dir": "results"}
+
+SHOWN = [("samba.algorithm", "algorithm"), ("samba.mask", "mask"), ("arms", "K"),
+         ("horizon", "N"), "secure_s", "target_s", ("meets_target", "meets"), "step_us",
+         ("floor_ratio", "x AES floor"), "agree"]
+"""The printed table: did it work (agree), how fast (against the target and the AES-GCM floor)."""
 
 
 def target(algorithm: str, arms: int, horizon: int, mask: str = "paper") -> float | None:
@@ -117,19 +122,19 @@ def aead_floor_us(arms: int, iterations: int, repeats: int = 5, framed: bool = F
 
 def measure(opts: dict, algorithm: str, mask: str, arms: int, horizon: int) -> dict:
     load_before = os.getloadavg()[0]
-    out = samba(RunConfig(experiment="samba", samba=SambaOptions(algorithm=algorithm, mask=mask),
-                          dataset=opts["dataset"],
-                          arms=arms, horizon=horizon, runtime=opts["runtime"],
-                          key_bits=opts["key_bits"], insecure_key_bits_ok=True, progress=False))
+    config = RunConfig(experiment="samba", samba=SambaOptions(algorithm=algorithm, mask=mask),
+                       dataset=opts["dataset"], arms=arms, horizon=horizon,
+                       runtime=opts["runtime"], key_bits=opts["key_bits"],
+                       insecure_key_bits_ok=True, progress=False,
+                       results_dir=opts["results_dir"])
+    out = samba(config)
     s = out.summary
     limit = target(algorithm, arms, horizon, mask)
     iterations = AlgorithmSpec(algorithm).policy(arms).iterations
     floor = aead_floor_us(arms, iterations)
     framing = aead_floor_us(arms, iterations, framed=True)
     steps = max(1, horizon - arms)
-    return {"samba.algorithm": algorithm, "samba.mask": mask, "arms": arms,
-            "horizon": horizon,
-            "dataset": opts["dataset"], "runtime": opts["runtime"], "key_bits": opts["key_bits"],
+    return {**run_columns(config),
             "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
             "secure_s": s["wall_s"], "target_s": limit,
             "meets_target": None if limit is None else s["wall_s"] <= limit,
@@ -159,7 +164,7 @@ def main(argv=None) -> None:
             cases([(arms, horizon, algorithm, mask) for arms, horizon in sizes
                    for algorithm in opts["algorithms"].split(",")
                    for mask in opts["masks"].split(",")], "bench_samba", opts)]
-    finish("bench_samba", rows, opts["results_dir"], started_at)
+    finish("bench_samba", rows, opts, started_at, SHOWN)
 
 
 if __name__ == "__main__":

@@ -171,12 +171,27 @@ def parse_sizes(text: str, form: str, name: str = "sizes") -> list[tuple]:
     return [tuple(int(v) for v in size) for size in sizes]
 
 
-def finish(experiment: str, rows: list, results_dir: str, started_at: dt.datetime,
+def finish(experiment: str, rows: list, opts: dict, started_at: dt.datetime,
            columns: list | None = None) -> None:
-    """Print ``rows`` as a table and write them as one run of ``experiment``."""
+    """Print ``rows`` as a table (``columns``, see `format_table`; every column when None) and
+    write them as one run of ``experiment``.
+
+    The job's options ``opts`` (its config) go on every row as ``<experiment>.<key>`` columns,
+    beside the metadata every run carries (``code_version``, ``started_at``): the dotted names
+    keep a job's ``workers=1,2`` or ``key_bits=1024,2048`` apart from the run config's
+    ``workers`` and ``key_bits`` of one run.
+    """
     from ppml.experiments.results import RunOutput, write_run
-    from ppml.experiments.table import format_table
+    from ppml.experiments.table import FULL_ROWS_NOTE, format_table
     print(format_table(rows, columns or list(dict.fromkeys(k for r in rows for k in r))))
-    path = write_run(results_dir, {"experiment": experiment}, RunOutput(rows=rows),
-                     started_at=started_at)
+    config = {"experiment": experiment, **{f"{experiment}.{k}": v for k, v in opts.items()}}
+    path = write_run(opts["results_dir"], config, RunOutput(rows=rows), started_at=started_at)
+    print(FULL_ROWS_NOTE)
     print(f"results: {path}")
+
+
+def run_columns(config) -> dict:
+    """The config columns of one run a benchmark measured (``config``, its `RunConfig`), for
+    its row: every key of ``config`` as in that experiment's own rows, but ``experiment`` and
+    ``run_id`` (the benchmark's run is the one recorded)."""
+    return {k: v for k, v in config.columns().items() if k not in ("experiment", "run_id")}

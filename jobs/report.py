@@ -4,7 +4,8 @@ Reads every Parquet run in ``results_dir`` as one dataset and draws each figure 
 has runs there (ppml/experiments/figures.py), into ``figures_dir`` (default
 ``<results_dir>/figures``).  A run file that is not readable Parquet (corrupted, cut short) is
 left out with a warning on stderr naming it, and the report goes on with the other runs: a folder
-of many runs should not lose its figures to one damaged file.
+of many runs should not lose its figures to one damaged file.  A figure whose runs mix settings
+it does not plot is not drawn; its line ``not drawn: ...`` names the settings to hold fixed.
 """
 
 from jobs.cli import options as parse_options, run_command
@@ -15,10 +16,13 @@ DEFAULTS = {"results_dir": "results", "figures_dir": None}
 
 def main(argv=None) -> list:
     options = parse_options(DEFAULTS, argv)
-    paths = draw_all(options["results_dir"], options["figures_dir"])
+    refused = []
+    paths = draw_all(options["results_dir"], options["figures_dir"], refused)
     for path in paths:
         print(path)
-    if not paths:
+    for message in refused:
+        print(f"not drawn: {message}")
+    if not paths and not refused:
         print(f"no runs with figures in {options['results_dir']}")
     return paths
 

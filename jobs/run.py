@@ -28,6 +28,7 @@ from ppml.experiments import checkpointing
 from ppml.experiments import registry  # importing the package registers every experiment
 from ppml.experiments.config import RunConfig, load_config, refuse_renamed
 from ppml.experiments.results import RunOutput, write_run
+from ppml.experiments.table import FULL_ROWS_NOTE
 from ppml.runtime import cluster
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,7 @@ def run(cfg: DictConfig) -> Path:
     path = write_run(config.results_dir, config.columns(), output, started_at=started_at)
     checkpointing.discard(config)
     print(summary_text(output))
+    print(FULL_ROWS_NOTE)
     print(f"results: {path}")
     return path
 

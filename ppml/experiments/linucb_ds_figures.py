@@ -6,7 +6,8 @@ results folder holds (`jobs.report`).  A figure without runs for it is not drawn
 * Fig. 6(c): total seconds against K, for the runs with d = K / 10, one line per worker count.
 * Fig. 7: LinUCB-DS against SpectralUCB-DS, total seconds against K (runs with K = N).
 
-Runs that share a point are averaged.
+Runs that share a point are averaged.  The runs of a figure must share every other setting that
+changes the time (`SETTINGS`), which its caption lists, or it is refused.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ppml.experiments.figures import figure, mean_lines, plot_lines, runs_of, save, subplots
+from ppml.experiments.figures import (figure, fixed_settings, mean_lines, panel_grid,
+                                      plot_lines, runs_of, save, subplots)
 
 STEPS = (("time_3i_s", "step (3).i"), ("time_3ii_s", "step (3).ii"), ("time_4i_s", "step (4).i"))
+SETTINGS = ("dataset", "key_bits", "runtime", "linucb_ds.scale_bits", "linucb_ds.obfuscator",
+            "linucb_ds.arm_choice", "linucb_ds.user")
+"""Settings besides K, d, N and the workers that change a run's time."""
 
 
 @figure("linucb_ds")
@@ -30,8 +35,11 @@ def costly_steps_against_workers(rows: list, folder: Path) -> Path | None:
     panels = {key: runs for key, runs in groups.items() if len(runs) >= 2}
     if not panels:
         return None
-    fig, axes = subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
-    for ax, ((K, d, N), by_workers) in zip(axes[0], sorted(panels.items())):
+    name = "linucb_ds_fig6ab_steps_vs_workers"
+    fixed = fixed_settings([r for runs in panels.values() for rs in runs.values() for r in rs],
+                           (), SETTINGS, name)
+    fig, axes = panel_grid(len(panels), 7 if len(panels) == 1 else 5, 4)
+    for ax, ((K, d, N), by_workers) in zip(axes, sorted(panels.items())):
         workers = sorted(by_workers)
         bottom = np.zeros(len(workers))
         for column, label in STEPS:
@@ -43,7 +51,7 @@ def costly_steps_against_workers(rows: list, folder: Path) -> Path | None:
         ax.set_title(f"K = {K}, d = {d}, N = {N}")
         ax.legend(fontsize=8)
     fig.suptitle("LinUCB-DS: the three costly steps against workers (Fig. 6(a, b))")
-    return save(fig, folder, "linucb_ds_fig6ab_steps_vs_workers")
+    return save(fig, folder, name, fixed, "Runs at the same point averaged.")
 
 
 @figure("linucb_ds")
@@ -54,17 +62,19 @@ def time_against_arms(rows: list, folder: Path) -> Path | None:
         return None
     return _seconds_against_arms(runs, "workers", "arms K (d = K / 10)",
                                  "LinUCB-DS as K grows (Fig. 6(c))",
-                                 "linucb_ds_fig6c_time_vs_arms", folder)
+                                 "linucb_ds_fig6c_time_vs_arms", folder, SETTINGS + ("horizon",))
 
 
-def _seconds_against_arms(runs, line: str, xlabel: str, title: str, name: str, folder) -> Path:
-    """Total seconds against K, one line per value of ``line``."""
+def _seconds_against_arms(runs, line: str, xlabel: str, title: str, name: str, folder,
+                          settings: tuple) -> Path:
+    """Total seconds against K, one line per value of ``line``; ``settings`` held fixed."""
+    fixed = fixed_settings(runs, ("arms", line), settings, name)
     fig, ax = subplots(figsize=(6.5, 4))
     plot_lines(ax, mean_lines(runs, "arms", lambda r: r["wall_s"], line), line)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("seconds")
     ax.set_title(title)
-    return save(fig, folder, name)
+    return save(fig, folder, name, fixed, "Runs at the same point averaged (bars: one std).")
 
 
 @figure("linucb_ds", "spectral_ucb_ds")
@@ -75,4 +85,5 @@ def fig7(rows: list, folder: Path) -> Path | None:
         return None
     return _seconds_against_arms(runs, "experiment", "K = N",
                                  "LinUCB-DS against SpectralUCB-DS (Fig. 7)",
-                                 "linucb_ds_fig7_linucb_vs_spectral", folder)
+                                 "linucb_ds_fig7_linucb_vs_spectral", folder,
+                                 SETTINGS + ("dims", "workers"))

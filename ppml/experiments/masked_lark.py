@@ -36,11 +36,16 @@ from ppml.protocols.masked_lark.plan import training_plan
 from ppml.protocols.masked_lark.protocol import evaluate_aggregation, run_aggregation
 from ppml.protocols.masked_lark.training import evaluate_training, helper_names, run_training
 
-TRAINING_SHOWN = ("model", "steps", "gradient_equal_plaintext_steps", "epsilon_total",
-                  "final_auc", "plaintext_auc", "train_s", "plaintext_epoch_s", "epoch_slowdown")
-SHOWN = ("keys_released", "keys_suppressed", "reports_sent", "reports_counted",
-         "release_equal_reference", "epsilon_release", "noise_scale", "generation_s",
-         "helper_open_s", "helper_check_s", "helper_s", "protocol_s")
+TRAINING_SHOWN = ("model", "steps", ("gradient_equal_plaintext_steps", "equal gradients"),
+                  ("epsilon_total", "epsilon"), ("final_auc", "AUC"),
+                  ("plaintext_auc", "plaintext AUC"), "train_s", ("epoch_slowdown", "slowdown"))
+"""The printed summary of a training: are the gradients exact, how good is the model against
+the plaintext one, how fast, how private."""
+SHOWN = (("keys_released", "released"), ("keys_suppressed", "suppressed"),
+         ("reports_counted", "reports"), ("release_equal_reference", "equals reference"),
+         ("epsilon_release", "epsilon"), ("helper_s", "helper_s"), ("protocol_s", "protocol_s"))
+"""The printed summary of an aggregation: is the release the reference's plus the noise, how
+many keys it released, how fast, how private."""
 
 
 def check_inputs(config: RunConfig) -> None:
@@ -63,7 +68,7 @@ def masked_lark(config: RunConfig) -> RunOutput:
     else:
         result = (aggregate_federated if federated else _aggregate)(config)
         shown = SHOWN
-    table = format_table([{name: result.summary[name] for name in shown}], list(shown))
+    table = format_table([result.summary], shown)
     return RunOutput(rows=result.rows, summary=result.summary, table=table, views=result.views)
 
 

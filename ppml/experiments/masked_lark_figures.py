@@ -6,7 +6,10 @@ a figure without data for it is not drawn.
   users, with the suppressed keys at the bottom and the threshold k marked;
 * training AUC: the test AUC after each epoch, masked (and noisy) against the plaintext model,
   one pair of lines per run's epsilon (or "no noise"), and beside it the final AUC of each
-  private run against its epsilon.
+  private run against its epsilon; the runs must share the model and its training settings
+  (`TRAINING_SETTINGS`), or the figure is refused.
+
+Each figure's caption lists the settings it holds fixed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ppml.experiments.figures import figure, pyplot, save, subplots
+from ppml.experiments.figures import figure, fixed_settings, pyplot, runs_of, save, subplots
+
+RELEASE_SETTINGS = ("parties", "masked_lark.reports", "masked_lark.d", "masked_lark.bound",
+                    "masked_lark.noise", "masked_lark.epsilon", "masked_lark.delta")
+"""What one release's error depends on (its run's values, for the caption)."""
+TRAINING_SETTINGS = ("dataset", "parties", "masked_lark.model", "masked_lark.epochs",
+                     "masked_lark.batch_size", "masked_lark.learning_rate", "masked_lark.clip")
+"""What a training's AUC depends on besides epsilon."""
 
 
 @figure("masked_lark")
@@ -26,6 +36,7 @@ def release_error(rows: list, folder: Path) -> Path | None:
         return None
     latest = max(r["run_id"] for r in keys)
     keys = [r for r in keys if r["run_id"] == latest]
+    fixed = fixed_settings(keys, (), RELEASE_SETTINGS, "masked_lark_release_error")
     kept = [r for r in keys if not r["suppressed"]]
     fig, ax = subplots(figsize=(7, 4))
     errors = [float(np.mean(np.abs(np.subtract(r["released_sum"], r["true_sum"]))))
@@ -40,7 +51,7 @@ def release_error(rows: list, folder: Path) -> Path | None:
     ax.set_ylabel("|released - true| per coordinate")
     ax.set_title(f"Masked LARK release, epsilon = {keys[0]['epsilon_release']:.3g} per release")
     ax.legend()
-    return save(fig, folder, "masked_lark_release_error")
+    return save(fig, folder, "masked_lark_release_error", fixed, "The folder's latest release.")
 
 
 @figure("masked_lark")
@@ -51,6 +62,7 @@ def training_auc(rows: list, folder: Path) -> Path | None:
     epochs = [r for r in rows if r.get("auc") is not None and r.get("method") is not None]
     if not epochs:
         return None
+    fixed = fixed_settings(runs_of(epochs), (), TRAINING_SETTINGS, "masked_lark_training_auc")
     fig, (ax, by_eps) = subplots(1, 2, figsize=(12, 4))
     finals = {"masked": [], "plaintext": []}
     runs = sorted({r["run_id"] for r in epochs},
@@ -75,6 +87,7 @@ def training_auc(rows: list, folder: Path) -> Path | None:
             for method in finals:
                 finals[method].append((mine[0]["masked_lark.epsilon"], points[method][-1][1]))
     ax.set_xlabel("epoch")
+    ax.xaxis.set_major_locator(pyplot().MaxNLocator(integer=True))
     ax.set_ylabel("test AUC")
     ax.set_title("Masked LARK: conversion model on masked gradients")
     ax.legend(fontsize=7)
@@ -87,4 +100,4 @@ def training_auc(rows: list, folder: Path) -> Path | None:
     by_eps.set_xlabel("epsilon per epoch")
     by_eps.set_ylabel("test AUC after the last epoch")
     by_eps.set_title("AUC against epsilon")
-    return save(fig, folder, "masked_lark_training_auc")
+    return save(fig, folder, "masked_lark_training_auc", fixed)

@@ -11,6 +11,9 @@ drawn.
 * Fig. 5 (load balancing): the mean global reward per step of each episode, averaged over the
   trials and over a moving window of `SMOOTHING` episodes, one curve per method (the latest
   run of each).
+
+The runs drawn together must share the learning settings (`SETTINGS`, with the task's own), which
+each figure's caption lists, or the figure is refused.
 """
 
 from __future__ import annotations
@@ -20,11 +23,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ppml.experiments.figures import figure, save, subplots
+from ppml.experiments.figures import figure, fixed_settings, runs_of, save, subplots
 from ppml.protocols.pprl.config import METHODS
 
 SMOOTHING = 20
 """Episodes in Fig. 5's moving mean (single episodes swing by several units)."""
+SETTINGS = ("parties", "data_seed", "pprl.partition", "pprl.alpha", "pprl.gamma",
+            "pprl.epsilon", "pprl.scale_bits")
+"""Settings that change what a method learns, besides the learner and the selection."""
+WALK_SETTINGS = SETTINGS + ("pprl.steps_per_agent",)
+LOAD_SETTINGS = SETTINGS + ("pprl.learner", "pprl.selection", "pprl.episodes",
+                            "pprl.episode_steps")
+LATEST = "Each method: its latest run."
 
 
 def _latest(rows: list, key) -> list:
@@ -48,6 +58,7 @@ def table2(rows: list, folder: Path) -> Path | None:
         return f"{r['pprl.learner']}, {r['pprl.selection']}"
 
     walks = _latest(walks, lambda r: (r["method"], group(r)))
+    fixed = fixed_settings(runs_of(walks), (), WALK_SETTINGS, "pprl_table2")
     selections = sorted({group(r) for r in walks})
     methods = [m for m in METHODS if any(r["method"] == m for r in walks)]
     fig, ax = subplots(figsize=(7, 4))
@@ -67,7 +78,7 @@ def table2(rows: list, folder: Path) -> Path | None:
     ax.set_ylabel("mean steps to the goal (trials that reach it)")
     ax.set_title("Random walk: the learned greedy policy (Table 2)")
     ax.legend()
-    return save(fig, folder, "pprl_table2")
+    return save(fig, folder, "pprl_table2", fixed, f"{LATEST} Labels: trials that reach the goal.")
 
 
 @figure("pprl")
@@ -77,6 +88,7 @@ def table3(rows: list, folder: Path) -> Path | None:
                         and r.get("episode") is not None], lambda r: r["method"])
     if not episodes:
         return None
+    fixed = fixed_settings(runs_of(episodes), (), LOAD_SETTINGS, "pprl_table3")
     cells = []
     for method in [m for m in METHODS if any(r["method"] == m for r in episodes)]:
         mine = [r for r in episodes if r["method"] == method]
@@ -97,7 +109,7 @@ def table3(rows: list, folder: Path) -> Path | None:
     table.scale(1, 1.4)
     ax.set_title("Load balancing (Table 3): seconds of learning per trial, global reward per "
                  "step\nover the last tenth of the episodes", fontsize=10)
-    return save(fig, folder, "pprl_table3")
+    return save(fig, folder, "pprl_table3", fixed, LATEST)
 
 
 @figure("pprl")
@@ -107,8 +119,10 @@ def fig5(rows: list, folder: Path) -> Path | None:
                 and r.get("episode") is not None]
     if not episodes:
         return None
+    episodes = _latest(episodes, lambda r: r["method"])
+    fixed = fixed_settings(runs_of(episodes), (), LOAD_SETTINGS, "pprl_fig5")
     curves = defaultdict(lambda: defaultdict(list))
-    for r in _latest(episodes, lambda r: r["method"]):
+    for r in episodes:
         curves[r["method"]][r["episode"]].append(r["episode_reward"])
     fig, ax = subplots(figsize=(7, 4))
     for method in [m for m in METHODS if m in curves]:
@@ -121,4 +135,4 @@ def fig5(rows: list, folder: Path) -> Path | None:
     ax.set_ylabel(f"global reward per step (trials, {SMOOTHING}-episode mean)")
     ax.set_title("Load balancing (Fig. 5)")
     ax.legend()
-    return save(fig, folder, "pprl_fig5")
+    return save(fig, folder, "pprl_fig5", fixed, LATEST)

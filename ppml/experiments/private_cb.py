@@ -222,5 +222,27 @@ def private_cb(config: RunConfig) -> RunOutput:
     }
     shown = {"dataset": data.name, "parties": config.parties, "arms": config.arms,
              "epsilon": config.private_cb.epsilon, "steps": config.horizon, **summary}
-    table = format_table([shown], list(shown))
-    return RunOutput(rows=rows, summary=summary, table=table)
+    return RunOutput(rows=rows, summary=summary, table=summary_table(shown, rows))
+
+
+SHOWN = ("dataset", ("parties", "P"), ("arms", "|A|"), ("epsilon", "eps"),
+         ("steps", "T"), ("secure_cumulative_reward", "reward"),
+         ("plaintext_cumulative_reward", "plaintext"), ("arm_agreement", "same arm"),
+         ("seconds_per_step", "s/step"), ("slowdown", "slowdown"), ("eta", "eta"))
+"""The printed summary: did it work (reward against the plaintext reference's, the share of
+steps with its arm), how fast (seconds a step, online slowdown), how private (eta)."""
+MEMBERSHIP = ("after step", ("mi_advantage", "MI advantage"), ("mi_tpr", "TPR"),
+              ("mi_fpr", "FPR"))
+
+
+def summary_table(shown: dict, rows: list) -> str:
+    """The run's summary line and, with ``private_cb.checkpoints``, the membership-inference
+    attack's results at each checkpoint (advantage TPR - FPR; 0: the attack does no better than
+    a guess)."""
+    table = format_table([shown], SHOWN)
+    audited = [{**r, "after step": r["step"] + 1} for r in rows
+               if r.get("mi_advantage") is not None]
+    if not audited:
+        return table
+    return (f"{table}\n\nmembership inference (Yeom et al.) at each checkpoint:\n"
+            f"{format_table(audited, MEMBERSHIP)}")

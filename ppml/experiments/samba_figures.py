@@ -7,15 +7,17 @@ experiment=samba`) and bench_samba rows (`jobs.bench_samba`) a results folder ho
 * Fig. 8(b): seconds against K at the largest N timed at two or more K (N = 10^5: ``sweep=fig8b``);
   in both the secure run is solid, the plaintext reference dashed and the protocol without
   cryptography dotted.  Time does not depend on the dataset (section 6.2), so both datasets'
-  runs are averaged; the runtime, key size and DO placement are held at their most common value;
+  runs are averaged; one panel per mask; the runs must share the runtime, key size and DO
+  placement;
 * Fig. 8(c): cumulative reward per algorithm (groups) and dataset (bars), the plaintext
   reference's as a black tick on each bar (Theorem 2: they are equal);
 * Fig. 8(d): seconds of each participant (Comp, the Controller, one DO on average, DC with its
   key generation) per algorithm.
 
 (c) and (d) use samba runs only (bench_samba rows carry neither rewards nor participants' times),
-at the most common K and N.  Runs that share a point (seeds, datasets) are averaged; error bars
-are one standard deviation.
+one panel per (K, N).  Runs that share a point (seeds, datasets) are averaged; error bars are one
+standard deviation.  Every figure's caption lists the settings it holds fixed; runs that differ
+in one of them are refused (`ppml.experiments.figures.MixedSettings`).
 """
 
 from __future__ import annotations
@@ -25,15 +27,15 @@ from pathlib import Path
 import numpy as np
 
 from ppml.protocols.samba.policies import ALGORITHMS
-from ppml.experiments.figures import (controlled, figure, grouped_bars, line_figure, runs_of,
-                                      save, subplots)
+from ppml.experiments.figures import (figure, fixed_settings, grouped_bars, line_figure,
+                                      panel_grid, runs_of, save)
 
 TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor", "samba.mask")
 """Settings that change a run's time; the others (dataset, algorithm parameters) barely do."""
-REWARD_SETTINGS = ("arms", "horizon", "samba.threshold", "samba.denominator", "samba.min_ratings",
+REWARD_SETTINGS = ("samba.threshold", "samba.denominator", "samba.min_ratings",
                    "data_seed", "samba.epsilon", "samba.eps_decay", "samba.ucb_c",
                    "samba.softmax_tau", "samba.pursuit_beta", "samba.mask")
-"""Settings that change a run's reward besides the algorithm and the dataset."""
+"""Settings that change a run's reward besides the algorithm, the dataset, K and N."""
 TIMES = {"samba": ("wall_s", "plaintext_wall_s", "distributed_wall_s"),
          "bench_samba": ("secure_s", "plaintext_s", "distributed_s")}
 """Each source's columns of the secure, plaintext and crypto-free seconds."""
@@ -68,7 +70,10 @@ def _time_against(rows: list, x: str, held: str, folder: Path, labels: tuple) ->
                         f"Samba: time against {xlabel} at {held_label} = {at} ({number})"),
                        settings=TIME_SETTINGS,
                        references=((lambda r: r["plaintext_wall_s"], "plaintext"),
-                                   (lambda r: r["distributed_wall_s"], "no crypto")))
+                                   (lambda r: r["distributed_wall_s"], "no crypto")),
+                       panels="samba.mask",
+                       note="Runs at the same point (datasets, seeds) averaged: time does not "
+                            "depend on the dataset (section 6.2).")
 
 
 @figure("samba", "bench_samba")
@@ -97,18 +102,37 @@ def _per_algorithm(runs: list, value) -> tuple[dict, dict]:
             {a: float(np.std(v)) for a, v in groups.items()})
 
 
+def _panels(runs: list) -> list:
+    """((K, N), the runs at K and N) for each (K, N) of ``runs``, in order."""
+    sizes = sorted({(r["arms"], r["horizon"]) for r in runs})
+    return [(size, [r for r in runs if (r["arms"], r["horizon"]) == size]) for size in sizes]
+
+
 @figure("samba")
 def reward_per_algorithm(rows: list, folder: Path) -> Path | None:
-    """Fig. 8(c): cumulative reward per algorithm and dataset, secure bars, plaintext ticks."""
-    runs = controlled(runs_of(rows), ("samba.algorithm", "dataset"), REWARD_SETTINGS)
+    """Fig. 8(c): cumulative reward per algorithm and dataset, secure bars, plaintext ticks,
+    one panel per (K, N)."""
+    runs = runs_of(rows)
     if not runs:
         return None
+    name = "samba_fig8c_reward"
+    fixed = fixed_settings(runs, (), REWARD_SETTINGS, name)
+    panels = _panels(runs)
+    fig, axes = panel_grid(len(panels), 7, 4)
+    for ax, ((K, N), mine) in zip(axes, panels):
+        _rewards(ax, mine)
+        ax.set_title(f"K = {K}, N = {N}")
+    fig.suptitle("Samba: cumulative reward per algorithm (Fig. 8(c))")
+    return save(fig, folder, name, fixed, "Runs at the same point (seeds) averaged.")
+
+
+def _rewards(ax, runs: list) -> None:
+    """Fig. 8(c)'s bars of ``runs`` (one K and N) on ``ax``."""
     by_dataset = {d: [r for r in runs if r["dataset"] == d]
                   for d in sorted({r["dataset"] for r in runs})}
     secure = {d: _per_algorithm(mine, lambda r: r["secure_cumulative_reward"])
               for d, mine in by_dataset.items()}
     algorithms = _algorithms(runs)
-    fig, ax = subplots(figsize=(7, 4))
     positions = grouped_bars(ax, {d: s[0] for d, s in secure.items()}, algorithms,
                              {d: s[1] for d, s in secure.items()})
     for k, (d, mine) in enumerate(by_dataset.items()):
@@ -116,25 +140,26 @@ def reward_per_algorithm(rows: list, folder: Path) -> Path | None:
         ax.plot([positions[d][algorithms.index(a)] for a in plain], list(plain.values()),
                 "k_", markersize=14, markeredgewidth=2, label="plaintext" if k == 0 else None)
     ax.set_ylabel("cumulative reward")
-    ax.set_title(f"Samba: cumulative reward, K = {runs[0]['arms']}, N = {runs[0]['horizon']} "
-                 "(Fig. 8(c))")
     ax.legend(fontsize=8)
-    return save(fig, folder, "samba_fig8c_reward")
 
 
 @figure("samba")
 def time_per_participant(rows: list, folder: Path) -> Path | None:
-    """Fig. 8(d): each participant's own seconds per algorithm."""
-    runs = controlled(runs_of(rows), ("samba.algorithm",), TIME_SETTINGS + ("arms", "horizon"))
+    """Fig. 8(d): each participant's own seconds per algorithm, one panel per (K, N)."""
+    runs = runs_of(rows)
     if not runs:
         return None
-    seconds = {label: _per_algorithm(runs, lambda r, c=column: r[c])
-               for column, label in PARTICIPANTS}
-    fig, ax = subplots(figsize=(7, 4))
-    grouped_bars(ax, {p: s[0] for p, s in seconds.items()}, _algorithms(runs),
-                 {p: s[1] for p, s in seconds.items()})
-    ax.set_ylabel("seconds")
-    ax.set_title(f"Samba: time per participant, K = {runs[0]['arms']}, N = {runs[0]['horizon']} "
-                 "(Fig. 8(d))")
-    ax.legend(fontsize=8)
-    return save(fig, folder, "samba_fig8d_time_per_participant")
+    name = "samba_fig8d_time_per_participant"
+    fixed = fixed_settings(runs, (), TIME_SETTINGS, name)
+    panels = _panels(runs)
+    fig, axes = panel_grid(len(panels), 7, 4)
+    for ax, ((K, N), mine) in zip(axes, panels):
+        seconds = {label: _per_algorithm(mine, lambda r, c=column: r[c])
+                   for column, label in PARTICIPANTS}
+        grouped_bars(ax, {p: s[0] for p, s in seconds.items()}, _algorithms(mine),
+                     {p: s[1] for p, s in seconds.items()})
+        ax.set_ylabel("seconds")
+        ax.set_title(f"K = {K}, N = {N}")
+        ax.legend(fontsize=8)
+    fig.suptitle("Samba: time per participant (Fig. 8(d))")
+    return save(fig, folder, name, fixed, "Runs at the same point (seeds, datasets) averaged.")

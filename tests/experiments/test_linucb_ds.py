@@ -89,6 +89,8 @@ def uninterrupted(tmp_path_factory) -> list:
     out = linucb_ds(columns(RESUMED[:-1], experiment="linucb_ds",
                             results_dir=str(tmp_path_factory.mktemp("uninterrupted"))))
     assert not any(row["replayed"] for row in out.rows)
+    assert max(map(len, out.table.splitlines())) <= 100 and "exact sum" in out.table
+    assert "\n\n" not in out.table                       # one block: the columns fit
     return arms_and_rewards(out.rows)
 
 

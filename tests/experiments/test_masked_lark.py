@@ -31,7 +31,10 @@ def test_a_resumed_training_says_which_steps_it_replayed(tmp_path, monkeypatch):
                      started_at=dt.datetime.now(dt.timezone.utc))
     rows = pq.read_table(path).to_pylist()
     assert {(row["step"], row["method"]) for row in rows if row["replayed"]} == {(6, "masked")}
-    assert all(row["replayed"] is False for row in masked_lark(config(tmp_path)).rows)
+    uninterrupted = masked_lark(config(tmp_path))
+    assert all(row["replayed"] is False for row in uninterrupted.rows)
+    assert max(map(len, uninterrupted.table.splitlines())) <= 100       # the compact summary
+    assert "equal gradients" in uninterrupted.table and "\n\n" not in uninterrupted.table
 
 
 @pytest.mark.parametrize("named, keys", [

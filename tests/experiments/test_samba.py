@@ -28,6 +28,9 @@ def test_run_reports_both_rewards_times_and_counts():
                 "step_ms", "distributed_step_ms"):
         assert s[key] >= 0
     assert [r["arm"] for r in out.rows] == [r["plaintext_arm"] for r in out.rows]
+    header, _, line = out.table.splitlines()                         # the compact summary
+    assert header.split()[:5] == ["dataset", "algorithm", "mask", "K", "N"]
+    assert len(header) <= 100 and line.split()[:5] == ["synthetic", "pursuit", "mpc", "4", "40"]
 
 
 @pytest.mark.parametrize("overrides, message", [

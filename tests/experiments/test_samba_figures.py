@@ -2,9 +2,12 @@
 
 import datetime as dt
 
+import pytest
+
 from jobs.report import main as report
 from ppml.experiments import samba_figures as figs
 from ppml.experiments.config import RunConfig
+from ppml.experiments.figures import MixedSettings
 from ppml.experiments.results import RunOutput, write_run
 from ppml.experiments.samba import samba
 from ppml.protocols.samba.config import SambaOptions
@@ -66,3 +69,13 @@ def test_a_figure_without_its_data_is_skipped(tmp_path):
     for draw in (figs.time_against_budget, figs.time_against_arms, figs.reward_per_algorithm,
                  figs.time_per_participant):
         assert draw([], tmp_path) is None
+
+
+def test_time_figures_split_masks_into_panels_and_refuse_mixed_key_sizes(tmp_path):
+    rows = [{**bench_row(a, 100, n), "samba.mask": mask, "experiment": "bench_samba",
+             "run_id": "b"} for a in ("ucb", "thompson") for n in (50_000, 100_000)
+            for mask in ("mpc", "paper")]
+    assert figs.time_against_budget(rows, tmp_path).exists()            # a panel per mask
+    rows[0]["key_bits"] = 2048
+    with pytest.raises(MixedSettings, match=r"fig8a_time_vs_budget: .*key_bits \(512, 2048\)"):
+        figs.time_against_budget(rows, tmp_path)

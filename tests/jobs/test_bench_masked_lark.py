@@ -17,4 +17,7 @@ def test_bench_writes_an_aggregation_row_and_a_training_row(tmp_path, capsys, mo
     assert aggregate["helper_s"] < aggregate["end_to_end_s"]
     assert train["gradient_equal_steps"] == train["steps"] == 4
     assert train["epoch_slowdown"] == train["train_s"] / train["plaintext_epoch_s"]
-    assert "floor_ratio" in capsys.readouterr().out
+    assert aggregate["code_version"] and aggregate["bench_masked_lark.reports"] == 300
+    printed = capsys.readouterr().out
+    assert "x floor" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100
+    assert "\n\n" not in printed                         # one block: the columns fit

@@ -19,7 +19,10 @@ def test_bench_writes_a_row_per_key_size_obfuscator_and_selection(tmp_path, caps
         assert (r["comparisons"] > 0) == (r["selection"] == "epsilon_greedy")
         assert r["division_ms"] > r["decryption_ms"] > 0 and r["encryption_ms"] > 0
         assert (r["comparison_ms"] > 0) == (r["selection"] == "epsilon_greedy")
-    assert "estimate_s" in capsys.readouterr().out
+    assert all(r["code_version"] and r["bench_pprl.steps"] == 5 for r in rows)
+    printed = capsys.readouterr().out
+    assert "estimate_s" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100
+    assert "\n\n" not in printed                         # one block: the columns fit
 
 
 def test_bench_measures_the_partitioning_by_observation(tmp_path):

@@ -21,7 +21,13 @@ def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
         assert 0 < r["offline_s"] <= r["setup_s"]
         assert r["aead_floor_us"] > 0 and r["framing_floor_us"] > 0
         assert r["framing_ratio"] == pytest.approx(r["framing_floor_us"] / r["aead_floor_us"])
-    assert "secure_s" in capsys.readouterr().out
+    assert {r["code_version"] for r in rows} and all(r["code_version"] for r in rows)
+    assert {r["bench_samba.sizes"] for r in rows} == {"3x30,4x20"}        # the job's options
+    assert {r["samba.owners_per_actor"] for r in rows} == {None}          # each run's config
+    printed = capsys.readouterr().out
+    assert "secure_s" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100
+    assert "\n\n" not in printed                         # one block: the columns fit
+    assert "None" not in printed
 
 
 def test_targets_are_a_third_of_the_authors_times():

@@ -1,4 +1,7 @@
+import datetime as dt
+
 from jobs.report import main
+from ppml.experiments.results import RunOutput, write_run
 
 
 def test_report_on_an_empty_folder(tmp_path, capsys):
@@ -11,3 +14,17 @@ def test_report_leaves_out_a_corrupted_file_naming_it(tmp_path, capsys, caplog):
     assert main([f"results_dir={tmp_path}"]) == []
     assert "run-broken.parquet' is not readable Parquet" in caplog.text
     assert "no runs" in capsys.readouterr().out
+
+
+def test_report_names_the_settings_of_a_figure_it_refuses_and_draws_the_rest(tmp_path, capsys):
+    """Fig. 8(a) of runs at two key sizes is refused by name; Fig. 8(b) (one K at each N is
+    not swept) is not drawn for want of data, not refused."""
+    rows = [{"samba.algorithm": "ucb", "arms": 100, "horizon": n, "key_bits": bits,
+             "secure_s": n / 1e4, "plaintext_s": 1.0, "distributed_s": 2.0}
+            for n in (50_000, 100_000) for bits in (1024, 2048)]
+    write_run(tmp_path, {"experiment": "bench_samba"}, RunOutput(rows=rows),
+              started_at=dt.datetime.now(dt.timezone.utc))
+    assert main([f"results_dir={tmp_path}"]) == []
+    printed = capsys.readouterr().out
+    assert "not drawn: samba_fig8a_time_vs_budget: its runs differ in key_bits (1024, 2048)" \
+        in printed and "no runs" not in printed

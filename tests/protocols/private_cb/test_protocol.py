@@ -136,6 +136,10 @@ def test_membership_audit_on_checkpoints():
     audited = [r for r in out.rows if r.get("mi_advantage") is not None]
     assert [r["step"] + 1 for r in audited] == [50, 100, 150, 200]
     assert all(-1 <= r["mi_advantage"] <= 1 and 0 <= r["mi_tpr"] <= 1 for r in audited)
+    printed = out.table.splitlines()                      # the summary shows the attack's results
+    assert "membership inference (Yeom et al.) at each checkpoint:" in printed
+    assert [line.split()[0] for line in printed[-4:]] == ["50", "100", "150", "200"]
+    assert max(map(len, printed)) <= 100 and "None" not in out.table
 
 
 def test_a_reward_bound_beyond_the_product_range_is_refused_before_any_step():
