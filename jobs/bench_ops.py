@@ -8,7 +8,7 @@ Parquet file; ``python -m jobs.report`` draws the slowdowns.
 
 import sys
 
-from jobs.run import main
+from jobs.run import command_line
 
 TABLE1 = {"experiment": "bench_ops", "parties": "2", "arms": "100", "dims": "10",
           "bench.repeats": "5", "runtime": "local,ray"}
@@ -24,5 +24,4 @@ def with_defaults(argv: list) -> list:
 
 
 if __name__ == "__main__":
-    sys.argv[1:] = with_defaults(sys.argv[1:])
-    main()
+    command_line(with_defaults(sys.argv[1:]))

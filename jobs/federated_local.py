@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import sys
 
-from jobs import run
+from jobs.run import command_line
 
 
-def main() -> None:
-    if not any(arg.startswith("runtime=") for arg in sys.argv[1:]):
-        sys.argv.append("runtime=federated")
-    elif "runtime=federated" not in sys.argv[1:]:
+def main(argv: list) -> None:
+    """``python -m jobs.run`` with ``argv`` and ``runtime=federated`` (refused if ``argv``
+    names another runtime)."""
+    if not any(arg.startswith("runtime=") for arg in argv):
+        argv = [*argv, "runtime=federated"]
+    elif "runtime=federated" not in argv:
         raise SystemExit("jobs.federated_local runs runtime=federated only")
-    run.main()
+    command_line(argv)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -96,9 +96,18 @@ def main(cfg: DictConfig) -> None:
     run(cfg)
 
 
-if __name__ == "__main__":
+def command_line(argv: list) -> None:
+    """Run ``python -m jobs.run`` with the arguments ``argv``: a key spelt the old flat way is
+    refused with its new name, then Hydra parses ``argv`` as it parses a command line (flags such
+    as ``-m`` before the overrides). The wrappers (jobs.bench_ops, jobs.federated_local) call it
+    with their own arguments added."""
     try:
-        refuse_renamed(sys.argv[1:])
+        refuse_renamed(argv)
     except ValueError as err:
         raise SystemExit(f"error: {err}") from None
+    sys.argv[1:] = argv
     main()
+
+
+if __name__ == "__main__":
+    command_line(sys.argv[1:])

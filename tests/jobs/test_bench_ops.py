@@ -1,6 +1,9 @@
+import runpy
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from jobs.bench_ops import with_defaults
 
@@ -25,3 +28,9 @@ def test_the_sweep_runs_as_written(tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(list(tmp_path.glob("bench_ops-*.parquet"))) == 2
+
+
+def test_a_key_spelt_the_old_way_is_refused_with_its_new_name(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["bench_ops", "repeats=2"])
+    with pytest.raises(SystemExit, match="repeats is now bench.repeats"):
+        runpy.run_module("jobs.bench_ops", run_name="__main__")
