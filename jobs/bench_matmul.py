@@ -1,9 +1,9 @@
 """Benchmark: exact uint64 matrix products, numpy's integer loop against 16-bit limbs on BLAS.
 
-``python -m jobs.bench_matmul [results_dir=results]`` times n x n products for several n, with
-the float64 BLAS product as the plaintext baseline measured in the same run, prints the table and
-writes one Parquet file.  ppml.mpc.ring.LIMB_MATMUL_MIN_WORK is chosen from these numbers
-(docs/mpc.md).
+``python -m jobs.bench_matmul [sizes=32,64,128,256,512,1024] [results_dir=results]`` times
+n x n products for each n in ``sizes``, with the float64 BLAS product as the plaintext baseline
+measured in the same run, prints the table and writes one Parquet file.
+ppml.mpc.ring.LIMB_MATMUL_MIN_WORK is chosen from these numbers (docs/mpc.md).
 """
 
 import datetime as dt
@@ -14,7 +14,6 @@ import numpy as np
 from jobs.cli import finish, options
 from ppml.mpc import ring
 
-SIZES = (32, 64, 128, 256, 512, 1024)
 
 
 def best_of(fn, repeats: int = 3) -> float:
@@ -42,11 +41,20 @@ def measure(n: int, rng) -> dict:
             "speedup": integer / limbs, "slowdown": limbs / float64}
 
 
+def matrix_sizes(text: str) -> list:
+    """``"32,64"`` as [32, 64]; SystemExit naming ``sizes`` unless every one is an int >= 1."""
+    words = text.split(",")
+    if not all(word.strip().isdigit() and int(word) >= 1 for word in words):
+        raise SystemExit(f"sizes must be integers >= 1, comma-separated, got {text!r}")
+    return [int(word) for word in words]
+
+
 def main(argv=None) -> None:
-    opts = options({"results_dir": "results"}, argv)
+    opts = options({"sizes": "32,64,128,256,512,1024", "results_dir": "results"}, argv)
+    sizes = matrix_sizes(opts["sizes"])
     started_at = dt.datetime.now(dt.timezone.utc)
     rng = np.random.default_rng(0)
-    finish("bench_matmul", [measure(n, rng) for n in SIZES], opts["results_dir"], started_at)
+    finish("bench_matmul", [measure(n, rng) for n in sizes], opts["results_dir"], started_at)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
-from tests.jobs.readme import is_sweep, readme_commands, run_command, smaller_sweep
+from tests.jobs.readme import REPO, is_sweep, readme_commands, run_command, smaller_sweep
 
 SMALL_KEYS = ["key_bits=512", "insecure_key_bits_ok=true"]
 SMALL = {"bench_ops": ["arms=3", "dims=3", "bench.repeats=1"],
@@ -19,9 +20,8 @@ SMALL = {"bench_ops": ["arms=3", "dims=3", "bench.repeats=1"],
          "truncation_study": ["bench.samples=1000"]}
 """What makes each experiment small (appended, so they win over the command's own values)."""
 
-NEEDS = {"linucb_ds": "ml-100k", "spectral_ucb_ds": "ml-100k", "samba": "ml-100k",
-         "dataset=mnist": "mnist"}
-"""The PPML_DATA folder an experiment (or an argument) reads."""
+DOWNLOADED = {"mnist": "mnist", "movielens": "ml-100k"}
+"""Dataset -> its folder in PPML_DATA, for the datasets that are downloaded."""
 
 RAY_STARTED = ("Started a local Ray instance", "Token authentication")
 
@@ -46,10 +46,10 @@ COMMANDS = readme_commands("python -m jobs.run")
 @pytest.mark.parametrize("command", [marked(c) for c in COMMANDS])
 def test_a_readme_command_runs_as_written(tmp_path, command):
     experiment = value(command, "experiment", "bench_ops")
-    for needs in (experiment, *command):
-        folder = NEEDS.get(needs)
-        if folder and not (Path(os.environ.get("PPML_DATA", "")) / folder).is_dir():
-            pytest.skip(f"needs {folder} in PPML_DATA")
+    defaults = yaml.safe_load((REPO / "conf" / "experiment" / f"{experiment}.yaml").read_text())
+    folder = DOWNLOADED.get(value(command, "dataset", defaults.get("dataset")))
+    if folder and not (Path(os.environ.get("PPML_DATA", "")) / folder).is_dir():
+        pytest.skip(f"needs {folder} in PPML_DATA")
     done = run_command(command, [*smaller_sweep(command), *SMALL[experiment], "progress=false",
                                  f"results_dir={tmp_path}"])
     if "--cfg" in command:
