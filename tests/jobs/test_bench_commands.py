@@ -37,10 +37,12 @@ def small(command: list) -> list:
 
 
 def starts_ray(command: list) -> bool:
+    """Whether ``command`` starts Ray (jobs.bench_ops runs Table 1 in both runtimes)."""
     return command[2] in RAY or (command[2] == "jobs.bench_ops" and not is_sweep(command))
 
 
 def marked(command: list):
+    """``command`` as a test case, slow where it starts Ray (some 10 s on 2 cores)."""
     marks = [pytest.mark.slow, pytest.mark.ray] if starts_ray(command) else []
     return pytest.param(command, marks=marks, id=" ".join(command[2:4]))
 

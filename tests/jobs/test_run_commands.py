@@ -24,18 +24,22 @@ DOWNLOADED = {"mnist": "mnist", "movielens": "ml-100k"}
 """Dataset -> its folder in PPML_DATA, for the datasets that are downloaded."""
 
 RAY_STARTED = ("Started a local Ray instance", "Token authentication")
+"""What Ray logs when it starts (a run without Ray must log neither)."""
 
 
 def value(command: list, key: str, default=None):
+    """The value ``command`` gives ``key`` (``default`` if it gives none)."""
     return next((a.partition("=")[2] for a in command if a.startswith(f"{key}=")), default)
 
 
 def starts_ray(command: list) -> bool:
+    """Whether ``command`` starts Ray: ``runtime=ray`` or a party with more than one worker."""
     return value(command, "runtime") == "ray" or any(
         int(w) > 1 for w in value(command, "workers", "1").split(","))
 
 
 def marked(command: list):
+    """``command`` as a test case, slow where it starts Ray (some 10 s on 2 cores)."""
     marks = [pytest.mark.slow, pytest.mark.ray] if starts_ray(command) else []
     return pytest.param(command, marks=marks, id=" ".join(command[3:6]) or "default")
 
