@@ -27,6 +27,9 @@ SMALL = {"jobs.bench_ops": ["arms=3", "dims=3", "bench.repeats=1", "progress=fal
 
 RAY = {"jobs.bench_ray_round"}
 """Benchmarks that start Ray whatever their size."""
+SPAWNING = {"jobs.bench_links"}
+"""Benchmarks that start OS processes whatever their size (jobs.bench_links: one per party, for
+each transport; some 15 s of CPU)."""
 
 
 def small(command: list) -> list:
@@ -42,8 +45,10 @@ def starts_ray(command: list) -> bool:
 
 
 def marked(command: list):
-    """``command`` as a test case, slow where it starts Ray (some 10 s on 2 cores)."""
+    """``command`` as a test case, slow where it starts Ray (some 10 s on 2 cores) or processes."""
     marks = [pytest.mark.slow, pytest.mark.ray] if starts_ray(command) else []
+    if command[2] in SPAWNING:
+        marks = [pytest.mark.slow]
     return pytest.param(command, marks=marks, id=" ".join(command[2:4]))
 
 
