@@ -35,6 +35,7 @@ each transport; some 15 s of CPU)."""
 def small(command: list) -> list:
     """The overrides that make ``command`` small: a sweep of jobs.bench_ops in one runtime."""
     job = command[2]
+    assert job in SMALL, f"tests/jobs/test_bench_commands.py: no SMALL for {job}"
     extra = ["runtime=local"] if job == "jobs.bench_ops" and is_sweep(command) else []
     return [*smaller_sweep(command), *SMALL[job], *extra]
 

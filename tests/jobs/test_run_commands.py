@@ -50,6 +50,7 @@ COMMANDS = readme_commands("python -m jobs.run")
 @pytest.mark.parametrize("command", [marked(c) for c in COMMANDS])
 def test_a_readme_command_runs_as_written(tmp_path, command):
     experiment = value(command, "experiment", "bench_ops")
+    assert experiment in SMALL, f"tests/jobs/test_run_commands.py: no SMALL for {experiment}"
     defaults = yaml.safe_load((REPO / "conf" / "experiment" / f"{experiment}.yaml").read_text())
     folder = DOWNLOADED.get(value(command, "dataset", defaults.get("dataset")))
     if folder and not (Path(os.environ.get("PPML_DATA", "")) / folder).is_dir():
