@@ -1,9 +1,9 @@
 """Benchmark: exact uint64 matrix products, numpy's integer loop against 16-bit limbs on BLAS.
 
-``python -m jobs.bench_matmul [results_dir=results]`` times n x n products for several n, with
-the float64 BLAS product as the plaintext baseline measured in the same run, prints the table and
-writes one Parquet file.  ppml.mpc.ring.LIMB_MATMUL_MIN_WORK is chosen from these numbers
-(docs/mpc.md).
+``python -m jobs.bench_matmul [sizes=32,64,128,256,512,1024] [results_dir=results]`` times
+n x n products for each n in ``sizes``, with the float64 BLAS product as the plaintext baseline
+measured in the same run, prints the table and writes one Parquet file.
+ppml.mpc.ring.LIMB_MATMUL_MIN_WORK is chosen from these numbers (docs/mpc.md).
 """
 
 import datetime as dt
@@ -11,10 +11,8 @@ import time
 
 import numpy as np
 
-from jobs.cli import cases, finish, options, run_command
+from jobs.cli import cases, finish, options, parse_sizes, run_command
 from ppml.mpc import ring
-
-SIZES = (32, 64, 128, 256, 512, 1024)
 
 
 def best_of(fn, repeats: int = 3) -> float:
@@ -43,10 +41,11 @@ def measure(n: int, rng) -> dict:
 
 
 def main(argv=None) -> None:
-    opts = options({"results_dir": "results"}, argv)
+    opts = options({"sizes": "32,64,128,256,512,1024", "results_dir": "results"}, argv)
+    sizes = [n for (n,) in parse_sizes(opts["sizes"], "n")]
     started_at = dt.datetime.now(dt.timezone.utc)
     rng = np.random.default_rng(0)
-    rows = [measure(n, rng) for n in cases(SIZES, "bench_matmul", opts, unit="size")]
+    rows = [measure(n, rng) for n in cases(sizes, "bench_matmul", opts, unit="size")]
     finish("bench_matmul", rows, opts, started_at)
 
 

@@ -25,5 +25,4 @@ def with_defaults(argv: list) -> list:
 
 
 if __name__ == "__main__":
-    sys.argv[1:] = with_defaults(sys.argv[1:])
-    run_command(command)
+    run_command(lambda: command(with_defaults(sys.argv[1:])))

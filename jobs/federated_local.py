@@ -15,12 +15,15 @@ from jobs import run
 from jobs.cli import InputError, run_command
 
 
-def main() -> None:
-    if not any(arg.startswith("runtime=") for arg in sys.argv[1:]):
-        sys.argv.append("runtime=federated")
-    elif "runtime=federated" not in sys.argv[1:]:
+def main(argv: list | None = None) -> None:
+    """``python -m jobs.run`` with ``argv`` (default: this command line's) and
+    ``runtime=federated`` (refused if ``argv`` names another runtime)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not any(arg.startswith("runtime=") for arg in argv):
+        argv = [*argv, "runtime=federated"]
+    elif "runtime=federated" not in argv:
         raise InputError("jobs.federated_local runs runtime=federated only")
-    run.command()
+    run.command(argv)
 
 
 if __name__ == "__main__":

@@ -109,10 +109,14 @@ def main(cfg: DictConfig) -> None:
         run(cfg)
 
 
-def command() -> None:
-    """``python -m jobs.run``: a key of the old flat namespace, and what Hydra refuses while it
-    composes the config (a misspelt key, a wrong type, an unknown experiment), are input
-    errors too."""
+def command(argv: list | None = None) -> None:
+    """``python -m jobs.run`` with the arguments ``argv`` (default: this command line's): a key
+    of the old flat namespace, and what Hydra refuses while it composes the config (a misspelt
+    key, a wrong type, an unknown experiment), are input errors too.  Hydra parses ``argv`` as
+    it parses a command line (flags such as ``-m`` before the overrides); the wrappers
+    (jobs.bench_ops, jobs.federated_local) call it with their own arguments added."""
+    if argv is not None:
+        sys.argv[1:] = argv
     with cli.checking():
         refuse_renamed(sys.argv[1:])
     with cli.checking(cli.COMPOSITION_ERRORS):

@@ -8,6 +8,8 @@ import pytest
 import ray.autoscaler
 import yaml
 
+from tests.jobs.readme import readme_commands, run_command
+
 CLUSTER_YAML = Path(__file__).resolve().parent.parent / "cluster.yaml"
 PARTY_NODE_TYPES = [f"party_{i}" for i in range(5)]
 
@@ -79,21 +81,22 @@ def test_token_auth_ray_tls_and_a_local_dashboard(cluster):
     assert "/home/ray/.ray/auth_token" in cluster["file_mounts"]
 
 
-def test_the_ray_tls_certificates_verify(tmp_path):
-    """jobs.ray_tls makes a party's Ray CA and a node certificate for this machine."""
+def test_the_ray_tls_certificates_verify(tmp_path, monkeypatch):
+    """jobs.ray_tls makes a party's Ray CA (the README's command, as written, in a home of its
+    own) and a node certificate for this machine."""
     import ssl
-    import subprocess
-    import sys
-    for what in ("authority", "node"):
-        subprocess.run([sys.executable, "-m", "jobs.ray_tls", what, f"dir={tmp_path}"],
-                       check=True, capture_output=True)
-    assert oct((tmp_path / "node.key").stat().st_mode & 0o777) == "0o600"
-    context = ssl.create_default_context(cafile=str(tmp_path / "authority.crt"))
-    context.load_cert_chain(tmp_path / "node.crt", tmp_path / "node.key")   # key matches
+    (authority,) = readme_commands("python -m jobs.ray_tls")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = tmp_path / ".ppml" / "ray-tls"
+    run_command(authority)
+    run_command(["python", "-m", "jobs.ray_tls", "node", f"dir={folder}"])
+    assert oct((folder / "node.key").stat().st_mode & 0o777) == "0o600"
+    context = ssl.create_default_context(cafile=str(folder / "authority.crt"))
+    context.load_cert_chain(folder / "node.crt", folder / "node.key")   # key matches
     from cryptography import x509
-    node = x509.load_pem_x509_certificate((tmp_path / "node.crt").read_bytes())
+    node = x509.load_pem_x509_certificate((folder / "node.crt").read_bytes())
     node.verify_directly_issued_by(x509.load_pem_x509_certificate(
-        (tmp_path / "authority.crt").read_bytes()))
+        (folder / "authority.crt").read_bytes()))
 
 
 def test_the_dealer_has_its_own_node_type(cluster):

@@ -22,7 +22,7 @@ def test_default_config_is_bench_ops_with_its_defaults(compose_run_config):
     config = load_config(compose_run_config())
     assert isinstance(config, RunConfig)
     assert config.experiment == "bench_ops"
-    assert (config.parties, config.arms, config.dims, config.runtime) == (2, 10, 5, "ray")
+    assert (config.parties, config.arms, config.dims, config.runtime) == (2, 10, 5, "local")
     assert (config.bench.samples, config.bench.repeats, config.seed) == (1_000_000, 3, None)
 
 

@@ -1,10 +1,10 @@
-import subprocess
-import sys
-from pathlib import Path
+"""jobs/bench_ops.py's arguments (its README commands run in test_bench_commands.py)."""
+
+import pytest
 
 from jobs.bench_ops import with_defaults
-
-REPO = Path(__file__).resolve().parents[2]
+from jobs.cli import InputError
+from jobs.run import command
 
 
 def test_table1_defaults_fill_only_missing_keys():
@@ -18,10 +18,6 @@ def test_an_explicit_multirun_flag_is_kept_once_and_first():
     assert argv[0] == "--multirun" and "-m" not in argv[1:] and "arms=100" not in argv
 
 
-def test_the_sweep_runs_as_written(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "jobs.bench_ops", "-m", "parties=2,3", "arms=3",
-                           "dims=3", "bench.repeats=1", "runtime=local", "seed=1",
-                           f"results_dir={tmp_path}"], cwd=REPO, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert len(list(tmp_path.glob("bench_ops-*.parquet"))) == 2
+def test_a_key_spelt_the_old_way_is_refused_with_its_new_name():
+    with pytest.raises(InputError, match="repeats is now bench.repeats"):
+        command(with_defaults(["repeats=2"]))

@@ -1,7 +1,13 @@
+"""jobs/report.py: an empty folder, a damaged file, a figure refused, and the README's command."""
+
 import datetime as dt
+from pathlib import Path
 
 from jobs.report import main
+from ppml.experiments.bench_ops import bench_ops
+from ppml.experiments.config import BenchOptions, RunConfig
 from ppml.experiments.results import RunOutput, write_run
+from tests.jobs.readme import readme_commands, run_command
 
 
 def test_report_on_an_empty_folder(tmp_path, capsys):
@@ -28,3 +34,12 @@ def test_report_names_the_settings_of_a_figure_it_refuses_and_draws_the_rest(tmp
     printed = capsys.readouterr().out
     assert "not drawn: samba_fig8a_time_vs_budget: its runs differ in key_bits (1024, 2048)" \
         in printed and "no runs" not in printed
+
+
+def test_the_readme_command_draws_the_figures_of_the_results_folder(tmp_path):
+    (command,) = readme_commands("python -m jobs.report")
+    config = RunConfig(arms=3, dims=2, seed=1, bench=BenchOptions(repeats=1))
+    write_run(tmp_path / "results", config.columns(), bench_ops(config),
+              started_at=dt.datetime.now(dt.timezone.utc))
+    done = run_command(command, cwd=tmp_path)
+    assert done.stdout.split() == [str(Path("results/figures/bench_ops_slowdown.png"))]
