@@ -119,6 +119,16 @@ class FaultyRun:
             self.sample()
             time.sleep(0.2)
 
+    def wait_for_file(self, folder: Path, pattern: str, timeout_s: float = 120.0) -> None:
+        """Until a file matching the glob ``pattern`` exists below ``folder`` (a checkpoint)."""
+        deadline = time.monotonic() + timeout_s
+        while not any(Path(folder).rglob(pattern)):
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise AssertionError(f"no {pattern} below {folder} before the run ended or "
+                                     f"{timeout_s} s passed")
+            self.sample()
+            time.sleep(0.05)
+
     def busy(self, pattern: str, cpu_s: float, timeout_s: float = 180.0) -> int:
         """The first of the run's processes matching ``pattern`` to use ``cpu_s`` seconds of CPU
         once `started` (several may match, such as a run's party actors, of which the engine's

@@ -19,7 +19,7 @@ def test_a_killed_run_goes_on_with_the_printed_run_id(tmp_path):
     assert again[-1] == "resume=<run_id>" and again[:-1] == first
     results = tmp_path / "results"
     run = FaultyRun([*first[3:], *SMALL], results)
-    run.wait_until_busy(run.process.pid, 7)
+    run.wait_for_file(results / "checkpoints", "party-0/step-*200.ckpt")  # all hold step 100
     run.inject(run.process.pid, signal.SIGKILL)
     outcome = run.finish(60)
     assert outcome.returncode == -signal.SIGKILL and outcome.parquet_files == []
