@@ -115,12 +115,15 @@ def command(argv: list | None = None) -> None:
     key, a wrong type, an unknown experiment), are input errors too.  Hydra parses ``argv`` as
     it parses a command line (flags such as ``-m`` before the overrides); the wrappers
     (jobs.bench_ops, jobs.federated_local) call it with their own arguments added."""
-    if argv is not None:
-        sys.argv[1:] = argv
+    argv = sys.argv[1:] if argv is None else list(argv)
     with cli.checking():
-        refuse_renamed(sys.argv[1:])
-    with cli.checking(cli.COMPOSITION_ERRORS):
-        main()
+        refuse_renamed(argv)
+    given, sys.argv[1:] = sys.argv[1:], argv      # Hydra reads sys.argv; the caller's is kept
+    try:
+        with cli.checking(cli.COMPOSITION_ERRORS):
+            main()
+    finally:
+        sys.argv[1:] = given
 
 
 if __name__ == "__main__":

@@ -135,8 +135,11 @@ class Context:
         """Refuse an input that its owner did not give: None, or (`note_inputs`) a value that
         only other parties gave; the same message in every runtime."""
         givers = self._givers.get(id(value))
-        if value is None or (givers is not None and owner not in givers):
+        if value is None:
             raise ValueError(f"party {owner} owns the input but passed value=None")
+        if givers is not None and owner not in givers:
+            raise ValueError(f"party {owner} owns the input but passed value=None (the value "
+                             f"given is party {', '.join(map(str, sorted(givers)))}'s)")
 
     def share(self, value, owner: int, shape=None, frac_bits: int | None = None,
               wide: bool = False):

@@ -328,8 +328,8 @@ def launch(names: list, overrides: list, directory: Path, timeout_s: float,
         return {name: codec.decode((directory / f"{name}.out").read_bytes()) for name in names}
     finally:
         stop(processes.values())
-        for thread in copying:
-            thread.join()
+        for thread in copying:            # daemons: a pipe a stray child holds is left
+            thread.join(COPY_WAIT_S)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
@@ -347,8 +347,11 @@ def _copy_stderr(pipe, log: Path) -> None:
         while chunk := os.read(pipe.fileno(), 4096):
             out.write(chunk)
             out.flush()
-            sys.stderr.write(text.decode(chunk))
-            sys.stderr.flush()
+            try:                          # the display failing never fails the party
+                sys.stderr.write(text.decode(chunk))
+                sys.stderr.flush()
+            except (OSError, UnicodeError):
+                pass
 
 
 def _stopped(pid: int) -> bool:

@@ -117,7 +117,7 @@ class _Relayed(Bar):
 
     def update(self, n: int = 1) -> None:
         self._count += n
-        if time.monotonic() - self._sent_at >= POLL_S:
+        if self._relay is not None and time.monotonic() - self._sent_at >= POLL_S:
             self._relay.post.remote(("count", self._id, self._count))
             self._sent_at = time.monotonic()
 

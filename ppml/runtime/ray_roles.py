@@ -16,6 +16,7 @@ with ``runtime="ray"`` is an `ActorRole` from here, and `roles.gather` waits for
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import weakref
 
@@ -60,12 +61,15 @@ def wait(refs: dict) -> dict:
 
 _SPAWNED: "weakref.WeakSet[ActorRole]" = weakref.WeakSet()
 """The actor roles this process spawned and has not stopped (`watched`)."""
+_SPAWNED_LOCK = threading.Lock()
+"""Guards `_SPAWNED`: an actor serving calls on several threads may spawn or stop roles."""
 
 
 def watched() -> set:
     """The roles every wait of this process checks, busy or idle: the actors it spawned that
     are neither stopped nor known to have failed, and that have a ``timeout_s``."""
-    return {role for role in _SPAWNED if not role.failed and role.timeout_s is not None}
+    with _SPAWNED_LOCK:
+        return {role for role in _SPAWNED if not role.failed and role.timeout_s is not None}
 
 
 class Liveness:
@@ -157,7 +161,8 @@ class ActorRole(Role):
         actor = ray.remote(num_cpus=0, max_concurrency=concurrency,
                            concurrency_groups={LIVENESS: 1})(cls)
         self.actor = actor.remote(*args, **kwargs)
-        _SPAWNED.add(self)
+        with _SPAWNED_LOCK:
+            _SPAWNED.add(self)
 
     @classmethod
     def attach(cls, actor, name: str, timeout_s: float) -> "ActorRole":
@@ -186,7 +191,8 @@ class ActorRole(Role):
     def stop(self) -> None:
         """Kill the actor and wait (a few seconds at most) until Ray reports it dead, so that
         nothing of the role runs after its teardown (``ray.kill`` only starts the kill)."""
-        _SPAWNED.discard(self)
+        with _SPAWNED_LOCK:
+            _SPAWNED.discard(self)
         ray.kill(self.actor)
         deadline = time.monotonic() + STOP_TIMEOUT_S
         while time.monotonic() < deadline:
