@@ -77,7 +77,7 @@ ROLES = {
         "ray": [("comp", r"ray::Comp", 4, "Comp"), ("dc", r"ray::DataClient", 0.5, "DC"),
                 ("p", r"ray::Principal", 4, "P"), ("do", r"ray::DataOwner", 0.5, "DO")],
         "federated": [(name, party(name), cpu, name) for name, cpu in (
-            ("comp", 5), ("dc", 2), ("p", 5), ("do", 2))]}),
+            ("comp", 5), ("dc", 1.5), ("p", 5), ("do", 1.5))]}),
     "pprl": (PPRL, {
         "ray": [("agent", r"ray::TimeAgent", 4, "agent"),
                 ("dealer", r"ray::EngineDealer", 1, "dealer")],
@@ -107,7 +107,7 @@ ROLES = {
                 ("label-holders", r"ray::LabelHolders", 0.5, "browsers"),
                 ("dealer", r"ray::DealerActor", 0.5, "dealer")],
         "federated": [(name, party(name), cpu, name) for name, cpu in (
-            ("helper-0", 5), ("helper-1", 5), ("browsers", 1), ("adnet", 4), ("dealer", 2))]}),
+            ("helper-0", 5), ("helper-1", 5), ("browsers", 1), ("adnet", 4), ("dealer", 1))]}),
 }
 SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGSTOP}
 ALWAYS = {"private_cb-ray-party-stop", "private_cb-federated-party-1-kill", "samba-ray-comp-stop"}
