@@ -77,7 +77,8 @@ def table2(rows: list, folder: Path) -> Path | None:
     ax.set_xticks(range(len(selections)), selections)
     ax.set_ylabel("mean steps to the goal (trials that reach it)")
     ax.set_title("Random walk: the learned greedy policy (Table 2)")
-    ax.legend()
+    ax.margins(y=0.3)                                   # room above the bars for the legend
+    ax.legend(loc="upper right", ncol=len(methods))
     return save(fig, folder, "pprl_table2", fixed, f"{LATEST} Labels: trials that reach the goal.")
 
 
