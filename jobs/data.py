@@ -74,10 +74,12 @@ def fetch(source: Source, folder: Path, origin: str, mirror) -> None:
     """Print the dataset's terms, then download and verify it (SystemExit on a failure)."""
     print(f"{source.title}: {source.homepage}\nlicence: {source.licence}\n"
           f"downloading means accepting these terms; into {folder / source.folder} "
-          f"(data directory from {origin})", flush=True)
+          f"(data directory from {origin})" + (f"\nnote: {source.note}" if source.note else ""),
+          flush=True)
     try:
         fetched = download(source, folder, mirror=mirror)
-    except (ChecksumError, NoSourceError, OSError, http.client.HTTPException) as error:
+    except (ChecksumError, NoSourceError, ImportError, OSError,
+            http.client.HTTPException) as error:
         raise SystemExit(f"download {source.name} failed: {error}") from None
     files = len(dataset_files(source))
     print(f"{source.name}: fetched {len(fetched)} of {files} files; all {files} verified")

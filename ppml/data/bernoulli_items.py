@@ -23,9 +23,7 @@ step).  ``synthetic`` (embedded) draws K means uniformly in [0, 1) from the seed
 
 from __future__ import annotations
 
-import io
 import os
-import zipfile
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -34,13 +32,10 @@ import numpy as np
 from ppml.checks import check_int
 from ppml.data.bandit_data import reward_uniform, seeded_rng
 from ppml.data.checksums import verified_path
+from ppml.data.jester import JESTER_FILE, JESTER_MEMBER, JESTER_USERS, check_shape, read_matrix
 from ppml.data.movielens import MOVIES, USERS, read_ratings
 from ppml.data.rewards import check_step_arm, instance_key
 
-JESTER_FILE = "jester/jester-data-1.zip"
-JESTER_MEMBER = "jester-data-1.csv"
-JESTER_USERS = 24_983
-JESTER_JOKES = 100
 NOT_RATED = 99.0
 THRESHOLDS = {"movielens": 4.0, "jester": 4.5}
 """Default "like" thresholds (the authors' preprocessing: 4 of 5 stars, 4.5 of 10)."""
@@ -71,12 +66,8 @@ def movielens_counts(threshold: float, data_dir: PathLike = None) -> ItemCounts:
 
 def read_jester(data_dir: PathLike = None) -> np.ndarray:
     """Jester's ratings [24983, 100] (float64, NaN = not rated) from the verified zip."""
-    with zipfile.ZipFile(verified_path(data_dir, JESTER_FILE)) as archive, \
-            archive.open(JESTER_MEMBER) as member:
-        table = np.loadtxt(io.TextIOWrapper(member, encoding="ascii"), delimiter=",", ndmin=2)
-    if table.shape != (JESTER_USERS, JESTER_JOKES + 1):
-        raise ValueError(f"{JESTER_FILE}/{JESTER_MEMBER} must be {JESTER_USERS} x "
-                         f"{JESTER_JOKES + 1}, got {table.shape}")
+    table = read_matrix(verified_path(data_dir, JESTER_FILE))
+    check_shape(table, f"{JESTER_FILE}/{JESTER_MEMBER}")
     ratings = np.where(table[:, 1:] == NOT_RATED, np.nan, table[:, 1:])
     if not np.array_equal(table[:, 0], np.sum(~np.isnan(ratings), axis=1)):
         raise ValueError(f"{JESTER_FILE}/{JESTER_MEMBER}: column 0 (the number of jokes rated) "

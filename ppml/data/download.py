@@ -6,7 +6,9 @@ dataset's files from an archive, and checks every file against `CHECKSUMS` befor
 name.  Everything is written to a ``.part`` name beside its destination and renamed only once
 verified, so a failed, refused or interrupted (Ctrl-C) download leaves no half file behind, and a
 file that was already there and correct is not fetched again.  A file whose sum differs is
-removed and refused with a `ChecksumError` naming the file and both digests.
+removed and refused with a `ChecksumError` naming the file and both digests.  A download with a
+``sheet`` (Jester's official archive) is rebuilt from that Excel sheet instead: its matrix is
+checked against `CONTENT_CHECKSUMS` before anything is written (ppml.data.jester).
 
 `status` and `dataset_files` answer ``python -m jobs.data list`` and ``verify``.
 """
@@ -24,7 +26,8 @@ from typing import Iterator, Optional
 
 from tqdm.auto import tqdm
 
-from ppml.data.checksums import CHECKSUMS, ChecksumError, file_mismatch
+from ppml.data.checksums import CHECKSUMS, ChecksumError, content_mismatch, file_mismatch
+from ppml.data.jester import matrix_from_xls, write_matrix, xlrd_module
 from ppml.data.sources import Download, Source
 
 _CHUNK = 1 << 16
@@ -119,9 +122,10 @@ def download(source: Source, folder: Path, *, mirror: Optional[str] = None,
     file, and return the files fetched (those already present and correct are kept).
 
     Raises `NoSourceError` for a file with no official URL and no ``mirror`` (the message is the
-    source's note), `ChecksumError` for a file that does not match (removed), and
-    urllib's errors (OSError; http.client.HTTPException for a cut-off transfer) for a source
-    that cannot be reached.
+    source's note), ImportError naming ``pip install 'ppml[jester]'`` for a ``sheet`` to read
+    without xlrd (before anything is fetched), `ChecksumError` for a file that does not match
+    (removed), and urllib's errors (OSError; http.client.HTTPException for a cut-off transfer)
+    for a source that cannot be reached.
     """
     wanted = [relpath for relpath in dataset_files(source)
               if file_status(folder, relpath).state != "ok"]
@@ -132,15 +136,21 @@ def download(source: Source, folder: Path, *, mirror: Optional[str] = None,
         if members and download_url(item, mirror) is None:
             raise NoSourceError(f"{source.name}: {item.name} has no official download URL: "
                                 f"{source.note}")
+        sheet = "" if mirror else item.sheet
+        if members and sheet:
+            xlrd_module()
         if members:
-            plan.append((item, download_url(item, mirror), members))
+            plan.append((item, download_url(item, mirror), members, sheet))
     target = folder / source.folder
     target.mkdir(parents=True, exist_ok=True)
     fetched = []
-    for item, url, members in plan:
-        with _part_file(target / item.name) as part:
-            _fetch(url, part, item.name, progress)
-            if not item.archive:
+    for item, url, members, sheet in plan:
+        name = url.rsplit("/", 1)[-1]
+        with _part_file(target / name) as part:
+            _fetch(url, part, name, progress)
+            if sheet:
+                _rebuild(part, folder, members[0], sheet, url)
+            elif not item.archive:
                 _install(part, folder / members[0], members[0], url)
             else:
                 _extract(part, folder, members, url)
@@ -161,3 +171,23 @@ def _extract(archive: Path, folder: Path, members: list[str], url: str) -> None:
                 with bundle.open(relpath) as member, open(part, "wb") as out:
                     shutil.copyfileobj(member, out)
                 _install(part, folder / relpath, relpath, f"{url}, member {relpath}")
+
+
+def _rebuild(archive: Path, folder: Path, relpath: str, sheet: str, url: str) -> None:
+    """``relpath`` rebuilt from the Excel sheet ``sheet`` in the zip ``archive``: the matrix's
+    shape and content checksum are checked before anything is written (a mismatch is a
+    `ChecksumError` and leaves nothing), then the file written is verified as a loader will."""
+    origin = f"{url}, member {sheet}"
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            table = matrix_from_xls(bundle.read(sheet))
+        mismatch = content_mismatch(table, relpath)
+    except (zipfile.BadZipFile, KeyError, ValueError) as error:
+        raise ChecksumError(f"{origin} cannot be read as {relpath!r}: {error}; refused, nothing "
+                            "written: the source serves another version") from None
+    if mismatch is not None:
+        raise ChecksumError(f"downloaded {relpath!r} (from {origin}) {mismatch}; refused, "
+                            "nothing written: the source serves another version")
+    with _part_file(folder / relpath) as part:
+        write_matrix(table, part)
+        _install(part, folder / relpath, relpath, f"{origin}, rebuilt")

@@ -30,6 +30,11 @@ class Download:
     archive: bool = False
     """True: a zip whose members ``<folder>/<file>`` are the dataset's files (extracted, the
     archive then deleted).  False: the file itself is the dataset file ``<folder>/<name>``."""
+    sheet: str = ""
+    """Non-empty: ``url`` serves not this file but a zip whose member ``sheet`` holds the same
+    matrix as an Excel sheet; the download rebuilds the file from it (ppml.data.jester) and
+    verifies it by content (`ppml.data.checksums.CONTENT_CHECKSUMS`).  A mirror serves the file
+    itself."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,8 @@ class Source:
     """One line: the terms a user accepts by downloading (printed before every download)."""
     downloads: tuple[Download, ...]
     note: str = ""
-    """What a user must know about the official source (printed when a download has no URL)."""
+    """What a user must know about the official source (printed before a download, and when a
+    download has no URL)."""
 
 
 MNIST_MIRROR = "https://ossci-datasets.s3.amazonaws.com/mnist/"
@@ -74,16 +80,16 @@ SOURCES: dict[str, Source] = {source.name: source for source in (
         homepage="https://eigentaste.berkeley.edu/dataset/",
         licence="research use with acknowledgement; cite K. Goldberg, T. Roeder, D. Gupta and "
                 "C. Perkins, Information Retrieval 4(2), 2001",
-        downloads=(Download("jester-data-1.zip", None),),
-        note="the official archive, https://eigentaste.berkeley.edu/dataset/"
-             "jester_dataset_1_1.zip, holds this matrix (24,983 x 101) as an Excel file, "
-             "jester-data-1.xls; ppml reads jester/jester-data-1.zip, a zip of one member, "
-             "jester-data-1.csv, the same matrix as comma-separated text.  A conversion would "
-             "not reproduce that zip byte for byte (its bytes depend on the number formatting, "
-             "the zip's timestamps and compression), so its SHA-256 could not be checked: fetch "
-             "it from a mirror that has it (mirror=<URL of the folder holding "
-             "jester-data-1.zip>) or put the file there yourself, then run "
-             "python -m jobs.data verify"),
+        downloads=(Download("jester-data-1.zip",
+                            "https://eigentaste.berkeley.edu/dataset/jester_dataset_1_1.zip",
+                            sheet="jester-data-1.xls"),),
+        note="the official archive, jester_dataset_1_1.zip, holds this matrix (24,983 x 101) "
+             "as an Excel sheet, jester-data-1.xls; the download reads it with xlrd (pip "
+             "install 'ppml[jester]') and writes jester/jester-data-1.zip, a zip of one member "
+             "jester-data-1.csv, the same matrix as comma-separated text.  Its bytes differ "
+             "from the mirrors' copy (the zip's timestamps and compression), so it is verified "
+             "by its content: the SHA-256 of the matrix (docs/data.md).  A mirror "
+             "(mirror=<URL of the folder holding jester-data-1.zip>) serves that zip itself"),
 )}
 """Every dataset ``python -m jobs.data`` knows, by name."""
 

@@ -6,11 +6,17 @@ once per session: every test shares the session cache folder, and the first test
 """
 
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
 
 from ppml.data.checksums import DATA_DIR_ENV, clear_verified_cache
+from ppml.data.jester import JESTER_FILE, read_matrix
+
+XLS = b"stands for jester-data-1.xls"
+"""The bytes of the official sheet in the tests: the fake xlrd opens only these."""
 
 
 @pytest.fixture(scope="session")
@@ -57,6 +63,33 @@ def movielens_dir() -> Path:
 def jester_dir() -> Path:
     """The folder holding jester/ (``$PPML_DATA``); skips the test when it is unset."""
     return _data_dir_with("jester", "Jester")
+
+
+@pytest.fixture(scope="session")
+def jester_table(jester_dir):
+    """The dev copy's Jester matrix [24983, 101] (float64); do not modify it."""
+    return read_matrix(jester_dir / JESTER_FILE)
+
+
+@pytest.fixture
+def fake_xlrd(monkeypatch):
+    """``install(table)`` puts a fake ``xlrd`` in sys.modules: ``open_workbook(file_contents=XLS)``
+    is a workbook whose first sheet holds ``table``'s rows as Python floats (as Excel stores
+    them: -7.82 is a double); other contents raise its ``XLRDError``."""
+    def install(table):
+        rows = table.tolist()
+        sheet = types.SimpleNamespace(nrows=len(rows), row_values=lambda row: rows[row])
+        fake = types.ModuleType("xlrd")
+        fake.XLRDError = type("XLRDError", (Exception,), {})
+
+        def open_workbook(file_contents=None):
+            if file_contents != XLS:
+                raise fake.XLRDError("Unsupported format, or corrupt file")
+            return types.SimpleNamespace(sheet_by_index=[sheet].__getitem__)
+
+        fake.open_workbook = open_workbook
+        monkeypatch.setitem(sys.modules, "xlrd", fake)
+    return install
 
 
 @pytest.fixture(scope="session")

@@ -4,13 +4,15 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ppml.data import (checksums, load_bernoulli_arms, load_contextual, load_kmeans,
                        load_linear_arms, load_movielens_embeddings, load_spectral_arms)
-from ppml.data.checksums import (CHECKSUMS, ChecksumError, data_dir, resolve_data_dir,
-                                 verified_path)
+from ppml.data.checksums import (CHECKSUMS, CONTENT_CHECKSUMS, ChecksumError, data_dir,
+                                 resolve_data_dir, verified_path)
 from ppml.data.conversions import load_conversions
+from ppml.data.jester import JESTER_FILE, matrix_sha256, write_matrix
 from ppml.experiments.config import load_config
 
 FAKE = "fake/blob.bin"
@@ -146,6 +148,25 @@ def test_verified_file_is_not_hashed_again_until_it_changes(fake_dir, monkeypatc
     with pytest.raises(ChecksumError):
         verified_path(fake_dir, FAKE)
     assert len(calls) == 2
+
+
+def test_a_file_with_other_bytes_is_accepted_by_its_content(tmp_path, monkeypatch,
+                                                             fresh_verification):
+    """Jester's zip is verified by the matrix it holds when its bytes differ (a rebuilt copy)."""
+    (tmp_path / "jester").mkdir()
+    path = tmp_path / JESTER_FILE
+    write_matrix(np.array([[2.0, -7.82, 99.0]]), path)
+    with pytest.raises(ChecksumError, match=r"jester-data-1\.zip.*expected 3400621 bytes and "
+                                            r"SHA-256 \w{64}; as a matrix it has content "
+                                            r"SHA-256 \w{64}, expected content SHA-256 "
+                                            rf"{CONTENT_CHECKSUMS[JESTER_FILE]}"):
+        verified_path(tmp_path, JESTER_FILE)
+    monkeypatch.setitem(CONTENT_CHECKSUMS, JESTER_FILE,
+                        matrix_sha256(np.array([[2.0, -7.82, 99.0]])))
+    assert verified_path(tmp_path, JESTER_FILE) == path
+    path.write_bytes(b"not a zip")
+    with pytest.raises(ChecksumError, match="as a matrix it cannot be read: not a zip"):
+        verified_path(tmp_path, JESTER_FILE)
 
 
 def test_tampered_copy_of_real_mnist_file(mnist_dir, tmp_path, fresh_verification):

@@ -2,18 +2,26 @@
 
 A fake `Source` is built directly (the seam: `download` takes the source, and a source its URLs);
 its files' sums are added to the public CHECKSUMS table for the test, as the loaders' tests do.
+Jester's official archive is a local zip holding stand-in bytes that a fake xlrd reads as the
+dev copy's matrix (those tests need PPML_DATA).
 """
 
+import dataclasses
 import hashlib
 import io
+import sys
 import urllib.request
 import zipfile
 
+import numpy as np
 import pytest
 
-from ppml.data.checksums import CHECKSUMS, ChecksumError
+from ppml.data.bernoulli_items import jester_counts
+from ppml.data.checksums import CHECKSUMS, CONTENT_CHECKSUMS, ChecksumError
 from ppml.data.download import NoSourceError, download, status
-from ppml.data.sources import Download, Source
+from ppml.data.jester import JESTER_FILE, JESTER_MEMBER, JESTER_SHEET
+from ppml.data.sources import SOURCES, Download, Source
+from tests.data.conftest import XLS
 from tests.data.serve import serve
 
 FILES = {"fake/a.txt": b"first fake dataset file\n" * 200,
@@ -158,3 +166,57 @@ def test_status_present_missing_incomplete_corrupt(tmp_path, fake_checksums):
     assert [(f.relpath, f.state) for f in files] == [("fake/a.txt", "ok"),
                                                      ("fake/b.bin", "corrupt")]
     assert "has 5 bytes" in files[1].detail
+
+
+@pytest.fixture
+def official_jester(tmp_path) -> Source:
+    """Jester's source with its official archive (holding `XLS` as jester-data-1.xls) served from
+    a local file."""
+    archive = tmp_path / "server" / "jester_dataset_1_1.zip"
+    archive.parent.mkdir()
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr(JESTER_SHEET, XLS)
+    item = dataclasses.replace(SOURCES["jester"].downloads[0], url=archive.as_uri())
+    return dataclasses.replace(SOURCES["jester"], downloads=(item,))
+
+
+def test_jester_is_rebuilt_from_the_official_sheet_and_loads(
+        official_jester, jester_dir, jester_table, fake_xlrd, tmp_path, fresh_verification):
+    fake_xlrd(jester_table)
+    data = tmp_path / "data"
+    assert download(official_jester, data, progress=False) == [JESTER_FILE]
+    assert sorted(p.name for p in (data / "jester").iterdir()) == ["jester-data-1.zip"]
+    with zipfile.ZipFile(data / JESTER_FILE) as ours, \
+            zipfile.ZipFile(jester_dir / JESTER_FILE) as theirs:   # the CSV text, byte for byte
+        assert ours.read(JESTER_MEMBER) == theirs.read(JESTER_MEMBER)
+    ours, dev = jester_counts(4.5, data), jester_counts(4.5, jester_dir)
+    assert np.array_equal(ours.liked, dev.liked) and np.array_equal(ours.rated, dev.rated)
+
+
+def test_jester_with_one_rating_altered_is_refused_and_nothing_written(
+        official_jester, jester_table, fake_xlrd, tmp_path):
+    altered = jester_table.copy()
+    altered[0, 1] = -7.81                                     # -7.82 in the dev copy
+    fake_xlrd(altered)
+    data = tmp_path / "data"
+    with pytest.raises(ChecksumError, match=r"downloaded 'jester/jester-data-1\.zip' \(from "
+                                            r"file:.*jester_dataset_1_1\.zip, member "
+                                            r"jester-data-1\.xls\) has content SHA-256 \w{64}, "
+                       rf"expected content SHA-256 {CONTENT_CHECKSUMS[JESTER_FILE]}; refused"):
+        download(official_jester, data, progress=False)
+    assert list((data / "jester").iterdir()) == []
+
+
+def test_jester_without_xlrd_says_how_to_install_it_before_fetching(
+        official_jester, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "xlrd", None)
+    with pytest.raises(ImportError, match=r"needs xlrd: pip install 'ppml\[jester\]'"):
+        download(official_jester, tmp_path, progress=False)
+    assert not (tmp_path / "jester").exists()
+
+
+def test_jester_from_a_mirror_needs_no_xlrd(jester_dir, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "xlrd", None)
+    assert download(SOURCES["jester"], tmp_path, mirror=(jester_dir / "jester").as_uri(),
+                    progress=False) == [JESTER_FILE]
+    assert (tmp_path / JESTER_FILE).read_bytes() == (jester_dir / JESTER_FILE).read_bytes()

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from ppml.data.checksums import CHECKSUMS
+from ppml.data.checksums import CHECKSUMS, CONTENT_CHECKSUMS
 from ppml.data.download import dataset_files
 from ppml.data.sources import SOURCES, download_command, source_of
 
@@ -31,8 +31,9 @@ def test_official_urls_and_licences():
         ["https://files.grouplens.org/datasets/movielens/ml-100k.zip"]
     assert all(d.url.startswith("https://ossci-datasets.s3.amazonaws.com/mnist/")
                for d in SOURCES["mnist"].downloads)
-    assert SOURCES["jester"].downloads[0].url is None
-    assert "jester_dataset_1_1.zip" in SOURCES["jester"].note
+    assert [(d.url, d.sheet) for d in SOURCES["jester"].downloads] == \
+        [("https://eigentaste.berkeley.edu/dataset/jester_dataset_1_1.zip", "jester-data-1.xls")]
+    assert "pip install 'ppml[jester]'" in SOURCES["jester"].note
     assert "no redistribution" in SOURCES["movielens"].licence
 
 
@@ -48,3 +49,5 @@ def test_docs_data_md_lists_the_checksum_table():
     rows = re.findall(r"^\| `(\S+)` \| ([\d,]+) \| `([0-9a-f]{64})` \|$", page, re.MULTILINE)
     assert {path: (int(size.replace(",", "")), digest) for path, size, digest in rows} \
         == CHECKSUMS
+    assert all(f"`{path}`" in page and f"`{digest}`" in page
+               for path, digest in CONTENT_CHECKSUMS.items())

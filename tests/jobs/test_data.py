@@ -122,11 +122,30 @@ def test_download_refuses_a_mismatch_and_removes_it(mirror_dir, tmp_path):
     assert not [p for p in (data / "mnist").iterdir() if p.name.endswith(".part")]
 
 
-def test_jester_without_a_mirror_explains_the_official_archive(tmp_path):
-    done = run("download", "jester", f"data_dir={tmp_path}")
-    assert done.returncode == 1
-    assert "jester_dataset_1_1.zip" in done.stderr and "jester-data-1.xls" in done.stderr
-    assert f"licence: {SOURCES['jester'].licence}" in done.stdout
+def test_jester_without_xlrd_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "xlrd", None)
+    with pytest.raises(SystemExit, match=r"download jester failed: reading Jester's official "
+                                         r"archive .* pip install 'ppml\[jester\]'"):
+        main(["download", "jester", f"data_dir={tmp_path}"])
+    out = capsys.readouterr().out
+    assert f"licence: {SOURCES['jester'].licence}" in out
+    assert f"note: {SOURCES['jester'].note}" in out
+
+
+def test_verify_accepts_jester_reencoded_and_refuses_it_tampered(real_data, tmp_path, capsys):
+    """Other bytes (the CSV stored, not deflated) but the same matrix: verified by content."""
+    with zipfile.ZipFile(real_data / "jester/jester-data-1.zip") as archive:
+        text = archive.read("jester-data-1.csv")
+    assert text.startswith(b"74,-7.82,")
+    (tmp_path / "jester").mkdir()
+    for content, status, shown in (
+            (text, 0, "jester: present (1 of 1 files"),
+            (text.replace(b"74,-7.82,", b"74,-7.81,", 1), 1,
+             "; as a matrix it has content SHA-256 ")):
+        with zipfile.ZipFile(tmp_path / "jester/jester-data-1.zip", "w") as archive:
+            archive.writestr("jester-data-1.csv", content)
+        assert main(["verify", f"data_dir={tmp_path}"]) == status
+        assert shown in capsys.readouterr().out
 
 
 def test_bad_arguments_and_no_data_dir_are_refused(monkeypatch):
