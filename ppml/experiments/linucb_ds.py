@@ -14,9 +14,10 @@ Every run also plays, with P's coin key (so the same first arm and permutations)
   two largest float scores are within twice the fixed-point error ``score_error`` (the tie
   tolerance; ``first_tie_step``, -1 if none), reported as ``float_arm_agreement``;
 * the lean float64 loop (`reference.run_lean`), the plaintext baseline of the slowdowns, timed
-  `LEAN_TIMINGS` times: ``plaintext_lean_s``, ``lean_arm_agreement`` (its arms against
-  float64's), ``slowdown_online`` (``online_s`` against it) and ``slowdown_total``
-  (``keygen_s + wall_s``: the roles and their keys, P's set-up and the steps).
+  `slowdown.TIMINGS` times (the median): ``plaintext_lean_s``, ``lean_arm_agreement`` (its
+  arms against float64's), ``slowdown_online`` (``online_s`` against it) and
+  ``slowdown_total`` (``keygen_s + wall_s``: the roles and their keys, P's set-up and the
+  steps).
 
 With ``checkpoint_every`` every party checkpoints its own state (`protocol.Principal` drives
 them); a run whose party died goes on from the last checkpoints (``restarts`` with runtime=ray
@@ -46,16 +47,13 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
-from ppml.experiments.slowdown import slowdowns
+from ppml.experiments.slowdown import slowdowns, timed
 from ppml.experiments.table import format_table
 
 ENGINE_PRECISION_BITS = RunConfig.precision_bits
 """The engine's default L: a LinUCB-DS run refuses any other, which would change nothing."""
 K_NEIGHBOURS = 10
 """Edges of SpectralUCB's similarity graph: each movie to its 10 nearest neighbours (section 6)."""
-LEAN_TIMINGS = 5
-"""The lean float64 loop is timed this many times and its median reported: it takes
-milliseconds, which the shared machine's speed swings move by up to 2x."""
 COSTLY_STEPS = ("3.i", "3.ii", "4.i")
 COUNTS = ("encryptions", "fresh_obfuscators", "decryptions", "decrypted_values", "additions",
           "multiplications", "packed_ciphertexts")
@@ -95,17 +93,6 @@ def fig5(d: int, K: int, N: int) -> dict:
     return {"fig5_encryptions": d + 1 + rounds + 1, "fig5_decryptions": rounds * K + 2,
             "fig5_additions": d + rounds * (d * d + K * d + 2 * d) + 2,
             "fig5_multiplications": 2 * d + rounds * (d * d + K * d + 2 * d)}
-
-
-def time_lean(data: dict, N: int, coin_key: bytes, timings: int = LEAN_TIMINGS) -> dict:
-    """`run_lean` with P's coins, run ``timings`` times: its arms and ``wall_s``, the median of
-    its wall times."""
-    walls = []
-    for _ in range(timings):
-        start = time.perf_counter()
-        lean = run_lean(make_policy(data, N), data["reward"], N, Coins(coin_key))
-        walls.append(time.perf_counter() - start)
-    return {**lean, "wall_s": float(np.median(walls))}
 
 
 def summarise(secure: dict, fixed: dict, floats: dict, lean: dict, d: int, K: int,
@@ -202,9 +189,10 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
     start = time.perf_counter()
     floats = run_float(make_policy(data, N), data["reward"], N, Coins(coin_key))
     floats["wall_s"] = time.perf_counter() - start
-    lean = time_lean(data, N, coin_key)
+    lean, lean_s = timed(lambda: run_lean(make_policy(data, N), data["reward"], N,
+                                          Coins(coin_key)))
     K, d = data["arms"].shape
-    summary = summarise(secure, fixed, floats, lean, d, K, N)
+    summary = summarise(secure, fixed, floats, {**lean, "wall_s": lean_s}, d, K, N)
     replayed = checkpointing.replayed(secure["replays"], N)
     rows = [{"step": t, "arm": int(secure["arms"][t]), "plaintext_arm": int(fixed["arms"][t]),
              "float_arm": int(floats["arms"][t]),

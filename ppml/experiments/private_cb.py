@@ -33,7 +33,7 @@ from ppml.experiments.config import RunConfig, engine_options
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
-from ppml.experiments.slowdown import slowdowns
+from ppml.experiments.slowdown import TIMINGS, slowdowns, timed
 from ppml.experiments.table import format_table
 from ppml.mpc.keys import dealer_secret_key
 from ppml.privacy.membership import squared_loss, weights_of, yeom_advantage
@@ -141,12 +141,6 @@ def run_federated(config: RunConfig, bandit: PrivateCBConfig) -> dict:
             "dealer_secret": outs["dealer"]["audit_dealer_secret"]}
 
 
-LEAN_TIMINGS = 5
-"""The lean float64 loop is timed this many times and its median reported: a loop of a second
-or two sees the shared machine's minute-scale speed swings (up to 2x), the secure run's minutes
-average them out."""
-
-
 def exploration_draws(bandit: PrivateCBConfig, dealer_secret: bytes,
                       precision_bits: int) -> list:
     """Every step's (y_t, v_t, gamma_t), the very draws the dealer made for the secure run."""
@@ -157,30 +151,28 @@ def exploration_draws(bandit: PrivateCBConfig, dealer_secret: bytes,
 
 def play(model, data, draws: list) -> dict:
     """One float64 run of ``model`` (`EpsilonGreedyLinear` or `LeanEpsilonGreedyLinear`) on
-    the stream with the given draws: its arms, rewards and wall seconds."""
+    the stream with the given draws: its arms and rewards."""
     arms, rewards = [], []
-    start = time.perf_counter()
     for t, (y, v, gamma) in enumerate(draws):
         x = data.contexts[t]
         arms.append(model.select(x, y, v, gamma))
         rewards.append(data.reward(t, arms[-1]))
         model.update(x, arms[-1], rewards[-1])
-    return {"arms": arms, "rewards": rewards, "wall_s": time.perf_counter() - start}
+    return {"arms": arms, "rewards": rewards}
 
 
 def run_plaintext(bandit: PrivateCBConfig, data, dealer_secret: bytes, precision_bits: int,
-                  timings: int = LEAN_TIMINGS) -> dict:
+                  timings: int = TIMINGS) -> dict:
     """The float64 reference on the same stream with the same exploration draws (its arms and
-    rewards, ``wall_s`` its one timing), and the lean loop of the same algorithm run
-    ``timings`` times (the same decisions each time): ``lean_s``, the median of its wall
-    times, and ``lean_arms``, its arms."""
+    rewards, ``wall_s`` its one timing), and the lean loop of the same algorithm timed
+    ``timings`` times (`slowdown.timed`): ``lean_s``, the median, and ``lean_arms``."""
     check_int("timings", timings, 1, what="an integer")
     draws = exploration_draws(bandit, dealer_secret, precision_bits)
     options = (bandit.arms, bandit.dims, bandit.regularizer, bandit.refresh_every)
-    reference = play(EpsilonGreedyLinear(*options), data, draws)
-    lean = [play(LeanEpsilonGreedyLinear(*options), data, draws) for _ in range(timings)]
-    return {**reference, "lean_arms": lean[0]["arms"],
-            "lean_s": float(np.median([run["wall_s"] for run in lean]))}
+    reference, wall = timed(lambda: play(EpsilonGreedyLinear(*options), data, draws), 1)
+    lean, lean_s = timed(lambda: play(LeanEpsilonGreedyLinear(*options), data, draws),
+                         timings)
+    return {**reference, "wall_s": wall, "lean_arms": lean["arms"], "lean_s": lean_s}
 
 
 def load_data(config: RunConfig):

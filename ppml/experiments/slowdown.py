@@ -9,6 +9,31 @@ generation, set-up), which the README and the docs quote.
 from __future__ import annotations
 
 import math
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from ppml.checks import check_int
+
+TIMINGS = 5
+"""A plaintext loop is timed this many times and its median taken: a loop of milliseconds to a
+second or two sees the shared machine's minute-scale speed swings (up to 2x), the secure run's
+minutes average them out."""
+
+
+def timed(loop: Callable[[], Any], timings: int = TIMINGS) -> tuple:
+    """(what ``loop()`` returns, the median of its wall seconds over ``timings`` calls); the
+    loop must be deterministic (each call the same decisions), its first call's result is
+    returned."""
+    check_int("timings", timings, 1, what="an integer")
+    first, seconds = None, []
+    for timing in range(timings):
+        start = time.perf_counter()
+        result = loop()
+        seconds.append(time.perf_counter() - start)
+        first = result if timing == 0 else first
+    return first, float(np.median(seconds))
 
 
 def slowdowns(online_s: float, total_s: float, plaintext_s: float) -> dict:

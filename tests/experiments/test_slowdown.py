@@ -1,6 +1,6 @@
 import pytest
 
-from ppml.experiments.slowdown import slowdowns
+from ppml.experiments.slowdown import slowdowns, timed
 
 
 def test_online_and_total_against_the_plaintext_seconds():
@@ -15,3 +15,11 @@ def test_online_and_total_against_the_plaintext_seconds():
 def test_bad_seconds_name_the_parameter(online, total, plain, name):
     with pytest.raises(ValueError, match=name):
         slowdowns(online, total, plain)
+
+
+def test_timed_calls_the_loop_that_many_times_and_returns_its_first_result():
+    calls = []
+    result, seconds = timed(lambda: calls.append(len(calls)) or len(calls), timings=3)
+    assert calls == [0, 1, 2] and result == 1 and seconds >= 0
+    with pytest.raises(ValueError, match="timings must be an integer >= 1"):
+        timed(lambda: None, timings=0)
