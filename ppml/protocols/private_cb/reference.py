@@ -7,7 +7,7 @@ draws (y_t, v_t and the tie-breaking permutation) it takes the decisions the sec
 up to fixed-point error.
 
 :class:`LeanEpsilonGreedyLinear` is the same algorithm with only the work its decisions need,
-the plaintext baseline its slowdowns are measured against (docs/private-cb.md, "Slowdown"):
+the plaintext baseline its slowdowns are measured against (docs/private-cb.md, "Speed"):
 theta_a = W_a^-1 b_a kept up to date for the pulled arm only, and one product Theta x to score
 every arm.  :class:`EpsilonGreedyLinear` computes W_a^-1 x for every arm at every step and
 keeps W_a, which it uses only to refresh; it stays the decision reference.
