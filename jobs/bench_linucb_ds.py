@@ -7,6 +7,9 @@ of P's obfuscators (`ObfuscatorPool`) and prints, per run:
 
 * total, online and offline (obfuscator pool) seconds, and the seconds of steps 3.i, 3.ii, 4.i
   and the rest;
+* ``keygen_s`` (the roles and their Paillier keys), ``plaintext_lean_s`` (the lean float64
+  loop of the same run) and the slowdowns against it: ``slowdown_online`` (``online_s``) and
+  ``slowdown_total`` (``keygen_s + wall_s``, everything the run costs);
 * ``target_s``: the authors' code measured on this machine (`AUTHORS_S`) divided by 6, or the
   two-worker target (`TWO_WORKER_TARGET_S`), blank where the authors' code was not measured;
 * ``floor_s``: what no implementation of this protocol avoids, at this machine's unit costs
@@ -95,6 +98,8 @@ def measure(opts: dict, K: int, d: int, N: int, workers: int, obfuscator: str,
     rounds, groups = N - 1, s["packed_groups"]
     return {**run_columns(config),
             "wall_s": s["wall_s"], "online_s": s["online_s"], "offline_s": s["offline_s"],
+            "keygen_s": s["keygen_s"], "plaintext_lean_s": s["plaintext_lean_s"],
+            "slowdown_online": s["slowdown_online"], "slowdown_total": s["slowdown_total"],
             "target_s": target(K, d, N, opts["key_bits"], workers),
             "time_3i_s": s["time_3i_s"], "time_3ii_s": s["time_3ii_s"],
             "time_4i_s": s["time_4i_s"], "time_rest_s": s["time_rest_s"],

@@ -24,8 +24,15 @@ episode of ``steps`` encrypted steps.  Each row has:
   does not give its run's length), and ``speedup`` = paper / estimate (the target: >= 100);
 * ``floor_ms``: the least decryption a step needs, timed here: by time one CRT decryption (the
   owner opens the masked value), by observation two threshold decryption shares (no CRT);
-  ``plaintext_ms``: the fixed-point reference's step (`crl_fixed`, the leanest honest loop of
-  the same algorithm), timed here;
+  ``plaintext_ms``: float64 CRL's learning step (`crl`, the leanest honest loop of the same
+  algorithm: float64 Q-values where the fixed-point reference's are integers of
+  ``scale_bits``), its learning seconds alone (`TrialResult.seconds`: no evaluation episode),
+  timed here;
+* the slowdowns against it over the run's encrypted steps: ``slowdown_online``
+  (``online_ms`` / ``plaintext_ms``) and ``slowdown_total`` (everything the run costs:
+  ``setup_s`` + (``online_ms`` + ``offline_ms``) x ``steps``, against ``plaintext_ms`` x
+  ``steps``); the shares backend's online time holds its dealer material, so its two are
+  equal;
 * ``comparisons``: the private greedy selections of the run (`greedy`);
 * the online step's parts, per step: ``division_ms`` and ``comparison_ms`` (the private
   divisions and greedy selections, each with its encryptions, decryptions and engine rounds),
@@ -46,13 +53,13 @@ Prints the table and writes one Parquet file; the numbers are in docs/pprl.md.
 from __future__ import annotations
 
 import datetime as dt
-import time
 from contextlib import nullcontext
 
 from jobs.bench_paillier import median_time
 from jobs.cli import InputError, cases, checking, finish, options, run_command
 from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 from ppml.crypto.paillier.threshold import deal
+from ppml.experiments.slowdown import slowdowns
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.observation import run_observation_protocol
 from ppml.protocols.pprl.protocol import run_time_protocol
@@ -71,10 +78,12 @@ DEFAULTS = {"steps": 200, "key_bits": "1024,2048", "obfuscators": "full,djn", "w
             "backends": "paillier", "scale_bits": 128, "runtimes": "local",
             "results_dir": "results"}
 
-SHOWN = ["backend", "selection", ("key_bits", "bits"), ("obfuscator", "obfusc."), "online_ms",
-         "offline_ms", "estimate_s", ("speedup", "x Table 2"), ("q_equal_reference", "Q exact")]
-"""The printed table: how fast (a step, the estimate and its speedup over Table 2's time), did it
-work (Q exact); workers, paper_s and the parts of a step are in the Parquet file."""
+SHOWN = ["backend", "selection", ("key_bits", "bits"), ("obfuscator", "obfusc."),
+         ("online_ms", "on. ms"), ("offline_ms", "off. ms"), "estimate_s",
+         ("speedup", "x Table 2"), ("slowdown_total", "slowdown"), ("q_equal_reference", "Q exact")]
+"""The printed table: how fast (a step, the estimate and its speedup over Table 2's time, the
+whole run against float64 CRL), did it work (Q exact); workers, paper_s and the parts of a step
+are in the Parquet file."""
 
 
 def decryption_ms(key_bits: int) -> float:
@@ -103,13 +112,21 @@ def setting(steps: int, partition: str, **choices) -> tuple:
 
 
 def plaintext_ms(options_: PPRLOptions, steps: int, by_time: bool) -> float:
-    """The fixed-point reference's step, timed here: the leanest honest loop."""
-    start = time.perf_counter()
+    """Float64 CRL's learning step, timed here: the leanest honest loop."""
     if by_time:
-        run_time_partitioned(options_, "crl_fixed", 2, 0, 0)
+        result = run_time_partitioned(options_, "crl", 2, 0, 0)
     else:
-        run_observation_partitioned(options_, "crl_fixed", 0, 0, 2)
-    return 1e3 * (time.perf_counter() - start) / ((2 if by_time else 1) * steps)
+        result = run_observation_partitioned(options_, "crl", 0, 0, 2)
+    return 1e3 * result.seconds / ((2 if by_time else 1) * steps)
+
+
+def against_plaintext(row: dict) -> dict:
+    """A row's slowdowns over its ``steps`` encrypted steps: online, and with the set-up and
+    the offline obfuscators."""
+    seconds = row["steps"] / 1e3
+    return slowdowns(row["online_ms"] * seconds,
+                     row["setup_s"] + (row["online_ms"] + row["offline_ms"]) * seconds,
+                     row["plaintext_ms"] * seconds)
 
 
 def against_paper(options_: PPRLOptions, by_time: bool, step_ms: float, setup_s: float) -> dict:
@@ -130,19 +147,21 @@ def measure(steps: int, key_bits: int, obfuscator: str, partition: str, workers:
     row = run(options_, 2, 0, 0, key_bits, insecure_key_bits_ok=True, workers=workers,
               runtime=runtime).rows[-1]
     online, offline = 1e3 * row["online_s"] / steps, 1e3 * row["offline_s"] / steps
-    return {"task": options_.task, "partition": partition, "backend": "paillier",
-            "selection": selection, "learner": learner, "scale_bits": scale_bits,
-            "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers,
-            "runtime": runtime, "steps": steps,
-            "setup_s": row["setup_s"], "online_ms": online, "offline_ms": offline,
-            **against_paper(options_, by_time, online + offline, row["setup_s"]),
-            "floor_ms": decryption_ms(key_bits) if by_time else 2 * threshold_share_ms(key_bits),
-            "plaintext_ms": plaintext_ms(options_, steps, by_time),
-            **{f"{part}_ms": 1e3 * row[f"{part}_s"] / steps
-               for part in ("division", "comparison", "encryption", "decryption")},
-            "encryptions": row["encryptions"], "decryptions": row["decryptions"],
-            "comparisons": row["comparisons"],
-            "q_equal_reference": row["q_equal_reference"]}
+    measured = {"task": options_.task, "partition": partition, "backend": "paillier",
+                "selection": selection, "learner": learner, "scale_bits": scale_bits,
+                "key_bits": key_bits, "obfuscator": obfuscator, "workers": workers,
+                "runtime": runtime, "steps": steps,
+                "setup_s": row["setup_s"], "online_ms": online, "offline_ms": offline,
+                **against_paper(options_, by_time, online + offline, row["setup_s"]),
+                "floor_ms": decryption_ms(key_bits) if by_time else
+                2 * threshold_share_ms(key_bits),
+                "plaintext_ms": plaintext_ms(options_, steps, by_time),
+                **{f"{part}_ms": 1e3 * row[f"{part}_s"] / steps
+                   for part in ("division", "comparison", "encryption", "decryption")},
+                "encryptions": row["encryptions"], "decryptions": row["decryptions"],
+                "comparisons": row["comparisons"],
+                "q_equal_reference": row["q_equal_reference"]}
+    return {**measured, **against_plaintext(measured)}
 
 
 def measure_shares(steps: int, partition: str, selection: str, learner: str,
@@ -154,13 +173,14 @@ def measure_shares(steps: int, partition: str, selection: str, learner: str,
     run = run_shares_protocol if by_time else run_shares_observation
     row = run(options_, 2, 0, 0).rows[-1]
     online = 1e3 * row["online_s"] / steps
-    return {"task": options_.task, "partition": partition, "backend": "shares",
-            "selection": selection, "learner": learner, "scale_bits": scale_bits,
-            "steps": steps, "setup_s": 0.0, "online_ms": online, "offline_ms": 0.0,
-            **against_paper(options_, by_time, online, 0.0),
-            "plaintext_ms": plaintext_ms(options_, steps, by_time),
-            "rounds_per_step": row["rounds"] / steps,
-            "comparisons": row["comparisons"], "q_equal_reference": row["q_equal_reference"]}
+    measured = {"task": options_.task, "partition": partition, "backend": "shares",
+                "selection": selection, "learner": learner, "scale_bits": scale_bits,
+                "steps": steps, "setup_s": 0.0, "online_ms": online, "offline_ms": 0.0,
+                **against_paper(options_, by_time, online, 0.0),
+                "plaintext_ms": plaintext_ms(options_, steps, by_time),
+                "rounds_per_step": row["rounds"] / steps,
+                "comparisons": row["comparisons"], "q_equal_reference": row["q_equal_reference"]}
+    return {**measured, **against_plaintext(measured)}
 
 
 def main(argv=None) -> None:

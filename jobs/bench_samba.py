@@ -12,6 +12,8 @@ lists them:
 * ``fig8b``: N = 10^5, K = 10 ... 100 (time against K).
 
 Each row has the run's dataset, runtime and key size, the three wall times, the secure run's
+slowdowns against the plaintext reference (``slowdown_online``: steps 2-7; ``slowdown_total``:
+the whole run, set-up included; the experiment's), its
 phases (setup with DC's key generation and the DOs' offline obfuscators ``offline_s``, steps 2-5,
 steps 6-7 with the K Paillier encryptions, each one multiplication online), the time per
 step, the AES-GCM floor of a step measured in the same run (``aead_floor_us``: 4K AEAD calls of
@@ -136,7 +138,8 @@ def measure(opts: dict, algorithm: str, mask: str, arms: int, horizon: int) -> d
     steps = max(1, horizon - arms)
     return {**run_columns(config),
             "plaintext_s": s["plaintext_wall_s"], "distributed_s": s["distributed_wall_s"],
-            "secure_s": s["wall_s"], "target_s": limit,
+            "secure_s": s["wall_s"], "slowdown_online": s["slowdown_online"],
+            "slowdown_total": s["slowdown_total"], "target_s": limit,
             "meets_target": None if limit is None else s["wall_s"] <= limit,
             "keygen_s": s["keygen_s"], "offline_s": s["offline_s"], "setup_s": s["setup_s"],
             "steps_s": s["steps_s"],

@@ -12,7 +12,12 @@ Every run also plays, with P's coin key (so the same first arm and permutations)
   and DC's decrypted sum must equal its sum exactly (``sum_exact``);
 * float64 LinUCB / SpectralUCB (`reference.run_float`): the same arms until the first round whose
   two largest float scores are within twice the fixed-point error ``score_error`` (the tie
-  tolerance; ``first_tie_step``, -1 if none), reported as ``float_arm_agreement``.
+  tolerance; ``first_tie_step``, -1 if none), reported as ``float_arm_agreement``;
+* the lean float64 loop (`reference.run_lean`), the plaintext baseline of the slowdowns, timed
+  `slowdown.TIMINGS` times (the median): ``plaintext_lean_s``, ``lean_arm_agreement`` (its
+  arms against float64's), ``slowdown_online`` (``online_s`` against it) and
+  ``slowdown_total`` (``keygen_s + wall_s``: the roles and their keys, P's set-up and the
+  steps).
 
 With ``checkpoint_every`` every party checkpoints its own state (`protocol.Principal` drives
 them); a run whose party died goes on from the last checkpoints (``restarts`` with runtime=ray
@@ -20,8 +25,8 @@ or federated, ``resume=<run_id>`` in any runtime) to the uninterrupted run's arm
 
 Rows: one per step (``arm``, ``plaintext_arm`` = the fixed-point reference's, ``float_arm``,
 ``reward``, ``replayed``: the step ran twice after a resume).  Summary: sums, wall / online /
-offline seconds, seconds per step kind (3.i, 3.ii, 4.i, the rest) and per participant, Paillier
-operation counts and Fig. 5's formulas beside them.
+offline / key generation seconds, the slowdowns, seconds per step kind (3.i, 3.ii, 4.i, the
+rest) and per participant, Paillier operation counts and Fig. 5's formulas beside them.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import time
 import numpy as np
 
 from ppml.protocols.linucb_ds.reference import (Coins, FixedPoint, LinUCB, run_fixed_point,
-                                                run_float, score_error)
+                                                run_float, run_lean, score_error)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
 from ppml.protocols.linucb_ds.protocol import PARTIES, run_protocol
@@ -42,6 +47,7 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
+from ppml.experiments.slowdown import slowdowns, timed
 from ppml.experiments.table import format_table
 
 ENGINE_PRECISION_BITS = RunConfig.precision_bits
@@ -89,8 +95,10 @@ def fig5(d: int, K: int, N: int) -> dict:
             "fig5_multiplications": 2 * d + rounds * (d * d + K * d + 2 * d)}
 
 
-def summarise(secure: dict, fixed: dict, floats: dict, d: int, K: int, N: int) -> dict:
-    """The run-level values: sums, agreement, times per step kind and party, counts, Fig. 5."""
+def summarise(secure: dict, fixed: dict, floats: dict, lean: dict, d: int, K: int,
+              N: int) -> dict:
+    """The run-level values: sums, agreement, times per step kind and party, slowdowns against
+    the lean loop, counts, Fig. 5."""
     stats = secure["stats"]
     seconds = {kind: sum(s["seconds"].get(kind, 0.0) for s in stats.values())
                for kind in COSTLY_STEPS}
@@ -104,11 +112,14 @@ def summarise(secure: dict, fixed: dict, floats: dict, d: int, K: int, N: int) -
         "sum_exact": secure["sum_int"] == fixed["sum_int"],
         "arm_agreement": float(np.mean(np.equal(secure["arms"], fixed["arms"]))),
         "float_arm_agreement": float(np.mean(np.equal(secure["arms"], floats["arms"]))),
+        "lean_arm_agreement": float(np.mean(np.equal(lean["arms"], floats["arms"]))),
         "min_score_gap": min(floats["gaps"]),
         "score_error": error,
         "first_tie_step": ties[0] if ties else -1,
         "wall_s": secure["wall_s"], "online_s": secure["online_s"],
-        "offline_s": secure["offline_s"], "plaintext_wall_s": floats["wall_s"],
+        "offline_s": secure["offline_s"], "keygen_s": secure["keygen_s"],
+        "plaintext_wall_s": floats["wall_s"], "plaintext_lean_s": lean["wall_s"],
+        **slowdowns(secure["online_s"], secure["keygen_s"] + secure["wall_s"], lean["wall_s"]),
         "seconds_per_step": secure["wall_s"] / N,
         "time_3i_s": seconds["3.i"], "time_3ii_s": seconds["3.ii"], "time_4i_s": seconds["4.i"],
         "time_rest_s": secure["wall_s"] - sum(seconds.values()),
@@ -151,8 +162,8 @@ def run_federated(config: RunConfig) -> dict:
     return {"arms": p["arms"], "sum_int": outs["dc"]["sum_int"],
             "sum": FixedPoint(config.linucb_ds.scale_bits).reward_real(outs["dc"]["sum_int"]),
             "wall_s": p["wall_s"], "online_s": p["online_s"], "offline_s": p["offline_s"],
-            "layout": p["layout"], "views": {}, "coin_key": p["audit_coin_key"],
-            "replays": p["replays"],
+            "keygen_s": p["keygen_s"], "layout": p["layout"], "views": {},
+            "coin_key": p["audit_coin_key"], "replays": p["replays"],
             "stats": {out["stats"]["name"]: out["stats"] for out in outs.values()}}
 
 
@@ -178,8 +189,10 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
     start = time.perf_counter()
     floats = run_float(make_policy(data, N), data["reward"], N, Coins(coin_key))
     floats["wall_s"] = time.perf_counter() - start
+    lean, lean_s = timed(lambda: run_lean(make_policy(data, N), data["reward"], N,
+                                          Coins(coin_key)))
     K, d = data["arms"].shape
-    summary = summarise(secure, fixed, floats, d, K, N)
+    summary = summarise(secure, fixed, floats, {**lean, "wall_s": lean_s}, d, K, N)
     replayed = checkpointing.replayed(secure["replays"], N)
     rows = [{"step": t, "arm": int(secure["arms"][t]), "plaintext_arm": int(fixed["arms"][t]),
              "float_arm": int(floats["arms"][t]),
@@ -194,9 +207,11 @@ def run(config: RunConfig, spectral: bool) -> RunOutput:
 
 SHOWN = ("algorithm", "data", "K", "d", "N", ("secure_cumulative_reward", "reward"),
          ("sum_exact", "exact sum"), ("arm_agreement", "same arm"),
-         ("float_arm_agreement", "float arm"), "wall_s", "online_s", "offline_s")
+         ("float_arm_agreement", "float arm"), ("online_s", "online"), ("offline_s", "offline"),
+         ("slowdown_total", "slowdown"))
 """The printed summary: did it work (the sum and the arms against the fixed-point reference's,
-the arms against float64's), how fast (the online and offline seconds)."""
+the arms against float64's), how fast (the online and offline seconds, and everything the run
+costs against the lean float64 loop)."""
 
 
 @register("linucb_ds", check=checked_instance)

@@ -85,6 +85,7 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     options = config.linucb_ds
     p = Principal(make_policy(data, config.horizon), options.scale_bits, config.workers,
                   options.obfuscator)
+    keys_start = time.perf_counter()
     node.connect()
     comp, dc, do = (node.remote(n) for n in ("comp", "dc", "do"))
     comp_key, dc_key = comp.call("key"), dc.call("key")
@@ -102,7 +103,8 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     finally:
         p.close()
     return {"arms": arms, "layout": layout, "stats": p.stats(), "wall_s": end - start,
-            "online_s": end - online, "offline_s": online - start, "replays": p.replays(),
+            "online_s": end - online, "offline_s": online - start,
+            "keygen_s": start - keys_start, "replays": p.replays(),
             "audit_coin_key": p.audit_coin_key()}
 
 

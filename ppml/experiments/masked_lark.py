@@ -9,8 +9,8 @@ gradient of the true labels exactly), and per epoch the test ``accuracy``, ``auc
 ``test_loss`` of the masked model and of the float64 plaintext model on the same batches
 (``method``); ``replayed``: the step ran twice, after a resume (``checkpoint_every`` counts
 steps; an aggregation has none to checkpoint).  Summary: the steps with equal gradients, the
-total epsilon over the epochs, the seconds of training and of the plaintext epoch, and their
-ratio (``epoch_slowdown``).
+total epsilon over the epochs, the seconds of the set-up, of training and of the lean float64
+training (``plaintext_train_s``), and the slowdowns against it (`training_slowdowns`).
 
 ``python -m jobs.run experiment=masked_lark parties=<helpers> masked_lark.reports=...`` runs
 one time window: the browsers' reports, the helpers' reduce on ppml's engine, the ad network's
@@ -31,6 +31,7 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
+from ppml.experiments.slowdown import slowdowns
 from ppml.experiments.table import format_table
 from ppml.protocols.masked_lark.plan import training_plan
 from ppml.protocols.masked_lark.protocol import evaluate_aggregation, run_aggregation
@@ -38,7 +39,7 @@ from ppml.protocols.masked_lark.training import evaluate_training, helper_names,
 
 TRAINING_SHOWN = ("model", "steps", ("gradient_equal_plaintext_steps", "equal gradients"),
                   ("epsilon_total", "epsilon"), ("final_auc", "AUC"),
-                  ("plaintext_auc", "plaintext AUC"), "train_s", ("epoch_slowdown", "slowdown"))
+                  ("plaintext_auc", "plaintext AUC"), "train_s", ("slowdown_total", "slowdown"))
 """The printed summary of a training: are the gradients exact, how good is the model against
 the plaintext one, how fast, how private."""
 SHOWN = (("keys_released", "released"), ("keys_suppressed", "suppressed"),
@@ -64,6 +65,7 @@ def masked_lark(config: RunConfig) -> RunOutput:
         checkpointing.prepare(config)
         result = checkpointing.with_restarts(config, train_federated if federated else _train)
         mark_replayed(result)
+        result.summary.update(training_slowdowns(result.summary))
         shown = TRAINING_SHOWN
     else:
         result = (aggregate_federated if federated else _aggregate)(config)
@@ -81,6 +83,16 @@ def refuse_checkpoints(config: RunConfig) -> None:
         raise ValueError(f"{key}: masked_lark.task=aggregate is one release with no steps to "
                          f"checkpoint (checkpoints are for masked_lark.task=train); set "
                          f"checkpoint_every=0 and no resume")
+
+
+def training_slowdowns(summary: dict) -> dict:
+    """A training's slowdowns against the lean float64 training of the same model, batches and
+    clipping (``plaintext_train_s``): online, the helpers' steps (``train_s``); in total, the
+    whole protocol (``protocol_s``: the label shares' set-up, the engine's and the steps; at
+    least ``setup_s + train_s``, since in a federated run ``protocol_s`` is the leader's, which
+    may end a moment before another helper's slower set-up or steps)."""
+    total = max(summary["protocol_s"], summary["setup_s"] + summary["train_s"])
+    return slowdowns(summary["train_s"], total, summary["plaintext_train_s"])
 
 
 def mark_replayed(result) -> None:

@@ -4,8 +4,9 @@ One run trains the secure learner (ppml/protocols/private_cb/protocol.py) for ``
 and, in the same process and on the same data stream, the float64 reference
 (ppml/protocols/private_cb/reference.py) fed with the very exploration draws the dealer made for
 the secure run (same dealer secret).  Per step it records the arm and reward of both; per run
-the cumulative rewards, the times, the communication, the slowdown and the privacy level
-eta = log(|A| / eps) (Theorem 1).
+the cumulative rewards, the times, the communication, the privacy level eta = log(|A| / eps)
+(Theorem 1), and the slowdowns, online and in total, against the lean float64 loop of the same
+algorithm (`LeanEpsilonGreedyLinear`, timed in the same run with the same draws).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from ppml.runtime import spmd
 from ppml.protocols.private_cb.exploration import ExplorationTape
-from ppml.protocols.private_cb.reference import EpsilonGreedyLinear
+from ppml.protocols.private_cb.reference import EpsilonGreedyLinear, LeanEpsilonGreedyLinear
 from ppml.protocols.private_cb.config import PrivateCBConfig
 from ppml.protocols.private_cb.protocol import program
 from ppml.protocols.private_cb.world import World
@@ -32,6 +33,7 @@ from ppml.experiments.config import RunConfig, engine_options
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
 from ppml.experiments.results import RunOutput
+from ppml.experiments.slowdown import TIMINGS, slowdowns, timed
 from ppml.experiments.table import format_table
 from ppml.mpc.keys import dealer_secret_key
 from ppml.privacy.membership import squared_loss, weights_of, yeom_advantage
@@ -139,33 +141,38 @@ def run_federated(config: RunConfig, bandit: PrivateCBConfig) -> dict:
             "dealer_secret": outs["dealer"]["audit_dealer_secret"]}
 
 
-REFERENCE_TIMINGS = 5
-"""The float64 reference is timed this many times and its median reported: a loop of a second or
-two sees the shared machine's minute-scale speed swings (up to 2x), the secure run's minutes
-average them out."""
+def exploration_draws(bandit: PrivateCBConfig, dealer_secret: bytes,
+                      precision_bits: int) -> list:
+    """Every step's (y_t, v_t, gamma_t), the very draws the dealer made for the secure run."""
+    tape = ExplorationTape(dealer_secret)
+    return [tape.draws(bandit.epsilon, bandit.arms, precision_bits)
+            for _ in range(bandit.horizon)]
+
+
+def play(model, data, draws: list) -> dict:
+    """One float64 run of ``model`` (`EpsilonGreedyLinear` or `LeanEpsilonGreedyLinear`) on
+    the stream with the given draws: its arms and rewards."""
+    arms, rewards = [], []
+    for t, (y, v, gamma) in enumerate(draws):
+        x = data.contexts[t]
+        arms.append(model.select(x, y, v, gamma))
+        rewards.append(data.reward(t, arms[-1]))
+        model.update(x, arms[-1], rewards[-1])
+    return {"arms": arms, "rewards": rewards}
 
 
 def run_plaintext(bandit: PrivateCBConfig, data, dealer_secret: bytes, precision_bits: int,
-                  timings: int = REFERENCE_TIMINGS) -> dict:
-    """The float64 reference on the same stream with the same exploration draws, run
-    ``timings`` times (the same decisions each time) for the median of its wall time."""
+                  timings: int = TIMINGS) -> dict:
+    """The float64 reference on the same stream with the same exploration draws (its arms and
+    rewards, ``wall_s`` its one timing), and the lean loop of the same algorithm timed
+    ``timings`` times (`slowdown.timed`): ``lean_s``, the median, and ``lean_arms``."""
     check_int("timings", timings, 1, what="an integer")
-    tape = ExplorationTape(dealer_secret)
-    draws = [tape.draws(bandit.epsilon, bandit.arms, precision_bits)
-             for _ in range(bandit.horizon)]
-    walls = []
-    for _ in range(timings):
-        model = EpsilonGreedyLinear(bandit.arms, bandit.dims, bandit.regularizer,
-                                    bandit.refresh_every)
-        arms, rewards = [], []
-        start = time.perf_counter()
-        for t, (y, v, gamma) in enumerate(draws):
-            x = data.contexts[t]
-            arms.append(model.select(x, y, v, gamma))
-            rewards.append(data.reward(t, arms[-1]))
-            model.update(x, arms[-1], rewards[-1])
-        walls.append(time.perf_counter() - start)
-    return {"arms": arms, "rewards": rewards, "wall_s": float(np.median(walls))}
+    draws = exploration_draws(bandit, dealer_secret, precision_bits)
+    options = (bandit.arms, bandit.dims, bandit.regularizer, bandit.refresh_every)
+    reference, wall = timed(lambda: play(EpsilonGreedyLinear(*options), data, draws), 1)
+    lean, lean_s = timed(lambda: play(LeanEpsilonGreedyLinear(*options), data, draws),
+                         timings)
+    return {**reference, "wall_s": wall, "lean_arms": lean["arms"], "lean_s": lean_s}
 
 
 def load_data(config: RunConfig):
@@ -208,9 +215,10 @@ def private_cb(config: RunConfig) -> RunOutput:
         "secure_cumulative_reward": float(np.sum(secure["rewards"])),
         "plaintext_cumulative_reward": float(np.sum(plain["rewards"])),
         "arm_agreement": float(np.mean(np.equal(secure["arms"], plain["arms"]))),
+        "lean_arm_agreement": float(np.mean(np.equal(plain["lean_arms"], plain["arms"]))),
         "wall_s": secure["wall_s"], "online_s": online, "dealer_s": offline,
-        "plaintext_wall_s": plain["wall_s"],
-        "slowdown": online / plain["wall_s"],
+        "plaintext_wall_s": plain["wall_s"], "plaintext_lean_s": plain["lean_s"],
+        **slowdowns(online, secure["wall_s"], plain["lean_s"]),
         "rounds": int(secure["stats"][0]["rounds"]),
         "seconds_per_step": (online if config.runtime == "federated" else secure["wall_s"])
         / bandit.horizon,
@@ -228,9 +236,10 @@ def private_cb(config: RunConfig) -> RunOutput:
 SHOWN = ("dataset", ("parties", "P"), ("arms", "|A|"), ("epsilon", "eps"),
          ("steps", "T"), ("secure_cumulative_reward", "reward"),
          ("plaintext_cumulative_reward", "plaintext"), ("arm_agreement", "same arm"),
-         ("seconds_per_step", "s/step"), ("slowdown", "slowdown"), ("eta", "eta"))
+         ("seconds_per_step", "s/step"), ("slowdown_total", "slowdown"), ("eta", "eta"))
 """The printed summary: did it work (reward against the plaintext reference's, the share of
-steps with its arm), how fast (seconds a step, online slowdown), how private (eta)."""
+steps with its arm), how fast (seconds a step, the slowdown with everything the secure run
+costs against the lean float64 loop), how private (eta)."""
 MEMBERSHIP = ("after step", ("mi_advantage", "MI advantage"), ("mi_tpr", "TPR"),
               ("mi_fpr", "FPR"))
 

@@ -58,7 +58,8 @@ BENCH_COLUMNS: dict[str, pa.DataType] = {
     "online_s": pa.float64(),
     "offline_s": pa.float64(),
     "plaintext_s": pa.float64(),
-    "slowdown": pa.float64(),
+    "slowdown_online": pa.float64(),
+    "slowdown_total": pa.float64(),
 }
 """Per-op rows of operation benchmarks."""
 
@@ -67,6 +68,7 @@ RUN_COLUMNS: dict[str, pa.DataType] = {
     "plaintext_cumulative_reward": pa.float64(),
     "wall_s": pa.float64(),
     "plaintext_wall_s": pa.float64(),
+    "plaintext_lean_s": pa.float64(),
 }
 """Run-level values, reported in `RunOutput.summary`."""
 

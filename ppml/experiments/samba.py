@@ -17,7 +17,10 @@ encryptions), the time per step t of the secure and
 the distributed runs (``step_ms``, ``distributed_step_ms``: their difference is the
 cryptography and the selection on shares, the rest messaging), the counts of AES-GCM and
 Paillier operations beside Theorem 4's, and the selection's rounds and the bytes the Controller
-sent in them (``selection_rounds``, ``selection_bytes``; 0 under mask=paper).
+sent in them (``selection_rounds``, ``selection_bytes``; 0 under mask=paper), and the secure
+run's slowdowns against the plaintext reference (the median of `slowdown.TIMINGS` timings,
+``plaintext_wall_s``): ``slowdown_online`` (steps 2-7, ``steps_s + end_s``) and
+``slowdown_total`` (``wall_s``, set-up included).
 
 With ``checkpoint_every`` the secure run's roles checkpoint (`ppml.protocols.samba.protocol`);
 it resumes by ``resume=<run_id>``, and by itself under runtime=ray or federated when a role is
@@ -38,6 +41,7 @@ from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import run_parties
 from ppml.experiments.registry import register
+from ppml.experiments.slowdown import slowdowns, timed
 from ppml.experiments.results import RunOutput
 from ppml.experiments.table import format_table
 
@@ -75,10 +79,11 @@ def load_data(config: RunConfig):
 
 SHOWN = ("dataset", "algorithm", "mask", ("arms", "K"), ("steps", "N"),
          ("secure_cumulative_reward", "reward"), ("plaintext_cumulative_reward", "plaintext"),
-         ("arm_agreement", "same arm"), "wall_s", "step_ms", ("plaintext_wall_s", "plaintext_s"))
+         ("arm_agreement", "same arm"), "wall_s", "step_ms", ("slowdown_total", "slowdown"))
 """The printed summary: did it work (DC's sum against the reference's, the share of steps with
-its arm), how fast (the secure run, a step, the plaintext reference); the protocol reveals
-nothing beyond the sum to DC, which the columns' equality shows."""
+its arm), how fast (the secure run, a step, and everything the secure run costs against the
+plaintext reference); the protocol reveals nothing beyond the sum to DC, which the columns'
+equality shows."""
 
 
 @register("samba", check=load_data)
@@ -98,8 +103,8 @@ def samba(config: RunConfig) -> RunOutput:
     distributed = run_samba(data, replace(setup, crypto=False, mask="paper", record_views=False,
                                           collect_keys=False,
                                           runtime="local" if federated else setup.runtime))
-    plain = run_reference(data, config.horizon, spec, replay_keys(config.seed, secure),
-                          options.mask)
+    keys = replay_keys(config.seed, secure)
+    plain, plain_s = timed(lambda: run_reference(data, config.horizon, spec, keys, options.mask))
     replayed = checkpointing.replayed(secure.replays, config.horizon)
     rows = [{"step": t + 1, "arm": secure.arms[t], "reward": float(data.reward(t, secure.arms[t])),
              "plaintext_arm": plain.arms[t], "plaintext_reward": float(plain.rewards[t]),
@@ -111,7 +116,8 @@ def samba(config: RunConfig) -> RunOutput:
         "secure_cumulative_reward": float(secure.cumulative_reward),
         "plaintext_cumulative_reward": float(plain.cumulative_reward),
         "arm_agreement": sum(a == b for a, b in zip(secure.arms, plain.arms)) / config.horizon,
-        "wall_s": secure.wall_s, "plaintext_wall_s": plain.seconds,
+        "wall_s": secure.wall_s, "plaintext_wall_s": plain_s,
+        **slowdowns(secure.wall_s - secure.seconds["setup_s"], secure.wall_s, plain_s),
         "distributed_wall_s": distributed.wall_s,
         "step_ms": 1e3 * secure.seconds["steps_s"] / steps,
         "distributed_step_ms": 1e3 * distributed.seconds["steps_s"] / steps,

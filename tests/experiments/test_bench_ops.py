@@ -14,8 +14,11 @@ def test_bench_ops_reports_every_operation_with_a_plaintext_baseline():
     assert by_op["add"]["rounds"] == 0 and by_op["add"]["bytes_per_party"] == 0
     assert by_op["mul"]["rounds"] == 2  # Beaver + bounded truncation
     assert by_op["argmax"]["rounds"] > by_op["mul"]["rounds"]
-    assert all(r["plaintext_s"] > 0 and np.isclose(r["slowdown"], r["online_s"] / r["plaintext_s"])
-               for r in out.rows)
+    assert all(r["plaintext_s"] > 0
+               and np.isclose(r["slowdown_online"], r["online_s"] / r["plaintext_s"])
+               and np.isclose(r["slowdown_total"],
+                              (r["online_s"] + r["offline_s"]) / r["plaintext_s"])
+               and r["slowdown_total"] >= r["slowdown_online"] for r in out.rows)
     assert "slowdown" in out.table and out.summary["wall_s"] > 0
 
 

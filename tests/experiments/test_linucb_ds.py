@@ -35,6 +35,11 @@ def test_run_writes_secure_and_reference_columns(compose_run_config, tmp_path, e
                    "fig5_decryptions", "score_error", "first_tie_step", "key_bits"):
         assert column in last
     assert last["decryptions"] < last["fig5_decryptions"]      # packing
+    assert last["lean_arm_agreement"] == 1.0 and last["plaintext_lean_s"] > 0
+    assert 0 < last["slowdown_online"] < last["slowdown_total"]
+    assert last["slowdown_online"] == last["online_s"] / last["plaintext_lean_s"]
+    assert last["slowdown_total"] == \
+        (last["keygen_s"] + last["wall_s"]) / last["plaintext_lean_s"]
 
 
 def test_small_keys_are_refused_without_the_flag(compose_run_config, tmp_path):

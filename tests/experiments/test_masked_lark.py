@@ -1,5 +1,6 @@
 """The masked_lark experiment's checkpoints: a training resumed by its run_id says which steps
-it ran twice; an aggregation, which has no steps, refuses checkpoints, naming the key."""
+it ran twice; an aggregation, which has no steps, refuses checkpoints, naming the key; a
+training's slowdowns."""
 
 import datetime as dt
 
@@ -7,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ppml.experiments.config import RunConfig
-from ppml.experiments.masked_lark import masked_lark
+from ppml.experiments.masked_lark import TRAINING_SHOWN, masked_lark, training_slowdowns
 from ppml.experiments.results import write_run
 from ppml.protocols.masked_lark import training
 from tests.protocols.masked_lark.test_training import _LostAtStep
@@ -35,6 +36,21 @@ def test_a_resumed_training_says_which_steps_it_replayed(tmp_path, monkeypatch):
     assert all(row["replayed"] is False for row in uninterrupted.rows)
     assert max(map(len, uninterrupted.table.splitlines())) <= 100       # the compact summary
     assert "equal gradients" in uninterrupted.table and "\n\n" not in uninterrupted.table
+
+
+def test_a_training_has_both_slowdowns_against_the_lean_loop_and_shows_the_total(tmp_path):
+    out = masked_lark(config(tmp_path))
+    s = out.summary
+    assert 0 < s["setup_s"] + s["train_s"] <= s["protocol_s"] and s["plaintext_train_s"] > 0
+    assert s["slowdown_online"] == s["train_s"] / s["plaintext_train_s"]
+    assert s["slowdown_total"] == s["protocol_s"] / s["plaintext_train_s"]
+    assert ("slowdown_total", "slowdown") in TRAINING_SHOWN and "slowdown" in out.table
+    assert not {"epoch_slowdown", "plaintext_epoch_s"} & set(s)
+
+
+def test_a_training_total_holds_at_least_the_set_up_and_the_steps():
+    seconds = {"protocol_s": 4.0, "setup_s": 1.5, "train_s": 3.0, "plaintext_train_s": 0.5}
+    assert training_slowdowns(seconds) == {"slowdown_online": 6.0, "slowdown_total": 9.0}
 
 
 @pytest.mark.parametrize("named, keys", [

@@ -1,14 +1,26 @@
-"""The private CB experiment's progress bars (its results: tests/protocols/private_cb)."""
+"""The private CB experiment's slowdowns and progress bars (its results:
+tests/protocols/private_cb)."""
 
 import pytest
 
 from ppml.experiments.config import RunConfig
-from ppml.experiments.private_cb import private_cb
+from ppml.experiments.private_cb import SHOWN, private_cb
 
 
 def tiny(tmp_path, **keys) -> RunConfig:
     return RunConfig(experiment="private_cb", arms=10, dims=4, horizon=4, seed=3,
                      results_dir=str(tmp_path), **keys)
+
+
+def test_the_summary_has_both_slowdowns_against_the_lean_loop_and_shows_the_total(tmp_path):
+    out = private_cb(tiny(tmp_path, progress=False))
+    s = out.summary
+    assert s["plaintext_lean_s"] > 0 and s["lean_arm_agreement"] == 1.0
+    assert 0 < s["slowdown_online"] <= s["slowdown_total"]
+    assert s["slowdown_online"] == pytest.approx(s["online_s"] / s["plaintext_lean_s"])
+    assert s["slowdown_total"] == pytest.approx(s["wall_s"] / s["plaintext_lean_s"])
+    assert "slowdown" not in s
+    assert ("slowdown_total", "slowdown") in SHOWN and "slowdown" in out.table
 
 
 def test_progress_draws_the_steps_bar_on_stderr_and_false_draws_none(tmp_path, capfd):

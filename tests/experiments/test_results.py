@@ -149,13 +149,13 @@ def test_a_failed_write_leaves_no_temp_file_and_earlier_runs_intact(tmp_path, mo
 
 def test_read_results_unifies_runs_with_different_columns(tmp_path):
     write_run(tmp_path, config(), step_output(2), started_at=STARTED)
-    bench = RunOutput(rows=[{"op": "mul", "size": 10, "slowdown": 40.0}])
+    bench = RunOutput(rows=[{"op": "mul", "size": 10, "slowdown_total": 40.0}])
     write_run(tmp_path, config(seed=5), bench, started_at=STARTED)
     summary_only = RunOutput(summary={"wall_s": 2, "note": "int wall"})
     write_run(tmp_path, config(), summary_only, started_at=STARTED)
     table = read_results(tmp_path)
     assert table.num_rows == 4
-    assert {"step", "reward", "op", "slowdown", "note", "seed"} <= set(table.column_names)
+    assert {"step", "reward", "op", "slowdown_total", "note", "seed"} <= set(table.column_names)
     assert table.schema.field("seed").type == pa.int64()  # null in two runs, int64 in one
     assert sorted(table.column("seed").to_pylist(), key=str) == [5, None, None, None]
 

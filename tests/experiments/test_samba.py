@@ -27,10 +27,14 @@ def test_run_reports_both_rewards_times_and_counts():
                 "owner_mean_s", "dc_s", "keygen_s", "offline_s", "setup_s", "steps_s", "end_s",
                 "step_ms", "distributed_step_ms"):
         assert s[key] >= 0
+    assert 0 < s["slowdown_online"] < s["slowdown_total"]
+    assert s["slowdown_online"] == (s["wall_s"] - s["setup_s"]) / s["plaintext_wall_s"]
+    assert s["slowdown_total"] == s["wall_s"] / s["plaintext_wall_s"]
     assert [r["arm"] for r in out.rows] == [r["plaintext_arm"] for r in out.rows]
     header, _, line = out.table.splitlines()                         # the compact summary
     assert header.split()[:5] == ["dataset", "algorithm", "mask", "K", "N"]
     assert len(header) <= 100 and line.split()[:5] == ["synthetic", "pursuit", "mpc", "4", "40"]
+    assert header.split()[-1] == "slowdown"
 
 
 @pytest.mark.parametrize("overrides, message", [

@@ -16,7 +16,9 @@ def test_bench_writes_an_aggregation_row_and_a_training_row(tmp_path, capsys, mo
         aggregate["floor_s"] / aggregate["helper_s"]
     assert aggregate["helper_s"] < aggregate["end_to_end_s"]
     assert train["gradient_equal_steps"] == train["steps"] == 4
-    assert train["epoch_slowdown"] == train["train_s"] / train["plaintext_epoch_s"]
+    assert train["slowdown_online"] == train["train_s"] / train["plaintext_train_s"]
+    assert train["slowdown_total"] >= (train["setup_s"] + train["train_s"]) / \
+        train["plaintext_train_s"] > train["slowdown_online"] > 0
     assert aggregate["code_version"] and aggregate["bench_masked_lark.reports"] == 300
     printed = capsys.readouterr().out
     assert "x floor" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100

@@ -19,6 +19,10 @@ def test_bench_writes_a_row_per_key_size_obfuscator_and_selection(tmp_path, caps
         assert (r["comparisons"] > 0) == (r["selection"] == "epsilon_greedy")
         assert r["division_ms"] > r["decryption_ms"] > 0 and r["encryption_ms"] > 0
         assert (r["comparison_ms"] > 0) == (r["selection"] == "epsilon_greedy")
+        assert r["slowdown_online"] == pytest.approx(r["online_ms"] / r["plaintext_ms"])
+        assert r["slowdown_total"] == pytest.approx(
+            (r["setup_s"] * 1e3 / 5 + r["online_ms"] + r["offline_ms"]) / r["plaintext_ms"])
+        assert r["slowdown_total"] > r["slowdown_online"] > 0
     assert all(r["code_version"] and r["bench_pprl.steps"] == 5 for r in rows)
     printed = capsys.readouterr().out
     assert "estimate_s" in printed and max(map(len, printed.partition("results: ")[0].splitlines())) <= 100
@@ -39,6 +43,7 @@ def test_bench_sets_the_shares_backend_against_paillier_in_one_run(tmp_path):
     paillier, shares = read_results(tmp_path).to_pylist()
     assert (paillier["backend"], shares["backend"]) == ("paillier", "shares")
     assert shares["q_equal_reference"] and shares["rounds_per_step"] > 0
+    assert shares["slowdown_total"] == shares["slowdown_online"] > 0     # dealer in online_ms
     assert paillier["shares_speedup"] == pytest.approx(
         (paillier["online_ms"] + paillier["offline_ms"]) / shares["online_ms"])
 

@@ -18,6 +18,7 @@ def test_bench_writes_agreeing_rows_with_phases(tmp_path, capsys):
         assert (r["selection_rounds"] > 0) == (r["samba.mask"] == "mpc")
         assert (r["dataset"], r["runtime"], r["key_bits"]) == ("synthetic", "local", 512)
         assert r["setup_s"] + r["steps_s"] + r["end_s"] <= r["secure_s"]
+        assert r["slowdown_total"] == r["secure_s"] / r["plaintext_s"] > r["slowdown_online"] > 0
         assert 0 < r["offline_s"] <= r["setup_s"]
         assert r["aead_floor_us"] > 0 and r["framing_floor_us"] > 0
         assert r["framing_ratio"] == pytest.approx(r["framing_floor_us"] / r["aead_floor_us"])

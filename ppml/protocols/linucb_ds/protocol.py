@@ -403,6 +403,7 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
         made.append(roles.spawn(cls, c.runtime, *args, timeout_s=c.timeout_s, **options))
         return made[-1]
 
+    keys_start = time.perf_counter()
     try:
         with progress.bar("linucb_ds key generation", 2, unit="key") as keys:
             comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers,
@@ -427,7 +428,7 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
         sum_int = dc.call("result")
         return {"arms": arms, "sum_int": sum_int, "sum": fixed.reward_real(sum_int),
                 "wall_s": end - start, "online_s": end - online, "offline_s": online - start,
-                "layout": layout, "stats": {s["name"]: s for s in
+                "keygen_s": start - keys_start, "layout": layout, "stats": {s["name"]: s for s in
                                             (x.call("stats") for x in parties)},
                 "views": {"Comp": comp.call("recorded_view")} if c.record_views else {},
                 "replays": p.call("replays"), "coin_key": p.call("audit_coin_key")}

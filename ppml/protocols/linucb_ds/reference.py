@@ -7,7 +7,11 @@ What P of LinUCB-DS computes in the clear lives here, once, and serves three run
   omega_t = R sqrt(d log((1 + t L^2 / gamma) / delta)) + gamma^(1/2) S (Fig. 2); SpectralUCB's
   penalty is Lambda_L + gamma I and omega_t = 2R sqrt(d' log(1 + t / gamma) + 2 log(1 / delta)) + C
   with the effective dimension d' (section 6).  S and C default to log t, as in sections 5 and 6.
-* `run_float`: the algorithm of Fig. 2 in float64 (theta_hat = A^-1 b, B_i, argmax, updates).
+* `run_float`: the algorithm of Fig. 2 in float64 (theta_hat = A^-1 b, B_i, argmax, updates),
+  inverting A and recording every round's scores and gap: the decision reference.
+* `run_lean`: the same algorithm doing only what its decisions need, the plaintext baseline of
+  the slowdowns (A^-1, theta_hat and every arm's x_i^T A^-1 x_i kept up to date by rank-one
+  updates).
 * `run_fixed_point`: the same algorithm on the integers the secure protocol encrypts
   (`FixedPoint`), so that a secure run can be compared with it exactly: same arms, same sum.
 * `Coins`: the random choices of P (first arm, the permutations sigma_t whose first maximum
@@ -168,6 +172,37 @@ def run_float(policy: LinearUCB, reward, horizon: int, coins: Coins) -> dict:
         policy.pull(arm)
     return {"arms": arms, "rewards": rewards, "sum": float(np.sum(rewards)), "gaps": gaps,
             "scores": all_scores}
+
+
+def run_lean(policy: LinearUCB, reward, horizon: int, coins: Coins) -> dict:
+    """Fig. 2 in float64 with only the work its decisions need: after each pull of x (u =
+    A^-1 x, c = 1 + x^T u) A^-1 -= u u^T / c (Sherman-Morrison), theta_hat += u (r - x^T
+    theta_hat) / c (which is A^-1 b for the new A and b) and every arm's x_i^T A^-1 x_i -=
+    (x_i^T u)^2 / c, so a round costs O(K d + d^2) against `run_float`'s inversion and
+    O(K d^2) quadratic forms.  Does not change ``policy``.  Returns the arms, rewards and
+    their sum; the same arms as `run_float` up to float64 rounding on near-ties."""
+    xs = policy.arms
+    a_inverse = np.linalg.inv(policy.penalty)
+    quadratic = np.einsum("ij,jk,ik->i", xs, a_inverse, xs)
+    theta_hat = np.zeros(policy.d)
+    arms, rewards = [], []
+    for t in range(horizon):
+        if t == 0:
+            arm = coins.first_arm(policy.K)
+        else:
+            scores = xs @ theta_hat + policy.width(t) * np.sqrt(np.maximum(quadratic, 0.0))
+            sigma = coins.permutation(policy.K)
+            arm = int(sigma[np.argmax(scores[sigma])])      # the first maximum in sigma's order
+        r = float(reward(t, arm))
+        arms.append(arm)
+        rewards.append(r)
+        x = xs[arm]
+        u = a_inverse @ x
+        c = 1.0 + x @ u
+        theta_hat += u * ((r - x @ theta_hat) / c)
+        a_inverse -= np.outer(u, u) / c
+        quadratic -= (xs @ u) ** 2 / c
+    return {"arms": arms, "rewards": rewards, "sum": float(np.sum(rewards))}
 
 
 class FixedPoint:

@@ -11,7 +11,8 @@ the label; the browsers' shares of the one-hot label pick the true one.
 Each g_{i,c} is clipped to L2 norm at most ``clip`` (so one example moves a gradient sum by at
 most ``clip``: the sensitivity of the helpers' noise) and encoded in fixed point with
 ``precision_bits`` fractional bits (`ppml.crypto.fixed.encode`, which refuses a value out of
-range).  The plaintext reference and the helpers run these same functions.
+range).  The helpers and the evaluation run `label_gradients`; the plaintext training, which
+knows the labels, runs `true_label_gradients`, the same gradients of the true label alone.
 """
 
 from __future__ import annotations
@@ -54,7 +55,26 @@ def label_gradients(model: str, theta: np.ndarray, x: np.ndarray, classes: int,
     else:
         residual = p[:, None, :] - np.eye(classes)[None, :, :]        # (n, label, class)
         grads = (residual[:, :, :, None] * xb[:, None, None, :]).reshape(len(x), classes, -1)
-    norms = np.linalg.norm(grads, axis=2, keepdims=True)
+    return clipped(grads, clip)
+
+
+def true_label_gradients(model: str, theta: np.ndarray, x: np.ndarray, y: np.ndarray,
+                         classes: int, clip: float) -> np.ndarray:
+    """(n, parameters): `label_gradients` of the true label ``y`` of every example only, the
+    one gradient per example that training on known labels needs."""
+    xb = with_bias(x)
+    p = probabilities(model, theta, x, classes)
+    if model == "logistic":
+        grads = (p[:, 1] - y)[:, None] * xb
+    else:
+        residual = p - np.eye(classes)[y]                               # (n, class)
+        grads = (residual[:, :, None] * xb[:, None, :]).reshape(len(x), -1)
+    return clipped(grads, clip)
+
+
+def clipped(grads: np.ndarray, clip: float) -> np.ndarray:
+    """Each gradient (the last axis) scaled down to L2 norm at most ``clip``."""
+    norms = np.linalg.norm(grads, axis=-1, keepdims=True)
     return grads * np.minimum(1.0, clip / np.maximum(norms, 1e-300))
 
 

@@ -10,7 +10,6 @@ seed_eps.  Scores are never masked or encrypted here.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from ppml.protocols.samba.policies import MATCH, AlgorithmSpec, Arm, select_arm
@@ -22,11 +21,10 @@ from ppml.crypto.rng import Stream
 
 @dataclass
 class Trace:
-    """Arms pulled at t = 1..N (index t - 1), their rewards, and the wall time."""
+    """Arms pulled at t = 1..N (index t - 1) and their rewards."""
 
     arms: list
     rewards: list
-    seconds: float
 
     @property
     def cumulative_reward(self) -> int:
@@ -45,7 +43,6 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys,
     if horizon < arms:
         raise ValueError(f"horizon must be >= arms ({arms}): Fig. 3 pulls every arm once, "
                          f"got {horizon}")
-    start = time.perf_counter()
     policy = spec.policy(arms)
     state = [Arm(BetaDraws(streams(keys.owner_key(i))[0])) for i in range(arms)]
     permutations = Permutations(streams(keys.controller_key())[0], arms)
@@ -84,4 +81,4 @@ def run_reference(data, horizon: int, spec: AlgorithmSpec, keys: SambaKeys,
             if l < policy.iterations:
                 policy.after_iteration(l, state, [int(i == chosen) for i in range(arms)])
         pull(t, chosen)
-    return Trace(pulled, rewards, time.perf_counter() - start)
+    return Trace(pulled, rewards)

@@ -1,4 +1,5 @@
-"""LinUCB (Fig. 2) and SpectralUCB: constants, widths, coins, float64 vs fixed point."""
+"""LinUCB (Fig. 2) and SpectralUCB: constants, widths, coins, float64 vs fixed point, the lean
+float64 loop vs the float64 reference."""
 
 import math
 
@@ -6,7 +7,8 @@ import numpy as np
 import pytest
 
 from ppml.protocols.linucb_ds.reference import (Coins, Constants, FixedPoint, LinUCB, choose,
-                                                 run_fixed_point, run_float, score_error)
+                                                 run_fixed_point, run_float, run_lean,
+                                                 score_error)
 from ppml.protocols.linucb_ds.spectral import SpectralUCB, effective_dimension
 
 
@@ -71,6 +73,33 @@ def test_float_and_fixed_point_linucb_pull_the_same_arms():
     assert fixed["arms"] == floats["arms"]
     assert fixed["sum"] == pytest.approx(floats["sum"], abs=1e-4)
     assert fixed["sum"] * 2**40 == fixed["sum_int"]
+
+
+def lean_and_float(make_policy, arms, theta, noise, N) -> tuple:
+    """`run_lean` and `run_float` on one instance with the same coins: their outputs."""
+    def reward(t, i):
+        return arms[i] @ theta + noise[t, i]
+    return (run_lean(make_policy(), reward, N, Coins(bytes(32))),
+            run_float(make_policy(), reward, N, Coins(bytes(32))))
+
+
+def test_the_lean_loop_pulls_the_float_references_arms_exactly_on_a_small_run():
+    arms, theta, noise = instance()
+    lean, floats = lean_and_float(lambda: LinUCB(arms), arms, theta, noise, 60)
+    assert lean["arms"] == floats["arms"] and lean["rewards"] == floats["rewards"]
+
+
+@pytest.mark.parametrize("spectral", [False, True])
+def test_the_lean_loop_pulls_the_float_references_arms_in_99_percent_of_rounds(spectral):
+    K, d, N = (12, 12, 1500) if spectral else (30, 8, 1500)
+    arms, theta, noise = instance(K, d, N, seed=7)
+    if spectral:           # orthonormal rows and a spectrum, as a graph's Laplacian gives
+        arms = np.linalg.qr(arms)[0]
+
+    def policy():
+        return SpectralUCB(arms, np.linspace(0, 3, d), N) if spectral else LinUCB(arms)
+    lean, floats = lean_and_float(policy, arms, theta, noise, N)
+    assert np.mean(np.equal(lean["arms"], floats["arms"])) >= 0.99
 
 
 def test_scores_at_k2_are_the_exact_product_rounded_within_the_stated_bound():

@@ -1,9 +1,12 @@
-"""Logistic and softmax regression: probabilities, every label's clipped gradient, the
-loss."""
+"""Logistic and softmax regression: probabilities, every label's clipped gradient, the true
+label's alone, the loss."""
 
 import numpy as np
 
-from ppml.protocols.masked_lark.models import label_gradients, loss, parameters, probabilities
+import pytest
+
+from ppml.protocols.masked_lark.models import (label_gradients, loss, parameters, probabilities,
+                                               true_label_gradients)
 
 
 def test_gradients_for_every_label_are_clipped_and_pick_the_true_one():
@@ -11,6 +14,16 @@ def test_gradients_for_every_label_are_clipped_and_pick_the_true_one():
     grads = label_gradients("softmax", np.zeros(12), x, 3, clip=0.5)
     assert grads.shape == (5, 3, 12)
     assert (np.linalg.norm(grads, axis=2) <= 0.5 + 1e-12).all()
+
+
+@pytest.mark.parametrize("model, classes", [("logistic", 2), ("softmax", 3)])
+def test_the_true_labels_gradients_are_those_every_labels_gradients_pick(model, classes):
+    rng = np.random.default_rng(2)
+    x, y = rng.normal(size=(6, 4)) * 3, rng.integers(classes, size=6)
+    theta = rng.normal(size=parameters(model, 4, classes))
+    every = label_gradients(model, theta, x, classes, clip=0.7)
+    assert np.array_equal(true_label_gradients(model, theta, x, y, classes, clip=0.7),
+                          every[np.arange(6), y])
 
 
 def test_logistic_gradients_are_the_cross_entropys():

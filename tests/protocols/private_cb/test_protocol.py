@@ -30,7 +30,7 @@ def run(**overrides):
 @pytest.mark.parametrize("parties", [2, 3])
 def test_short_run_takes_the_reference_decisions(parties):
     out = run(parties=parties)
-    assert out.summary["arm_agreement"] == 1.0
+    assert out.summary["arm_agreement"] == 1.0 and out.summary["lean_arm_agreement"] == 1.0
     assert out.summary["secure_cumulative_reward"] == out.summary["plaintext_cumulative_reward"]
     assert len(out.rows) == 300 and {"step", "arm", "reward", "plaintext_arm"} <= set(out.rows[0])
     assert math.isclose(out.summary["eta"], math.log(10 / 0.1))
