@@ -22,6 +22,7 @@ RUN_BY = {
     "python -m jobs.run experiment=private_cb horizon=1797 checkpoint":
         "tests/jobs/test_checkpoint_commands.py",
     "python -m jobs.run experiment=pprl": "tests/jobs/test_pprl_commands.py",
+    "python -m jobs.run -m hydra/launcher=ray": "tests/hydra_plugins/test_ppml_ray_launcher.py",
     "python -m jobs.run experiment=masked_lark": "tests/jobs/test_masked_lark_commands.py",
     "python -m jobs.federated_local": "tests/jobs/test_federated_commands.py",
     "python -m jobs.peers": "tests/jobs/test_federated_commands.py",
