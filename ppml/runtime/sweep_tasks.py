@@ -6,8 +6,9 @@ hydra/launcher=ray``; the Hydra side is hydra_plugins/ppml_ray_launcher, docs/ra
 the sweep ends: `cluster.connected`) and runs each job, a picklable callable of no arguments, as
 one Ray task of ``num_cpus`` CPUs.  At most as many jobs are in flight as the cluster's CPUs
 hold, so a job starts when it is submitted and its ``job_timeout_s`` counts from then: a job
-still running after it is cancelled (its worker killed).  One job's failure never stops the
-others: every job's `Outcome` comes back, in the order given.  One bar over the jobs.
+still running after it is cancelled (its worker killed), as is every running job when the
+sweep is interrupted.  One job's failure never stops the others: every job's `Outcome` comes
+back, in the order given.  One bar over the jobs.
 """
 
 from __future__ import annotations
@@ -54,24 +55,28 @@ def run_jobs(jobs: Sequence[Callable[[], Any]], names: Sequence[str], *,
         slots = max(1, int(ray.cluster_resources().get("CPU", 0) // num_cpus))
         task = ray.remote(_call).options(num_cpus=num_cpus, max_retries=0)
         waiting, running = deque(range(len(jobs))), {}    # ref -> (job index, deadline)
-        while waiting or running:
-            while waiting and len(running) < slots:
-                index = waiting.popleft()
-                running[task.remote(jobs[index])] = (index, time.monotonic() + job_timeout_s)
-            first = min(deadline for _, deadline in running.values())
-            ready, _ = ray.wait(list(running), num_returns=1,
-                                timeout=max(0.0, first - time.monotonic()))
-            for ref in ready:
-                outcomes[running.pop(ref)[0]] = _outcome(ray, ref)
-                bar.update()
-            for ref, (index, deadline) in list(running.items()):
-                if deadline <= time.monotonic():
-                    del running[ref]
-                    _cancel(ray, ref)
-                    outcomes[index] = Outcome(error=TimeoutError(
-                        f"{names[index]}: still running after job_timeout_s="
-                        f"{job_timeout_s:g} s; cancelled"))
+        try:
+            while waiting or running:
+                while waiting and len(running) < slots:
+                    index = waiting.popleft()
+                    running[task.remote(jobs[index])] = (index, time.monotonic() + job_timeout_s)
+                first = min(deadline for _, deadline in running.values())
+                ready, _ = ray.wait(list(running), num_returns=1,
+                                    timeout=max(0.0, first - time.monotonic()))
+                for ref in ready:
+                    outcomes[running.pop(ref)[0]] = _outcome(ray, ref)
                     bar.update()
+                for ref, (index, deadline) in list(running.items()):
+                    if deadline <= time.monotonic():
+                        del running[ref]
+                        _cancel(ray, ref)
+                        outcomes[index] = Outcome(error=TimeoutError(
+                            f"{names[index]}: still running after job_timeout_s="
+                            f"{job_timeout_s:g} s; cancelled"))
+                        bar.update()
+        finally:                        # interrupted (Ctrl-C): no job goes on without the sweep
+            for ref in running:
+                ray.cancel(ref, force=True)
     return outcomes
 
 
