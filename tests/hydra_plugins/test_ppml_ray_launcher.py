@@ -4,7 +4,6 @@ jobs at once as Ray tasks, each writing its own Parquet file; a failed job fails
 The README's command (tests/jobs/readme.py: this file runs it) at a small size on the private
 local instance the launcher starts, and a failing sweep on the session's cluster it joins."""
 
-import os
 import re
 import subprocess
 import sys
@@ -18,9 +17,11 @@ from hydra.core.utils import JobReturn, JobStatus
 from hydra.utils import instantiate
 
 from hydra_plugins.ppml_ray_launcher.ray_launcher import _exit_as_error, _kept
-from tests.jobs.readme import REPO, readme_commands
+from tests.jobs.readme import REPO, child_env, readme_commands
 
-SMALL = ["horizon=20", "progress=false"]
+SMALL = ["horizon=200", "progress=false"]
+"""Each job small, yet some seconds long: two jobs at once overlap however late the second
+worker starts (its imports take seconds on a busy machine)."""
 
 
 def test_the_launcher_takes_the_runs_cluster_and_timeout_by_default():
@@ -51,10 +52,8 @@ def test_a_jobs_exit_is_its_error():
 def sweep(arguments: list) -> tuple:
     """``python -m jobs.run <arguments>`` in a child process with this checkout first on its
     path: its `subprocess.CompletedProcess` and its pid."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
     command = [sys.executable, "-m", "jobs.run", *arguments]
-    with subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
+    with subprocess.Popen(command, cwd=REPO, env=child_env(), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True) as child:
         try:
             stdout, stderr = child.communicate(timeout=300)
