@@ -2,11 +2,13 @@
 job past its timeout cancelled."""
 
 import functools
+import os
 import time
 
 import pytest
+import ray
 
-from ppml.runtime.sweep_tasks import run_jobs
+from ppml.runtime.sweep_tasks import Outcome, run_jobs
 
 
 def span(seconds: float) -> tuple:
@@ -39,6 +41,14 @@ def test_a_job_past_its_timeout_is_cancelled_and_named_while_the_others_end(ray_
     assert isinstance(outcomes[0].error, TimeoutError)
     assert "slow: still running after job_timeout_s=8 s; cancelled" in str(outcomes[0].error)
     assert outcomes[1].value == 1024
+
+
+@pytest.mark.ray
+def test_a_job_whose_worker_dies_fails_alone(ray_cluster):
+    outcomes = run_jobs([functools.partial(os._exit, 1), functools.partial(pow, 3, 2)],
+                        ["dies", "lives"], job_timeout_s=120, shown=False)
+    assert isinstance(outcomes[0].error, ray.exceptions.RayError)
+    assert outcomes[1] == Outcome(value=9)
 
 
 @pytest.mark.parametrize("kwargs, message", [
