@@ -8,7 +8,9 @@ table and the path written are printed at the end.
 
 A config or input error (a bad key or value, a missing dataset) is refused before anything
 starts, in one line with exit status 2 (`jobs.cli`; ``--verbose`` or HYDRA_FULL_ERROR=1 shows
-its traceback); in a sweep (``-m``) it stops the sweep at the job it refuses.
+its traceback); in a sweep (``-m``) it stops the sweep at the job it refuses.  With
+``-m hydra/launcher=ray`` the jobs run at once as Ray tasks (hydra_plugins/ppml_ray_launcher):
+a refused job fails alone, and the sweep ends with its error once the others have ended.
 """
 
 import datetime as dt
@@ -102,11 +104,12 @@ def _format_mapping(values: Mapping[str, Any]) -> str:
 
 
 @hydra.main(config_path=CONF_DIR, config_name="config", version_base="1.3")
-def main(cfg: DictConfig) -> None:
-    """Hydra entry point (one call per job of a sweep); a config or input error ends the
-    command here, in one line (else Hydra would add its own line to it)."""
+def main(cfg: DictConfig) -> Path:
+    """Hydra entry point (one call per job of a sweep): the Parquet file written (the Ray
+    launcher reports it); a config or input error ends the command here, in one line (else
+    Hydra would add its own line to it)."""
     with cli.reporting():
-        run(cfg)
+        return run(cfg)
 
 
 def command(argv: list | None = None) -> None:

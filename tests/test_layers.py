@@ -1,7 +1,8 @@
 """The package's floors, checked on the source (parsed with `ast`, never imported).
 
 Bottom-up: ppml/checks.py, ppml/crypto/, ppml/parallel.py, ppml/mpc/, ppml/runtime/,
-ppml/protocols/<family>/, ppml/privacy/, ppml/data/, ppml/experiments/, jobs/.
+ppml/protocols/<family>/, ppml/privacy/, ppml/data/, ppml/experiments/, jobs/, and
+hydra_plugins/ (the sweeps' Ray launcher, a thin adapter over ppml/runtime/sweep_tasks.py).
 
 * the low floors (checks, crypto, parallel, mpc) import no ppml module above them, and
   neither does any of them except ppml/parallel.py import Ray;
@@ -27,6 +28,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PPML = ROOT / "ppml"
 JOBS = ROOT / "jobs"
+HYDRA_PLUGINS = ROOT / "hydra_plugins"
 PROTOCOLS = PPML / "protocols"
 
 REQUIRED_FAMILY_FILES = ("protocol.py", "reference.py", "config.py")
@@ -89,9 +91,9 @@ def _module_name(path: Path) -> str:
 
 @cache
 def sources() -> tuple[Source, ...]:
-    """Every module of ppml/ and jobs/, parsed."""
+    """Every module of ppml/, jobs/ and hydra_plugins/, parsed."""
     found = []
-    for top in (PPML, JOBS):
+    for top in (PPML, JOBS, HYDRA_PLUGINS):
         for path in sorted(top.rglob("*.py")):
             if "__pycache__" in path.parts:
                 continue

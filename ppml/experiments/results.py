@@ -16,7 +16,8 @@ import os
 import resource
 import secrets
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
@@ -209,12 +210,29 @@ def _role_file(role: str) -> str:
     return name
 
 
+def copy_run(path: str | os.PathLike, data: bytes) -> Path:
+    """A run's file read elsewhere (``data``: a sweep job's, written on another node of the
+    cluster; hydra_plugins/ppml_ray_launcher) written as ``path`` here, atomically."""
+    path = Path(path)
+    with _replacing(path) as temp:
+        temp.write_bytes(data)
+    return path
+
+
 def _write_atomically(table: pa.Table, path: Path) -> None:
     """``table`` to ``path`` through a hidden temporary file in the same folder."""
+    with _replacing(path) as temp:
+        pq.write_table(table, temp)
+
+
+@contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """A hidden temporary file in ``path``'s folder to write, moved onto ``path`` once written
+    (and removed if the writing fails)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / f".{path.name}.tmp"
     try:
-        pq.write_table(table, temp)
+        yield temp
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)

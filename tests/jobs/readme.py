@@ -22,6 +22,7 @@ RUN_BY = {
     "python -m jobs.run experiment=private_cb horizon=1797 checkpoint":
         "tests/jobs/test_checkpoint_commands.py",
     "python -m jobs.run experiment=pprl": "tests/jobs/test_pprl_commands.py",
+    "python -m jobs.run -m hydra/launcher=ray": "tests/hydra_plugins/test_ppml_ray_launcher.py",
     "python -m jobs.run experiment=masked_lark": "tests/jobs/test_masked_lark_commands.py",
     "python -m jobs.federated_local": "tests/jobs/test_federated_commands.py",
     "python -m jobs.peers": "tests/jobs/test_federated_commands.py",
@@ -95,12 +96,16 @@ def run_command(command: list, extra: list = (), cwd=REPO,
                 timeout: int = 300) -> subprocess.CompletedProcess:
     """Run a README ``python -m ...`` command as written plus ``extra`` arguments, in a child
     process with this checkout first on its path; the test fails with its output if it fails."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    done = subprocess.run([sys.executable, *command[1:], *extra], cwd=cwd, env=env,
+    done = subprocess.run([sys.executable, *command[1:], *extra], cwd=cwd, env=child_env(),
                           capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-2000:]
     return done
+
+
+def child_env() -> dict:
+    """This process's environment with this checkout first on PYTHONPATH (a child process's)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
 
 
 def run_small(command: list, small: list, results_dir) -> Path:
