@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ppml.experiments.results import read_results
+from ppml.runtime import progress
 
 
 def pyplot():
@@ -338,15 +339,17 @@ def draw_all(results_dir, figures_dir=None, refused: list | None = None) -> list
         return []
     rows = table.to_pylist()
     paths = []
+    drawn = []                                    # (figure, its experiments' runs)
     for experiments, functions in FIGURES.items():
         mine = [r for r in rows if r.get("experiment") in experiments]
-        for fn in functions if mine else ():
-            try:
-                path = fn(mine, folder)
-            except MixedSettings as refusal:
-                if refused is None:
-                    raise
-                refused.append(str(refusal))
-                continue
-            paths += [path] if path is not None else []
+        drawn += [(fn, mine) for fn in functions if mine]
+    for fn, mine in progress.track(drawn, "figures", unit="figure"):
+        try:
+            path = fn(mine, folder)
+        except MixedSettings as refusal:
+            if refused is None:
+                raise
+            refused.append(str(refusal))
+            continue
+        paths += [path] if path is not None else []
     return paths

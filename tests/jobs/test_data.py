@@ -18,6 +18,7 @@ from jobs.data import main
 from ppml.data.sources import SOURCES
 from tests.data.serve import serve
 from tests.jobs.readme import readme_commands
+from tests.runtime.bars import final
 
 LABELS = "mnist/t10k-labels-idx1-ubyte.gz"
 
@@ -92,6 +93,15 @@ def test_list_shows_present_missing_and_corrupt(real_data, tmp_path, capsys):
     assert main(["verify", f"data_dir={tmp_path}"]) == 1
     (tmp_path / "ml-100k/u.info").write_bytes((real_data / "ml-100k/u.info").read_bytes())
     assert main(["verify", f"data_dir={tmp_path}"]) == 0
+
+
+def test_list_and_verify_show_their_bar_and_progress_false_none(tmp_path, capsys):
+    for command in ("list", "verify"):
+        main([command, f"data_dir={tmp_path}"])
+        assert f"{len(SOURCES)}/{len(SOURCES)}" in final(capsys.readouterr().err,
+                                                         "checking datasets")
+        main([command, f"data_dir={tmp_path}", "progress=false"])
+        assert capsys.readouterr().err == ""
 
 
 def test_verify_exits_non_zero_on_a_mismatch(tmp_path):

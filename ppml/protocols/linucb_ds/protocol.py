@@ -179,11 +179,12 @@ class Principal(Participant):
             self.scores = Resident(scores, self.workers)    # actors build tables during the pool
             needed = (self.horizon - max(self.first, 1)) * self.groups + 1
             streamed = self.workers > 1              # the pool then fills during the steps
-            with progress.bar("linucb_ds offline pool", needed, unit="r^n",
-                              enabled=not streamed) as pool_bar:
-                self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
-                                           workers=self.workers, obfuscator=self.obfuscator,
-                                           stream=streamed, made=pool_bar.update)
+            self._pool_bar = progress.bar("linucb_ds offline pool", needed, unit="r^n")
+            self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
+                                       workers=self.workers, obfuscator=self.obfuscator,
+                                       stream=streamed, made=self._pool_bar.update)
+            if not streamed:                         # else open until the last one is taken
+                self._pool_bar.close()
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
@@ -299,6 +300,7 @@ class Principal(Participant):
         pk = self.comp_key
         with self.clock("5"):
             masked, rand = mask_sum(pk, self.s, self.pool.take(1)[0])
+            self._pool_bar.close()                   # the pool's last obfuscator
             self.counts["encryptions"] += 1
             self.counts["additions"] += 1
         switched = self.comp.send("5", "E_Comp(rand + s)", "switch", masked, self.dc_key,
@@ -312,8 +314,9 @@ class Principal(Participant):
         self.dc.send("7", "E_DC(s)", "receive_sum", result, int(pk.n))
 
     def close(self) -> None:
-        """Stop the actors holding theta*'s tables and the pool's streaming tasks, if any."""
-        for resource in ("scores", "pool"):
+        """Stop the actors holding theta*'s tables and the pool's streaming tasks, and close
+        the pool's bar, if any."""
+        for resource in ("scores", "pool", "_pool_bar"):
             if hasattr(self, resource):
                 getattr(self, resource).close()
 
@@ -387,6 +390,20 @@ class Comp(Participant):
         self._decryptor.close()
 
 
+def public_keys(comp, dc, connect=None) -> tuple:
+    """(Comp's public key, DC's), each waited for while its owner makes its key pair: the
+    "linucb_ds key generation" bar, one unit per key.  ``connect``, if given, runs first inside
+    the bar: a federated P's links, which Comp and DC serve once their key pairs exist."""
+    with progress.bar("linucb_ds key generation", 2, unit="key") as keys:
+        if connect is not None:
+            connect()
+        comp_key = comp.call("key")
+        keys.update()
+        dc_key = dc.call("key")
+        keys.update()
+    return comp_key, dc_key
+
+
 def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
                  theta_norm_bound: float, coin_key: bytes | None = None) -> dict:
     """A whole LinUCB-DS run with the four parties in ``config.runtime``; returns the arms P
@@ -404,16 +421,11 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
         return made[-1]
 
     try:
-        with progress.bar("linucb_ds key generation", 2, unit="key") as keys:
-            comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers,
-                         c.record_views)
-            dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
-            do = spawn(DataOwner)
-            p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
-            comp_key = comp.call("key")
-            keys.update()
-            dc_key = dc.call("key")
-            keys.update()
+        comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views)
+        dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
+        do = spawn(DataOwner)
+        p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
+        comp_key, dc_key = public_keys(comp, dc)
         parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
         p.call("connect", do, dc, comp, comp_key, dc_key, coin_key, c.checkpoints)
