@@ -66,6 +66,19 @@ def panel_grid(count: int, width: float, height: float, extra_width: float = 0.0
     return fig, flat[:count]
 
 
+def panel_figure(panels: list, draw, size: tuple, title: str, folder: Path, name: str,
+                 fixed: dict, note: str) -> Path:
+    """One panel per (heading, its runs) of ``panels`` (`panel_grid`, each panel ``size`` =
+    (width, height) inches), drawn by ``draw(ax, runs)`` and headed ``heading``, under the
+    figure's ``title``; saved as ``name`` with ``fixed`` and ``note`` in its caption (`save`)."""
+    fig, axes = panel_grid(len(panels), *size)
+    for ax, (heading, runs) in zip(axes, panels):
+        draw(ax, runs)
+        ax.set_title(heading)
+    fig.suptitle(title)
+    return save(fig, folder, name, fixed, note)
+
+
 def fixed_settings(runs: list, varying: tuple, settings: tuple, figure_name: str) -> dict:
     """The one value every run has for each key of ``settings`` not in ``varying`` (what the
     figure holds fixed, for its caption).  Refuses runs that differ in such a key, naming each

@@ -9,8 +9,9 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.linucb_ds import linucb_ds
 from ppml.experiments.results import read_results
 from ppml.protocols.linucb_ds import protocol
-from tests.runtime.bars import final
+from tests.experiments.summaries import fits
 from tests.protocols.linucb_ds.lost import CompKilledAtRound10, CompLostAtRound10
+from tests.runtime.bars import final
 
 SMALL = ["dataset=synthetic", "key_bits=512", "insecure_key_bits_ok=true", "progress=false"]
 
@@ -90,7 +91,7 @@ def uninterrupted(tmp_path_factory) -> list:
     out = linucb_ds(columns(RESUMED[:-1], experiment="linucb_ds",
                             results_dir=str(tmp_path_factory.mktemp("uninterrupted"))))
     assert not any(row["replayed"] for row in out.rows)
-    assert max(map(len, out.table.splitlines())) <= 100 and "exact sum" in out.table
+    assert fits(out.table) and "exact sum" in out.table
     assert "\n\n" not in out.table                       # one block: the columns fit
     return arms_and_rewards(out.rows)
 
