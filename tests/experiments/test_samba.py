@@ -99,3 +99,13 @@ def test_progress_draws_a_bar_per_phase_and_false_draws_none(capfd):
     assert "1/1" in final(shown, "samba set-up") and "8/8" in final(shown, "samba steps")
     samba(RunConfig.from_columns({**config.columns(), "progress": False}))
     assert "samba" not in capfd.readouterr().err
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_under_ray_the_key_generation_bar_ends_when_dc_s_actor_has_its_pair(ray_cluster, capfd):
+    samba(RunConfig(experiment="samba", dataset="synthetic", arms=3, horizon=8, key_bits=512,
+                    insecure_key_bits_ok=True, runtime="ray"))          # unseeded: no warning
+    out, err = capfd.readouterr()
+    assert "1/1" in final(err, "samba key generation") and "8/8" in final(err, "samba steps")
+    assert "pid=" not in out + err
