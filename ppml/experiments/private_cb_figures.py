@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ppml.experiments.figures import (figure, fixed_settings, line_figure, mean_lines,
-                                      panel_figure, plot_lines, runs_of, save, subplots)
+from ppml.experiments.figures import (draw_panels, figure, fixed_settings, line_figure,
+                                      mean_lines, plot_lines, runs_of, save, subplots)
 
 REWARD_SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "private_cb.epsilon",
                    "precision_bits", "mpc.truncation", "private_cb.nr_iterations",
@@ -48,11 +48,11 @@ def reward_over_training(rows: list, folder: Path) -> Path:
     horizons = sorted({r["horizon"] for r in rows})
     if len(horizons) == 1:
         fixed["horizon"] = horizons[0]
-    return panel_figure([(f"T = {horizon}" if len(horizons) > 1 else "",
-                          [r for r in rows if r["horizon"] == horizon]) for horizon in horizons],
-                        _reward_curves, (6.5, 4),
-                        "Private contextual bandit: reward during training (Fig. 1)", folder,
-                        name, fixed, AVERAGED)
+    fig, _ = draw_panels([(f"T = {horizon}" if len(horizons) > 1 else "",
+                           [r for r in rows if r["horizon"] == horizon]) for horizon in horizons],
+                         _reward_curves, (6.5, 4),
+                         "Private contextual bandit: reward during training (Fig. 1)")
+    return save(fig, folder, name, fixed, AVERAGED)
 
 
 def _reward_curves(ax, rows: list) -> None:

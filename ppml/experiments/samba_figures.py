@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from ppml.protocols.samba.policies import ALGORITHMS
-from ppml.experiments.figures import (figure, fixed_settings, grouped_bars, line_figure,
-                                      panel_figure, runs_of)
+from ppml.experiments.figures import (draw_panels, figure, fixed_settings, grouped_bars,
+                                      line_figure, runs_of, save)
 
 TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor", "samba.mask")
 """Settings that change a run's time; the others (dataset, algorithm parameters) barely do."""
@@ -105,15 +105,15 @@ def _per_algorithm(runs: list, value) -> tuple[dict, dict]:
 def _per_size(rows: list, folder: Path, name: str, draw, settings: tuple, title: str,
               note: str) -> Path | None:
     """One panel per (K, N) of the runs in ``rows``, drawn by ``draw(ax, its runs)``
-    (`panel_figure`), ``settings`` held fixed; None without runs."""
+    (`draw_panels`), ``settings`` held fixed; None without runs."""
     runs = runs_of(rows)
     if not runs:
         return None
     sizes = sorted({(r["arms"], r["horizon"]) for r in runs})
     panels = [(f"K = {K}, N = {N}", [r for r in runs if (r["arms"], r["horizon"]) == (K, N)])
               for K, N in sizes]
-    return panel_figure(panels, draw, (7, 4), title, folder, name,
-                        fixed_settings(runs, (), settings, name), note)
+    fig, _ = draw_panels(panels, draw, (7, 4), title)
+    return save(fig, folder, name, fixed_settings(runs, (), settings, name), note)
 
 
 @figure("samba")
