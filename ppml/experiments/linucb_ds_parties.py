@@ -85,8 +85,12 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     options = config.linucb_ds
     p = Principal(make_policy(data, config.horizon), options.scale_bits, config.workers,
                   options.obfuscator)
-    comp, dc, do = (node.remote(n) for n in ("comp", "dc", "do"))
-    comp_key, dc_key = public_keys(comp, dc, node.connect)
+
+    def reach() -> tuple:                 # Comp and DC serve once their key pairs exist
+        node.connect()
+        return tuple(node.remote(n) for n in ("comp", "dc", "do"))
+
+    comp, dc, do, comp_key, dc_key = public_keys(reach)
     check_key_bits(comp_key.bits, config.insecure_key_bits_ok)
     check_key_bits(dc_key.bits, config.insecure_key_bits_ok)
     p.connect(do, dc, comp, comp_key, dc_key, coins_key(config),

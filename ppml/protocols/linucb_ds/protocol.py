@@ -390,18 +390,18 @@ class Comp(Participant):
         self._decryptor.close()
 
 
-def public_keys(comp, dc, connect=None) -> tuple:
-    """(Comp's public key, DC's), each waited for while its owner makes its key pair: the
-    "linucb_ds key generation" bar, one unit per key.  ``connect``, if given, runs first inside
-    the bar: a federated P's links, which Comp and DC serve once their key pairs exist."""
+def public_keys(start) -> tuple:
+    """``start()``'s roles, Comp and DC first, then Comp's public key and DC's, all under the
+    "linucb_ds key generation" bar (one unit a key): ``start`` makes the roles (Comp and DC
+    make their key pairs as they start) or reaches them (a federated P's links, which Comp and
+    DC serve once their pairs exist), and each key is waited for."""
     with progress.bar("linucb_ds key generation", 2, unit="key") as keys:
-        if connect is not None:
-            connect()
-        comp_key = comp.call("key")
+        made = start()
+        comp_key = made[0].call("key")
         keys.update()
-        dc_key = dc.call("key")
+        dc_key = made[1].call("key")
         keys.update()
-    return comp_key, dc_key
+    return (*made, comp_key, dc_key)
 
 
 def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
@@ -421,11 +421,10 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
         return made[-1]
 
     try:
-        comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views)
-        dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
-        do = spawn(DataOwner)
-        p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
-        comp_key, dc_key = public_keys(comp, dc)
+        comp, dc, do, p, comp_key, dc_key = public_keys(lambda: (
+            spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views),
+            spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed),
+            spawn(DataOwner), spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)))
         parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
         p.call("connect", do, dc, comp, comp_key, dc_key, coin_key, c.checkpoints)
