@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 import ppml.mpc as mpc
-from jobs.cli import cases, finish, options, run_command
+from jobs.cli import cases, finish, options, parse_ints, run_command
 
 METHODS = ("pairwise", "tournament")
 
@@ -63,7 +63,7 @@ def method_rows(method: str, sizes: list, max_gb: float) -> list:
 def main(argv=None) -> None:
     opts = options({"results_dir": "results", "arms": "10,100,1000,10000", "max_gb": 4.0}, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
-    sizes = [int(a) for a in opts["arms"].split(",")]
+    sizes = parse_ints(opts["arms"], "arms")
     rows = [row for method in cases(METHODS, "bench_argmax", opts, unit="method")
             for row in method_rows(method, sizes, opts["max_gb"])]
     finish("bench_argmax", rows, opts, started_at)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from jobs.cli import InputError, cases, checking, finish, options, run_command
+from jobs.cli import InputError, cases, finish, options, parse_ints, run_command
 from ppml.runtime import wire
 from ppml.runtime.federated import Peers, loopback
 from ppml.runtime.links import Links
@@ -93,8 +93,7 @@ def main(argv=None) -> None:
     if opts["rounds"] < 1 or opts["repeats"] < 1:
         raise InputError(f"rounds and repeats must be >= 1, got rounds={opts['rounds']} "
                          f"repeats={opts['repeats']}")
-    with checking():
-        counts = [int(p) for p in str(opts["parties"]).split(",")]
+    counts = parse_ints(opts["parties"], "parties")
     started_at = dt.datetime.now(dt.timezone.utc)
     rows = []
     for parties, repeat, transport in cases(

@@ -35,7 +35,7 @@ from contextlib import nullcontext
 import gmpy2
 
 from jobs.bench_paillier import median_time
-from jobs.cli import cases, checking, finish, options, parse_sizes, run_columns, run_command
+from jobs.cli import cases, finish, options, parse_ints, parse_sizes, run_columns, run_command
 from ppml.protocols.linucb_ds.scores import WINDOW
 from ppml.crypto.paillier import generate_keypair
 from ppml.crypto.paillier.djn import COMPLEMENT_BASES, ShortExponentBase
@@ -114,8 +114,7 @@ def measure(opts: dict, K: int, d: int, N: int, workers: int, obfuscator: str,
 def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
-    with checking():
-        workers = [int(w) for w in opts["workers"].split(",")]
+    workers = parse_ints(opts["workers"], "workers")
     sizes = parse_sizes(opts["sizes"], "KxdxN")
     ray_needed = max(workers) > 1
     with cluster.connected(num_cpus=max(workers), dashboard=False) if ray_needed else nullcontext():

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from jobs.cli import cases, finish, options, parse_sizes, run_command
+from jobs.cli import cases, finish, options, parse_ints, run_command
 from ppml.mpc import ring
 
 
@@ -42,7 +42,7 @@ def measure(n: int, rng) -> dict:
 
 def main(argv=None) -> None:
     opts = options({"sizes": "32,64,128,256,512,1024", "results_dir": "results"}, argv)
-    sizes = [n for (n,) in parse_sizes(opts["sizes"], "n")]
+    sizes = parse_ints(opts["sizes"], "sizes")
     started_at = dt.datetime.now(dt.timezone.utc)
     rng = np.random.default_rng(0)
     rows = [measure(n, rng) for n in cases(sizes, "bench_matmul", opts, unit="size")]

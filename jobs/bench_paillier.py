@@ -27,7 +27,7 @@ import gmpy2
 import numpy as np
 import phe
 
-from jobs.cli import InputError, cases, checking, finish, options, run_command
+from jobs.cli import InputError, cases, finish, options, parse_ints, run_command
 from ppml.runtime import cluster
 from ppml.crypto.paillier import (Decryptor, Encoding, EncryptedArray, ObfuscatorPool, SlotLayout,
                                   fresh_obfuscators, generate_keypair, pack)
@@ -133,15 +133,14 @@ def main(argv=None) -> None:
     opts = options({"key_bits": "1024,2048", "values": 64, "dim": 10, "workers": "1,2",
                     "repeats": 3, "results_dir": "results"}, argv)
     started_at = dt.datetime.now(dt.timezone.utc)
-    with checking():
-        workers = [int(w) for w in opts["workers"].split(",")]
+    workers = parse_ints(opts["workers"], "workers")
     if opts["dim"] > opts["values"]:
         raise InputError(f"dim must be <= values, got dim={opts['dim']} values={opts['values']}")
     ray_needed = max(workers) > 1
     with cluster.connected(num_cpus=max(workers), dashboard=False) if ray_needed else nullcontext():
-        rows = [r for bits in cases(opts["key_bits"].split(","), "bench_paillier", opts,
-                                    unit="key size")
-                for r in measure_key(int(bits), opts, workers)]
+        rows = [r for bits in cases(parse_ints(opts["key_bits"], "key_bits"), "bench_paillier",
+                                    opts, unit="key size")
+                for r in measure_key(bits, opts, workers)]
     finish("bench_paillier", with_speedups(rows), opts, started_at)
 
 

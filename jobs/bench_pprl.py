@@ -56,7 +56,7 @@ import datetime as dt
 from contextlib import nullcontext
 
 from jobs.bench_paillier import median_time
-from jobs.cli import InputError, cases, checking, finish, options, run_command
+from jobs.cli import InputError, cases, finish, options, parse_ints, run_command
 from ppml.crypto.paillier import ObfuscatorPool, generate_keypair
 from ppml.crypto.paillier.threshold import deal
 from ppml.experiments.slowdown import slowdowns
@@ -188,17 +188,16 @@ def main(argv=None) -> None:
     if opts["steps"] < 1:
         raise InputError(f"steps must be >= 1, got {opts['steps']}")
     started_at = dt.datetime.now(dt.timezone.utc)
-    with checking():
-        workers = [int(w) for w in str(opts["workers"]).split(",")]
+    workers = parse_ints(opts["workers"], "workers")
     runtimes = opts["runtimes"].split(",")
     with cluster.connected(None) if max(workers) > 1 or "ray" in runtimes else nullcontext():
         backends = opts["backends"].split(",")
         selections = opts["selection"].split(",")
-        rows = [measure(opts["steps"], int(bits), obfuscator, opts["partition"], w, selection,
+        rows = [measure(opts["steps"], bits, obfuscator, opts["partition"], w, selection,
                         opts["learner"], opts["scale_bits"], runtime)
                 for bits, obfuscator, w, selection, runtime in cases(
                     [(bits, obfuscator, w, selection, runtime)
-                     for bits in str(opts["key_bits"]).split(",")
+                     for bits in parse_ints(opts["key_bits"], "key_bits")
                      for obfuscator in opts["obfuscators"].split(",") for w in workers
                      for selection in selections for runtime in runtimes],
                     "bench_pprl paillier", opts)] if "paillier" in backends else []

@@ -166,9 +166,15 @@ def parse_sizes(text: str, form: str, name: str = "sizes") -> list[tuple]:
     sizes = [size.split("x") for size in text.split(",")]
     if not all(len(size) == parts and all(v.isdigit() and int(v) >= 1 for v in size)
                for size in sizes):
-        raise InputError(f"{name} must be {form}[,{form}...] ({parts} integers >= 1 joined by "
-                         f"x), got {text!r}")
+        each = "an integer >= 1" if parts == 1 else f"{parts} integers >= 1 joined by x"
+        raise InputError(f"{name} must be {form}[,{form}...] ({each}), got {text!r}")
     return [tuple(int(v) for v in size) for size in sizes]
+
+
+def parse_ints(text, name: str) -> list[int]:
+    """``"1,2,4"`` (or an int) as [1, 2, 4]: a list of integers >= 1 a benchmark sweeps (its
+    workers, key sizes, parties); an `InputError` naming ``name`` otherwise (`parse_sizes`)."""
+    return [n for (n,) in parse_sizes(str(text), "n", name)]
 
 
 def finish(experiment: str, rows: list, opts: dict, started_at: dt.datetime,

@@ -4,7 +4,8 @@
     python -m jobs.data download movielens  # fetch, verify, keep (prints the licence first)
     python -m jobs.data verify              # check every file present; exit 1 on a mismatch
 
-Each takes ``data_dir=<folder>`` (else ``$PPML_DATA``, as every run does); ``download`` also
+Each takes ``data_dir=<folder>`` (else ``$PPML_DATA``, as every run does) and ``progress=false``
+(no bar: list and verify hash every file, download shows its bytes); ``download`` also
 takes ``mirror=<URL>``, a base URL (``https://``, ``http://`` or ``file://``) that holds the
 download files under their own names, instead of the official sources.  Sources, licences and
 checksums: ppml/data/sources.py, ppml/data/checksums.py and docs/data.md.
@@ -20,6 +21,7 @@ from jobs.cli import InputError, options as parse_options, run_command
 from ppml.data.checksums import DATA_DIR_ENV, ChecksumError, locate_data_dir
 from ppml.data.download import NoSourceError, dataset_files, download, status
 from ppml.data.sources import SOURCES, Source, download_command
+from ppml.runtime import progress
 
 DEFAULTS = {"list": {"data_dir": None}, "verify": {"data_dir": None},
             "download": {"data_dir": None, "mirror": None}}
@@ -39,11 +41,18 @@ def data_folder(data_dir) -> tuple[Path, str]:
     return folder, origin
 
 
+def checked(folder: Path) -> list:
+    """(source, state, files) of every dataset in ``folder`` (`status`), one step of a bar each:
+    every file is hashed, seconds for a large one."""
+    return [(source, *status(source, folder))
+            for source in progress.track(list(SOURCES.values()), "checking datasets",
+                                         unit="dataset")]
+
+
 def list_datasets(folder: Path, origin: str) -> None:
     """Print each dataset's state, folder and licence, and what differs in a corrupt file."""
-    print(f"data directory: {folder} (from {origin})")
-    for source in SOURCES.values():
-        state, files = status(source, folder)
+    print(f"data directory: {folder} (from {origin})", flush=True)
+    for source, state, files in checked(folder):
         print(f"{source.name:<10} {state:<10} {folder / source.folder}  licence: "
               f"{source.licence}")
         for entry in files:
@@ -58,8 +67,7 @@ def verify(folder: Path, origin: str) -> int:
     if not folder.is_dir():
         raise InputError(f"data directory {str(folder)!r} (from {origin}) does not exist")
     failed = False
-    for source in SOURCES.values():
-        state, files = status(source, folder)
+    for source, state, files in checked(folder):
         present = sum(entry.state != "missing" for entry in files)
         print(f"{source.name}: {state} ({present} of {len(files)} files in "
               f"{folder / source.folder})")
@@ -70,14 +78,15 @@ def verify(folder: Path, origin: str) -> int:
     return 1 if failed else 0
 
 
-def fetch(source: Source, folder: Path, origin: str, mirror) -> None:
-    """Print the dataset's terms, then download and verify it (SystemExit on a failure)."""
+def fetch(source: Source, folder: Path, origin: str, mirror, shown: bool = True) -> None:
+    """Print the dataset's terms, then download and verify it (SystemExit on a failure);
+    ``shown``: a bar of the bytes."""
     print(f"{source.title}: {source.homepage}\nlicence: {source.licence}\n"
           f"downloading means accepting these terms; into {folder / source.folder} "
           f"(data directory from {origin})" + (f"\nnote: {source.note}" if source.note else ""),
           flush=True)
     try:
-        fetched = download(source, folder, mirror=mirror)
+        fetched = download(source, folder, mirror=mirror, progress=shown)
     except (ChecksumError, NoSourceError, ImportError, OSError,
             http.client.HTTPException) as error:
         raise SystemExit(f"download {source.name} failed: {error}") from None
@@ -103,13 +112,14 @@ def main(argv=None) -> int:
     if unknown:
         raise InputError(f"unknown dataset {unknown[0]!r}; datasets: {', '.join(SOURCES)}")
     folder, origin = data_folder(options["data_dir"])
-    if command == "list":
-        list_datasets(folder, origin)
-        return 0
-    if command == "verify":
-        return verify(folder, origin)
-    for name in names:
-        fetch(SOURCES[name], folder, origin, options["mirror"])
+    with progress.showing(options["progress"]):
+        if command == "list":
+            list_datasets(folder, origin)
+            return 0
+        if command == "verify":
+            return verify(folder, origin)
+        for name in names:
+            fetch(SOURCES[name], folder, origin, options["mirror"], options["progress"])
     return 0
 
 

@@ -6,10 +6,12 @@ has runs there (ppml/experiments/figures.py), into ``figures_dir`` (default
 left out with a warning on stderr naming it, and the report goes on with the other runs: a folder
 of many runs should not lose its figures to one damaged file.  A figure whose runs mix settings
 it does not plot is not drawn; its line ``not drawn: ...`` names the settings to hold fixed.
+A bar counts the figures drawn (``progress=false``: none).
 """
 
 from jobs.cli import options as parse_options, run_command
 from ppml.experiments.figures import draw_all
+from ppml.runtime import progress
 
 DEFAULTS = {"results_dir": "results", "figures_dir": None}
 
@@ -17,7 +19,8 @@ DEFAULTS = {"results_dir": "results", "figures_dir": None}
 def main(argv=None) -> list:
     options = parse_options(DEFAULTS, argv)
     refused = []
-    paths = draw_all(options["results_dir"], options["figures_dir"], refused)
+    with progress.showing(options["progress"]):
+        paths = draw_all(options["results_dir"], options["figures_dir"], refused)
     for path in paths:
         print(path)
     for message in refused:

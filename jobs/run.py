@@ -52,7 +52,7 @@ def run(cfg: DictConfig) -> Path:
         config = load_config(cfg)
         experiment = registry.get(config.experiment)
         checkpointing.prepare(config)      # a resume that cannot work fails before Ray starts
-        registry.check_inputs(config)      # so does a missing dataset
+        inputs = registry.check_inputs(config)      # so does a missing dataset
     if config.seed is not None:
         log.warning(
             "INSECURE: seeded reproducible mode (seed=%d); shares, masks and keys are predictable",
@@ -64,7 +64,7 @@ def run(cfg: DictConfig) -> Path:
     started_at = dt.datetime.now(dt.timezone.utc)
     try:
         with ray_runtime(config):
-            output = experiment(config)
+            output = experiment(config, inputs)          # the inputs read once
     except Exception:
         if config.checkpoint_every:
             print(f"run {config.run_id} failed; to go on from its last checkpoints, run the "

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ppml.experiments.results import read_results
+from ppml.runtime import progress
 
 
 def pyplot():
@@ -63,6 +64,20 @@ def panel_grid(count: int, width: float, height: float, extra_width: float = 0.0
     for ax in flat[count:]:
         ax.set_visible(False)
     return fig, flat[:count]
+
+
+def draw_panels(panels: list, draw, size: tuple, title: str | None = None,
+                extra_width: float = 0.0) -> tuple:
+    """(figure, its axes): one panel per (heading, its runs) of ``panels`` (`panel_grid`, each
+    panel ``size`` = (width, height) inches, ``extra_width`` on the right), drawn by
+    ``draw(ax, runs)`` and headed ``heading``, under the figure's ``title`` if given."""
+    fig, axes = panel_grid(len(panels), *size, extra_width)
+    for ax, (heading, runs) in zip(axes, panels):
+        draw(ax, runs)
+        ax.set_title(heading)
+    if title is not None:
+        fig.suptitle(title)
+    return fig, axes
 
 
 def fixed_settings(runs: list, varying: tuple, settings: tuple, figure_name: str) -> dict:
@@ -277,11 +292,10 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
     values = sorted({r.get(panels) for r in runs}, key=_legend_order) if panels else [None]
     if len(values) == 1 and panels:                # one panel: its value is a fixed setting
         fixed[panels], panels = values[0], None
-    fig, axes = panel_grid(len(values), 6.5, 4, 2.5 if references else 0.0)
     keys = sorted({r[line] for r in runs}, key=_legend_order)
     colors = {key: f"C{i % 10}" for i, key in enumerate(keys)}
-    for ax, value in zip(axes, values):
-        mine = [r for r in runs if panels is None or r.get(panels) == value]
+
+    def draw(ax, mine: list) -> None:
         plot_lines(ax, mean_lines(mine, x, y, line), label, colors)
         for (reference, kind), style in zip(references, ("--", ":")):
             known = [r for r in mine if reference(r) is not None]
@@ -291,9 +305,11 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
                 _plain_log(ax, axis)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.set_title(f"{panels}={_text(value)}" if panels else title)
-    if panels:
-        fig.suptitle(title)
+
+    fig, axes = draw_panels(
+        [(f"{panels}={_text(value)}" if panels else title,
+          [r for r in runs if panels is None or r.get(panels) == value]) for value in values],
+        draw, (6.5, 4), title if panels else None, 2.5 if references else 0.0)
     if references:
         for ax in axes:
             ax.get_legend().remove()
@@ -341,15 +357,17 @@ def draw_all(results_dir, figures_dir=None, refused: list | None = None) -> list
         return []
     rows = table.to_pylist()
     paths = []
+    drawn = []                                    # (figure, its experiments' runs)
     for experiments, functions in FIGURES.items():
         mine = [r for r in rows if r.get("experiment") in experiments]
-        for fn in functions if mine else ():
-            try:
-                path = fn(mine, folder)
-            except MixedSettings as refusal:
-                if refused is None:
-                    raise
-                refused.append(str(refusal))
-                continue
-            paths += [path] if path is not None else []
+        drawn += [(fn, mine) for fn in functions if mine]
+    for fn, mine in progress.track(drawn, "figures", unit="figure"):
+        try:
+            path = fn(mine, folder)
+        except MixedSettings as refusal:
+            if refused is None:
+                raise
+            refused.append(str(refusal))
+            continue
+        paths += [path] if path is not None else []
     return paths

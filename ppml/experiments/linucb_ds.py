@@ -177,8 +177,8 @@ def checked_instance(config: RunConfig, spectral: bool = False) -> dict:
     return instance(config, spectral)
 
 
-def run(config: RunConfig, spectral: bool) -> RunOutput:
-    data = checked_instance(config, spectral)
+def run(config: RunConfig, spectral: bool, data: dict) -> RunOutput:
+    """The whole experiment on ``data`` (`checked_instance`, the run's input check)."""
     N = config.horizon
     options = config.linucb_ds
     checkpointing.prepare(config)
@@ -215,10 +215,10 @@ costs against the lean float64 loop)."""
 
 
 @register("linucb_ds", check=checked_instance)
-def linucb_ds(config: RunConfig) -> RunOutput:
-    return run(config, spectral=False)
+def linucb_ds(config: RunConfig, data: dict) -> RunOutput:
+    return run(config, False, data)
 
 
 @register("spectral_ucb_ds", check=lambda config: checked_instance(config, spectral=True))
-def spectral_ucb_ds(config: RunConfig) -> RunOutput:
-    return run(config, spectral=True)
+def spectral_ucb_ds(config: RunConfig, data: dict) -> RunOutput:
+    return run(config, True, data)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ppml.experiments.figures import (figure, fixed_settings, mean_lines, panel_grid,
+from ppml.experiments.figures import (draw_panels, figure, fixed_settings, mean_lines,
                                       plot_lines, runs_of, save, subplots)
 
 STEPS = (("time_3i_s", "step (3).i"), ("time_3ii_s", "step (3).ii"), ("time_4i_s", "step (4).i"))
@@ -38,20 +38,25 @@ def costly_steps_against_workers(rows: list, folder: Path) -> Path | None:
     name = "linucb_ds_fig6ab_steps_vs_workers"
     fixed = fixed_settings([r for runs in panels.values() for rs in runs.values() for r in rs],
                            (), SETTINGS, name)
-    fig, axes = panel_grid(len(panels), 7 if len(panels) == 1 else 5, 4)
-    for ax, ((K, d, N), by_workers) in zip(axes, sorted(panels.items())):
-        workers = sorted(by_workers)
-        bottom = np.zeros(len(workers))
-        for column, label in STEPS:
-            heights = np.array([np.mean([r[column] for r in by_workers[w]]) for w in workers])
-            ax.bar([str(w) for w in workers], heights, bottom=bottom, label=label)
-            bottom += heights
-        ax.set_xlabel("workers")
-        ax.set_ylabel("seconds")
-        ax.set_title(f"K = {K}, d = {d}, N = {N}")
-        ax.legend(fontsize=8)
-    fig.suptitle("LinUCB-DS: the three costly steps against workers (Fig. 6(a, b))")
+    fig, _ = draw_panels([(f"K = {K}, d = {d}, N = {N}", by_workers)
+                          for (K, d, N), by_workers in sorted(panels.items())], _costly_steps,
+                         (7 if len(panels) == 1 else 5, 4),
+                         "LinUCB-DS: the three costly steps against workers (Fig. 6(a, b))")
     return save(fig, folder, name, fixed, "Runs at the same point averaged.")
+
+
+def _costly_steps(ax, by_workers: dict) -> None:
+    """Fig. 6(a, b)'s stacked bars of one (K, d, N) on ``ax`` (``by_workers``: workers -> its
+    runs)."""
+    workers = sorted(by_workers)
+    bottom = np.zeros(len(workers))
+    for column, label in STEPS:
+        heights = np.array([np.mean([r[column] for r in by_workers[w]]) for w in workers])
+        ax.bar([str(w) for w in workers], heights, bottom=bottom, label=label)
+        bottom += heights
+    ax.set_xlabel("workers")
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=8)
 
 
 @figure("linucb_ds")

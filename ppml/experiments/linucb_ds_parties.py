@@ -27,7 +27,7 @@ from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
 from ppml.experiments.federation import register_parties
 from ppml.experiments.linucb_ds import coins_key, instance, make_policy, norm_bound
-from ppml.protocols.linucb_ds.protocol import PARTIES, Comp, Principal
+from ppml.protocols.linucb_ds.protocol import PARTIES, Comp, Principal, public_keys
 from ppml.protocols.linucb_ds.roles import DataClient, DataOwner
 from ppml.runtime.checkpoints import DRIVEN
 from ppml.runtime.federated import Node
@@ -86,9 +86,12 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     p = Principal(make_policy(data, config.horizon), options.scale_bits, config.workers,
                   options.obfuscator)
     keys_start = time.perf_counter()
-    node.connect()
-    comp, dc, do = (node.remote(n) for n in ("comp", "dc", "do"))
-    comp_key, dc_key = comp.call("key"), dc.call("key")
+
+    def reach() -> tuple:                 # Comp and DC serve once their key pairs exist
+        node.connect()
+        return tuple(node.remote(n) for n in ("comp", "dc", "do"))
+
+    comp, dc, do, comp_key, dc_key = public_keys(reach)
     check_key_bits(comp_key.bits, config.insecure_key_bits_ok)
     check_key_bits(dc_key.bits, config.insecure_key_bits_ok)
     p.connect(do, dc, comp, comp_key, dc_key, coins_key(config),

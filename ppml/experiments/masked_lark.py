@@ -25,6 +25,8 @@ the seconds of the setup, of making the reports (``generation_s``), of the helpe
 
 from __future__ import annotations
 
+import functools
+
 from ppml.data.conversions import load_conversions
 from ppml.experiments import checkpointing
 from ppml.experiments.config import RunConfig
@@ -49,21 +51,22 @@ SHOWN = (("keys_released", "released"), ("keys_suppressed", "suppressed"),
 many keys it released, how fast, how private."""
 
 
-def check_inputs(config: RunConfig) -> None:
+def check_inputs(config: RunConfig):
     """The run's input check (`registry.register`), before anything starts: no checkpoints of
-    an aggregation; a training run's conversion log loads."""
+    an aggregation; a training run's conversion log loads (returned, for the evaluation)."""
     refuse_checkpoints(config)
     if config.masked_lark.task == "train":
-        load_conversions(config.dataset, config.data_dir, config.data_seed)
+        return load_conversions(config.dataset, config.data_dir, config.data_seed)
+    return None
 
 
 @register("masked_lark", check=check_inputs)
-def masked_lark(config: RunConfig) -> RunOutput:
+def masked_lark(config: RunConfig, data) -> RunOutput:
     federated = config.runtime == "federated"
-    refuse_checkpoints(config)
     if config.masked_lark.task == "train":
         checkpointing.prepare(config)
-        result = checkpointing.with_restarts(config, train_federated if federated else _train)
+        result = checkpointing.with_restarts(
+            config, functools.partial(train_federated if federated else _train, data=data))
         mark_replayed(result)
         result.summary.update(training_slowdowns(result.summary))
         shown = TRAINING_SHOWN
@@ -103,12 +106,13 @@ def mark_replayed(result) -> None:
         row["replayed"] = row["method"] == "masked" and replayed[row["step"]]
 
 
-def _train(config: RunConfig):
+def _train(config: RunConfig, data):
     return run_training(config.masked_lark, config.dataset, config.parties, config.data_seed,
                         data_dir=config.data_dir, precision_bits=config.precision_bits,
                         seed=config.seed, runtime=config.runtime, workers=config.workers,
                         record_views=config.record_views, timeout_s=config.party_timeout_s,
-                        checkpoints=checkpointing.plan(config, helper_names(config.parties)))
+                        checkpoints=checkpointing.plan(config, helper_names(config.parties)),
+                        data=data)
 
 
 def _aggregate(config: RunConfig):
@@ -128,12 +132,11 @@ def aggregate_federated(config: RunConfig):
                                 helpers[0]["protocol_s"], browsers["seconds"])
 
 
-def train_federated(config: RunConfig):
+def train_federated(config: RunConfig, data):
     """Every party its own process on loopback, then the evaluation of any runtime on the
-    helpers' outputs and the ad network's history; the harness loads the examples and
-    makes the plan itself (EVALUATION ONLY)."""
+    helpers' outputs and the ad network's history; the harness makes the plan itself from the
+    examples ``data`` (`check_inputs` loaded them: EVALUATION ONLY)."""
     options = config.masked_lark
-    data = load_conversions(config.dataset, config.data_dir, config.data_seed)
     plan = training_plan(options, data, config.data_seed, config.precision_bits)
     outs = run_parties(config)
     helpers = [outs[f"helper-{j}"] for j in range(config.parties)]

@@ -150,9 +150,8 @@ def _helper(config: RunConfig, node: Node, name: str) -> dict:
     options = config.masked_lark
     if config.workers > 1:
         ensure_ray()                    # the helper's own Ray instance, for its workers
-    node.connect()
     engine = EngineConfig(config.parties, seed=config.seed, record_views=config.record_views)
-    ctx = node.context(engine, DEALER)
+    ctx = node.join(engine, DEALER, "masked_lark")
     leader = name == LEADER
     roles = {"browsers": node.remote(BROWSERS) if leader else None,
              "adnet": node.remote(ADNET) if leader else None}

@@ -61,7 +61,7 @@ def check_inputs(config: RunConfig) -> None:
 
 
 @register("pprl", check=check_inputs)
-def pprl(config: RunConfig) -> RunOutput:
+def pprl(config: RunConfig, _checked: None) -> RunOutput:
     options = config.pprl
     by_time = options.partition == "time"
     checkpointing.prepare(config)

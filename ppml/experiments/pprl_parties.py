@@ -45,6 +45,7 @@ from ppml.protocols.pprl.observation_agent import ObservationAgent
 from ppml.protocols.pprl.protocol import play_schedule, stores
 from ppml.protocols.pprl.roles import EngineDealer, TimeAgent
 from ppml.protocols.pprl.world import World
+from ppml.runtime import progress
 from ppml.runtime.checkpoints import DRIVEN, RoleCheckpoints
 from ppml.runtime.federated import Node
 from ppml.runtime.roles import LocalRole, gather
@@ -227,7 +228,8 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
                 allowed[caller] = allowed[caller] | {"start_trial"}
         kind = name if name in ("dealer", "world") else "agent"
         node.serve(Served(trials, kind), allowed, pass_caller=True)
-        node.connect()
+        with progress.stage("pprl set-up (links)"):    # shown by agent-0's process only
+            node.connect()
         out = _drive(config, roles, [node.remote(p) for p in roster if p not in agents]) \
             if name == "agent-0" else {}
         if name != "agent-0":

@@ -84,10 +84,9 @@ def party(config: RunConfig, name: str, identity, peers, roster: list) -> dict:
             node.connect()
             node.wait_closed(agents)
             return {"report": world.report()}
-        node.connect()
         # the table holds integers only: the engine's default scale, as in the other runtimes
         engine = EngineConfig(config.parties, seed=config.seed, record_views=config.record_views)
-        ctx = node.context(engine, DEALER)
+        ctx = node.join(engine, DEALER, "pprl")
         trials, seeded = list(range(options.trials)), config.seed is not None
         if by_time:
             return {"trials": time_trials(ctx, options, config.parties, config.data_seed,

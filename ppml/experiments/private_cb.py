@@ -184,9 +184,8 @@ def load_data(config: RunConfig):
 
 
 @register("private_cb", check=load_data)
-def private_cb(config: RunConfig) -> RunOutput:
+def private_cb(config: RunConfig, data) -> RunOutput:
     bandit = bandit_config(config)
-    data = load_data(config)
     checkpointing.prepare(config)
     dealer_secret = checkpointing.kept_key(      # EVALUATION ONLY: the reference replays it
         config, "harness", lambda: fresh_key() if config.seed is None else

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ppml.experiments.figures import (figure, fixed_settings, line_figure, mean_lines,
-                                      panel_grid, plot_lines, runs_of, save, subplots)
+from ppml.experiments.figures import (draw_panels, figure, fixed_settings, line_figure,
+                                      mean_lines, plot_lines, runs_of, save, subplots)
 
 REWARD_SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "private_cb.epsilon",
                    "precision_bits", "mpc.truncation", "private_cb.nr_iterations",
@@ -48,25 +48,29 @@ def reward_over_training(rows: list, folder: Path) -> Path:
     horizons = sorted({r["horizon"] for r in rows})
     if len(horizons) == 1:
         fixed["horizon"] = horizons[0]
-    fig, axes = panel_grid(len(horizons), 6.5, 4)
-    for ax, horizon in zip(axes, horizons):
-        curves = defaultdict(lambda: defaultdict(list))
-        for r in rows:
-            if r["horizon"] == horizon:
-                curves[r["private_cb.epsilon"]][r["step"]].append(r["average_reward"])
-        for eps in sorted(curves):
-            steps = sorted(curves[eps])
-            mean = np.array([np.mean(curves[eps][s]) for s in steps])
-            std = np.array([np.std(curves[eps][s]) for s in steps])
-            ax.plot(np.array(steps) + 1, mean, label=f"eps={eps:g}")
-            ax.fill_between(np.array(steps) + 1, mean - std, mean + std, alpha=0.2)
-        ax.set_xscale("log")
-        ax.set_xlabel("step")
-        ax.set_ylabel("average reward")
-        ax.set_title(f"T = {horizon}" if len(horizons) > 1 else "")
-        ax.legend(fontsize=8)
-    fig.suptitle("Private contextual bandit: reward during training (Fig. 1)")
+    fig, _ = draw_panels([(f"T = {horizon}" if len(horizons) > 1 else "",
+                           [r for r in rows if r["horizon"] == horizon]) for horizon in horizons],
+                         _reward_curves, (6.5, 4),
+                         "Private contextual bandit: reward during training (Fig. 1)")
     return save(fig, folder, name, fixed, AVERAGED)
+
+
+def _reward_curves(ax, rows: list) -> None:
+    """Fig. 1's curves of ``rows`` (one T) on ``ax``: the mean running average reward per
+    epsilon, one std shaded."""
+    curves = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        curves[r["private_cb.epsilon"]][r["step"]].append(r["average_reward"])
+    for eps in sorted(curves):
+        steps = sorted(curves[eps])
+        mean = np.array([np.mean(curves[eps][s]) for s in steps])
+        std = np.array([np.std(curves[eps][s]) for s in steps])
+        ax.plot(np.array(steps) + 1, mean, label=f"eps={eps:g}")
+        ax.fill_between(np.array(steps) + 1, mean - std, mean + std, alpha=0.2)
+    ax.set_xscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel("average reward")
+    ax.legend(fontsize=8)
 
 
 def _reward_against_eta(runs: list, line: str, folder: Path, name: str, title: str):

@@ -77,11 +77,10 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             node.connect()
             node.wait_closed(["puller", "rewarder"])
             return {}
-        node.connect()
         rank = ranks[name]
         engine = EngineConfig(config.parties, config.precision_bits, config.mpc.truncation,
                               config.seed, clients=2, workers=config.workers)
-        ctx = node.context(engine, DEALER)
+        ctx = node.join(engine, DEALER, "private_cb")
         if rank < config.parties:
             inputs = {f"features_{rank}": data.contexts[:bandit.horizon,
                                                         bandit.feature_blocks[rank]]}

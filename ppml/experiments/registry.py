@@ -10,8 +10,10 @@ An experiment runs with its progress bars shown or not as its config's ``progres
 (`ppml.runtime.progress.showing`).
 An experiment that reads a dataset or has a bound only its inputs reveal registers a ``check``
 too (``@register("samba", check=load_data)``): `check_inputs` runs it before the run starts Ray
-or any party, so that a missing dataset or an impossible setting is refused at once (the
-experiment may load the same data again: the loaders' caches make that cheap).
+or any party, so that a missing dataset or an impossible setting is refused at once.  Such an
+experiment takes what its check returned (the loaded data) as its second argument, so that a
+run reads its inputs once: ``python -m jobs.run`` passes it on (``experiment(config,
+inputs)``); called with the config alone, the experiment runs its check first.
 """
 
 import functools
@@ -25,13 +27,17 @@ Experiment = Callable[[RunConfig], RunOutput]
 
 _EXPERIMENTS: dict[str, Experiment] = {}
 _CHECKS: dict[str, Callable[[RunConfig], object]] = {}
+UNCHECKED = object()
+"""An experiment's ``inputs`` when its check has not run yet (`register`)."""
 
 
 def register(name: str, check: Callable[[RunConfig], object] | None = None
              ) -> Callable[[Experiment], Experiment]:
     """Decorator registering an experiment under ``name``; a name can be registered once.
     ``check(config)`` loads and checks the experiment's inputs without starting anything,
-    raising what its loaders and checks raise (ValueError, TypeError, OSError)."""
+    raising what its loaders and checks raise (ValueError, TypeError, OSError), and returns
+    them; the experiment is then ``fn(config, inputs)``, and the registered function
+    ``experiment(config, inputs=UNCHECKED)`` runs the check itself unless given its result."""
     if not name:
         raise ValueError("experiment name must be a non-empty string")
 
@@ -40,9 +46,11 @@ def register(name: str, check: Callable[[RunConfig], object] | None = None
             raise ValueError(f"experiment {name!r} is already registered ({_EXPERIMENTS[name]!r})")
 
         @functools.wraps(fn)
-        def experiment(config: RunConfig) -> RunOutput:
+        def experiment(config: RunConfig, inputs=UNCHECKED) -> RunOutput:
             with progress.showing(config.progress):
-                return fn(config)
+                if check is None:
+                    return fn(config)
+                return fn(config, check(config) if inputs is UNCHECKED else inputs)
 
         _EXPERIMENTS[name] = experiment
         if check is not None:
@@ -66,7 +74,8 @@ def names() -> list[str]:
     return sorted(_EXPERIMENTS)
 
 
-def check_inputs(config: RunConfig) -> None:
-    """Run the ``check`` registered with ``config.experiment``, if any (`register`)."""
-    if config.experiment in _CHECKS:
-        _CHECKS[config.experiment](config)
+def check_inputs(config: RunConfig):
+    """What the ``check`` registered with ``config.experiment`` returns, for the experiment
+    (`register`); None without one."""
+    check = _CHECKS.get(config.experiment)
+    return None if check is None else check(config)

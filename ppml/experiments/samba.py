@@ -87,9 +87,8 @@ equality shows."""
 
 
 @register("samba", check=load_data)
-def samba(config: RunConfig) -> RunOutput:
+def samba(config: RunConfig, data) -> RunOutput:
     options = config.samba
-    data = load_data(config)
     spec = options.spec()
     checkpointing.prepare(config)
     setup = SambaConfig(config.horizon, spec, runtime=config.runtime, mask=options.mask,

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from ppml.protocols.samba.policies import ALGORITHMS
-from ppml.experiments.figures import (figure, fixed_settings, grouped_bars, line_figure,
-                                      panel_grid, runs_of, save)
+from ppml.experiments.figures import (draw_panels, figure, fixed_settings, grouped_bars,
+                                      line_figure, runs_of, save)
 
 TIME_SETTINGS = ("runtime", "key_bits", "samba.owners_per_actor", "samba.mask")
 """Settings that change a run's time; the others (dataset, algorithm parameters) barely do."""
@@ -102,28 +102,27 @@ def _per_algorithm(runs: list, value) -> tuple[dict, dict]:
             {a: float(np.std(v)) for a, v in groups.items()})
 
 
-def _panels(runs: list) -> list:
-    """((K, N), the runs at K and N) for each (K, N) of ``runs``, in order."""
+def _per_size(rows: list, folder: Path, name: str, draw, settings: tuple, title: str,
+              note: str) -> Path | None:
+    """One panel per (K, N) of the runs in ``rows``, drawn by ``draw(ax, its runs)``
+    (`draw_panels`), ``settings`` held fixed; None without runs."""
+    runs = runs_of(rows)
+    if not runs:
+        return None
     sizes = sorted({(r["arms"], r["horizon"]) for r in runs})
-    return [(size, [r for r in runs if (r["arms"], r["horizon"]) == size]) for size in sizes]
+    panels = [(f"K = {K}, N = {N}", [r for r in runs if (r["arms"], r["horizon"]) == (K, N)])
+              for K, N in sizes]
+    fig, _ = draw_panels(panels, draw, (7, 4), title)
+    return save(fig, folder, name, fixed_settings(runs, (), settings, name), note)
 
 
 @figure("samba")
 def reward_per_algorithm(rows: list, folder: Path) -> Path | None:
     """Fig. 8(c): cumulative reward per algorithm and dataset, secure bars, plaintext ticks,
     one panel per (K, N)."""
-    runs = runs_of(rows)
-    if not runs:
-        return None
-    name = "samba_fig8c_reward"
-    fixed = fixed_settings(runs, (), REWARD_SETTINGS, name)
-    panels = _panels(runs)
-    fig, axes = panel_grid(len(panels), 7, 4)
-    for ax, ((K, N), mine) in zip(axes, panels):
-        _rewards(ax, mine)
-        ax.set_title(f"K = {K}, N = {N}")
-    fig.suptitle("Samba: cumulative reward per algorithm (Fig. 8(c))")
-    return save(fig, folder, name, fixed, "Runs at the same point (seeds) averaged.")
+    return _per_size(rows, folder, "samba_fig8c_reward", _rewards, REWARD_SETTINGS,
+                     "Samba: cumulative reward per algorithm (Fig. 8(c))",
+                     "Runs at the same point (seeds) averaged.")
 
 
 def _rewards(ax, runs: list) -> None:
@@ -146,20 +145,16 @@ def _rewards(ax, runs: list) -> None:
 @figure("samba")
 def time_per_participant(rows: list, folder: Path) -> Path | None:
     """Fig. 8(d): each participant's own seconds per algorithm, one panel per (K, N)."""
-    runs = runs_of(rows)
-    if not runs:
-        return None
-    name = "samba_fig8d_time_per_participant"
-    fixed = fixed_settings(runs, (), TIME_SETTINGS, name)
-    panels = _panels(runs)
-    fig, axes = panel_grid(len(panels), 7, 4)
-    for ax, ((K, N), mine) in zip(axes, panels):
-        seconds = {label: _per_algorithm(mine, lambda r, c=column: r[c])
-                   for column, label in PARTICIPANTS}
-        grouped_bars(ax, {p: s[0] for p, s in seconds.items()}, _algorithms(mine),
-                     {p: s[1] for p, s in seconds.items()})
-        ax.set_ylabel("seconds")
-        ax.set_title(f"K = {K}, N = {N}")
-        ax.legend(fontsize=8)
-    fig.suptitle("Samba: time per participant (Fig. 8(d))")
-    return save(fig, folder, name, fixed, "Runs at the same point (seeds, datasets) averaged.")
+    return _per_size(rows, folder, "samba_fig8d_time_per_participant", _participants,
+                     TIME_SETTINGS, "Samba: time per participant (Fig. 8(d))",
+                     "Runs at the same point (seeds, datasets) averaged.")
+
+
+def _participants(ax, runs: list) -> None:
+    """Fig. 8(d)'s bars of ``runs`` (one K and N) on ``ax``."""
+    seconds = {label: _per_algorithm(runs, lambda r, c=column: r[c])
+               for column, label in PARTICIPANTS}
+    grouped_bars(ax, {p: s[0] for p, s in seconds.items()}, _algorithms(runs),
+                 {p: s[1] for p, s in seconds.items()})
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=8)

@@ -31,7 +31,7 @@ from ppml.experiments.federation import register_parties
 from ppml.protocols.samba.config import SambaConfig
 from ppml.protocols.samba.keys import SambaKeys
 from ppml.protocols.samba.policies import AlgorithmSpec
-from ppml.protocols.samba.protocol import Controller, owner_groups, play
+from ppml.protocols.samba.protocol import Controller, key_generation, owner_groups, play
 from ppml.protocols.samba.roles import Comp, DataCustomer, DataOwnerGroup
 from ppml.runtime import codec
 from ppml.runtime.checkpoints import DRIVEN
@@ -149,7 +149,8 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
 
 def _controller(config: RunConfig, node: Node, groups: list) -> dict:
     setup = setup_of(config)
-    node.connect()
+    with key_generation(setup):          # DC serves, so the links are up, once its pair exists
+        node.connect()
     comp, customer = node.remote("comp"), node.remote("dc")
     controller = Controller(setup, config.arms, [node.remote(g) for g in groups],
                             layout(config), customer)

@@ -37,7 +37,7 @@ from ppml.checks import check_int
 from ppml.mpc.context import Context, EngineConfig
 from ppml.mpc.dealer import Dealer, material
 from ppml.mpc.keys import dealer_party_key, dealer_secret_key, pair, pair_key
-from ppml.runtime import codec
+from ppml.runtime import codec, progress
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S, LOST_EXIT
 from ppml.runtime.links import Links
 from ppml.runtime.mailbox import Mailbox
@@ -166,6 +166,14 @@ class Node:
         service = self.remote(dealer) if rank < config.parties else None
         dealer_key = None if service is None else service.call("dealer_key")
         return self._context(config, dealer_key, service if rank == 0 else None)
+
+    def join(self, config: EngineConfig, dealer: str, family: str) -> Context:
+        """`connect`, then this party's engine `context`: the phase that waits for the other
+        parties to start, under the "<family> set-up (links, keys)" bar (which only the
+        driving party's process shows, `jobs.party`)."""
+        with progress.stage(f"{family} set-up (links, keys)"):
+            self.connect()
+            return self.context(config, dealer)
 
     def _context(self, config: EngineConfig, dealer_key: bytes | None,
                  dealer: RemoteRole | None) -> Context:

@@ -1,7 +1,8 @@
 """Progress bars: one per phase of a run, on the driver's stderr, whatever process does the work.
 
 Every long phase (key generation, an offline pool or the dealer, the steps) opens one `bar`
-and advances it; what the bar does depends on the process it is opened in:
+and advances it (a phase of one piece: `stage`); what the bar does depends on the process it
+is opened in:
 
 * in a driver (``python -m jobs.run``, a benchmark, a federated party's process): a tqdm bar
   on stderr, if this process shows progress (`showing`: on by default; every registered
@@ -156,6 +157,16 @@ def track(items, desc: str, total: int | None = None, unit: str = "step", initia
         for item in items:
             yield item
             phase.update()
+
+
+@contextmanager
+def stage(desc: str, unit: str = "stage", enabled: bool = True) -> Iterator[None]:
+    """A bar of one ``unit`` around one phase (a set-up, a key generation): it reaches 1/1 when
+    the phase ends without an error, and closes at 0/1 if the phase fails.  ``enabled`` as in
+    `bar`."""
+    with bar(desc, 1, unit, enabled=enabled) as phase:
+        yield
+        phase.update()
 
 
 class Relay:

@@ -9,7 +9,9 @@ from ppml.experiments.config import RunConfig
 from ppml.experiments.linucb_ds import linucb_ds
 from ppml.experiments.results import read_results
 from ppml.protocols.linucb_ds import protocol
+from tests.experiments.summaries import fits
 from tests.protocols.linucb_ds.lost import CompKilledAtRound10, CompLostAtRound10
+from tests.runtime.bars import final
 
 SMALL = ["dataset=synthetic", "key_bits=512", "insecure_key_bits_ok=true", "progress=false"]
 
@@ -94,7 +96,7 @@ def uninterrupted(tmp_path_factory) -> list:
     out = linucb_ds(columns(RESUMED[:-1], experiment="linucb_ds",
                             results_dir=str(tmp_path_factory.mktemp("uninterrupted"))))
     assert not any(row["replayed"] for row in out.rows)
-    assert max(map(len, out.table.splitlines())) <= 100 and "exact sum" in out.table
+    assert fits(out.table) and "exact sum" in out.table
     assert "\n\n" not in out.table                       # one block: the columns fit
     return arms_and_rewards(out.rows)
 
@@ -137,8 +139,25 @@ def test_progress_draws_key_generation_pool_and_steps_bars_and_false_none(
              "dims=2", "horizon=5", f"results_dir={tmp_path}"]
     run(compose_run_config("experiment=linucb_ds", *sizes, "progress=true"))
     shown = capfd.readouterr().err
-    for phase in ("linucb_ds key generation", "linucb_ds offline pool", "linucb_ds steps"):
-        assert phase in shown
-    assert "5/5" in shown
+    assert "2/2" in final(shown, "linucb_ds key generation")
+    assert "5/5" in final(shown, "linucb_ds offline pool")          # 4 rounds' r^n and step 5's
+    assert "5/5" in final(shown, "linucb_ds steps")
     run(compose_run_config("experiment=linucb_ds", *sizes, "progress=false"))
     assert "linucb_ds" not in capfd.readouterr().err
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime", ["local", "ray"])
+def test_with_two_workers_the_streamed_pool_shows_its_bar_to_the_end(
+        ray_cluster, compose_run_config, tmp_path, capfd, runtime):
+    """The pool fills from Ray tasks during the steps: its bar advances as their values arrive
+    and is complete when the run returns (under runtime=ray drawn by the driver for P)."""
+    run(compose_run_config("experiment=linucb_ds", "dataset=synthetic", "key_bits=512",
+                           "insecure_key_bits_ok=true", "arms=4", "dims=2", "horizon=5",
+                           "workers=2", f"runtime={runtime}", f"results_dir={tmp_path}"))
+    out, err = capfd.readouterr()
+    assert "5/5" in final(err, "linucb_ds offline pool")
+    assert "2/2" in final(err, "linucb_ds key generation") and "5/5" in final(err,
+                                                                              "linucb_ds steps")
+    assert "pid=" not in out + err

@@ -11,6 +11,7 @@ from ppml.experiments.config import RunConfig, load_config
 from ppml.experiments.pprl import pprl
 from ppml.protocols.pprl.config import PPRLOptions
 from ppml.protocols.pprl.shares import SharedTable
+from tests.runtime.bars import complete
 
 
 def test_composes_with_task_overrides(compose_run_config):
@@ -161,7 +162,7 @@ def test_progress_draws_a_bar_per_phase_and_false_draws_none(capfd):
                        insecure_key_bits_ok=True, seed=3, pprl=options)
     pprl(config)
     shown = capfd.readouterr().err
-    for phase in ("pprl crl_fixed", "pprl pprl", "pprl set-up", "pprl turns"):
-        assert phase in shown
+    for phase in ("pprl crl_fixed", "pprl pprl", "pprl set-up (keys)", "pprl turns"):
+        assert complete(shown, phase)
     pprl(RunConfig.from_columns({**config.columns(), "progress": False}))
     assert "pprl" not in capfd.readouterr().err

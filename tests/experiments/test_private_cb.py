@@ -5,6 +5,7 @@ import pytest
 
 from ppml.experiments.config import RunConfig
 from ppml.experiments.private_cb import SHOWN, private_cb
+from tests.runtime.bars import complete
 
 
 def tiny(tmp_path, **keys) -> RunConfig:
@@ -49,6 +50,7 @@ def test_federated_the_driving_party_shows_the_bar_and_the_others_none(tmp_path,
     private_cb(tiny(tmp_path, progress=True, runtime="federated"))
     shown = capfd.readouterr().err
     assert shown.count("private_cb steps:   0%") == 1 and "4/4" in shown
+    assert complete(shown, "private_cb set-up (links, keys)")      # the parties' start
     logs = {log.stem: log.read_text() for log in tmp_path.glob(".federated/*/*.log")}
     assert "private_cb steps" in logs.pop("party-0")
-    assert not any("private_cb steps" in text for text in logs.values())
+    assert not any("private_cb steps" in text or "set-up" in text for text in logs.values())

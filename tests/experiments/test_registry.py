@@ -31,6 +31,22 @@ def test_an_experiment_shows_its_bars_as_its_config_says(capsys):
     assert "registered phase" in capsys.readouterr().err
 
 
+def test_a_check_s_result_is_the_experiment_s_inputs_and_runs_once():
+    checks = []
+
+    def check(config):
+        checks.append(config.seed)
+        return {"loaded": config.seed}
+
+    experiment = registry.register("test_registry_inputs", check=check)(
+        lambda config, inputs: RunOutput(summary=inputs))
+    config = RunConfig(experiment="test_registry_inputs", seed=4, progress=False)
+    inputs = registry.check_inputs(config)
+    assert experiment(config, inputs).summary == {"loaded": 4} and checks == [4]
+    assert experiment(config).summary == {"loaded": 4} and checks == [4, 4]   # checked itself
+    assert registry.check_inputs(RunConfig(experiment="test_registry_unchecked")) is None
+
+
 def test_a_name_can_be_registered_once():
     registry.register("test_registry_once")(_noop)
     with pytest.raises(ValueError, match="'test_registry_once' is already registered"):

@@ -5,6 +5,8 @@ import pytest
 from ppml.experiments.config import RunConfig, load_config
 from ppml.experiments.samba import samba
 from ppml.protocols.samba.config import SambaOptions
+from tests.experiments.summaries import fits
+from tests.runtime.bars import final
 
 
 def test_composes_with_algorithm_overrides(compose_run_config):
@@ -33,7 +35,7 @@ def test_run_reports_both_rewards_times_and_counts():
     assert [r["arm"] for r in out.rows] == [r["plaintext_arm"] for r in out.rows]
     header, _, line = out.table.splitlines()                         # the compact summary
     assert header.split()[:5] == ["dataset", "algorithm", "mask", "K", "N"]
-    assert len(header) <= 100 and line.split()[:5] == ["synthetic", "pursuit", "mpc", "4", "40"]
+    assert fits(header) and line.split()[:5] == ["synthetic", "pursuit", "mpc", "4", "40"]
     assert header.split()[-1] == "slowdown"
 
 
@@ -97,8 +99,17 @@ def test_progress_draws_a_bar_per_phase_and_false_draws_none(capfd):
                        key_bits=512, insecure_key_bits_ok=True)
     samba(config)
     shown = capfd.readouterr().err
-    for phase in ("samba key generation", "samba set-up", "samba steps"):
-        assert phase in shown
-    assert "8/8" in shown
+    assert "1/1" in final(shown, "samba key generation")     # DC's key pair made
+    assert "1/1" in final(shown, "samba set-up") and "8/8" in final(shown, "samba steps")
     samba(RunConfig.from_columns({**config.columns(), "progress": False}))
     assert "samba" not in capfd.readouterr().err
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_under_ray_the_key_generation_bar_ends_when_dc_s_actor_has_its_pair(ray_cluster, capfd):
+    samba(RunConfig(experiment="samba", dataset="synthetic", arms=3, horizon=8, key_bits=512,
+                    insecure_key_bits_ok=True, runtime="ray"))          # unseeded: no warning
+    out, err = capfd.readouterr()
+    assert "1/1" in final(err, "samba key generation") and "8/8" in final(err, "samba steps")
+    assert "pid=" not in out + err

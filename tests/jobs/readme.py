@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 
@@ -92,13 +94,36 @@ def smaller_sweep(command: list) -> list:
             for i, (key, _, values) in enumerate(swept)]
 
 
-def run_command(command: list, extra: list = (), cwd=REPO,
-                timeout: int = 300) -> subprocess.CompletedProcess:
-    """Run a README ``python -m ...`` command as written plus ``extra`` arguments, in a child
-    process with this checkout first on its path; the test fails with its output if it fails."""
-    done = subprocess.run([sys.executable, *command[1:], *extra], cwd=cwd, env=child_env(),
+def value(command: list, key: str, default=None):
+    """The value ``command`` gives ``key`` (``default`` if it gives none)."""
+    return next((a.partition("=")[2] for a in command if a.startswith(f"{key}=")), default)
+
+
+def starts_ray(command: list, always: set = frozenset()) -> bool:
+    """Whether ``command`` starts Ray: its job is in ``always``, or it says ``runtime=ray`` or
+    more than one worker."""
+    return command[2] in always or value(command, "runtime") == "ray" or any(
+        int(w) > 1 for w in value(command, "workers", "1").split(","))
+
+
+def marked(command: list, ray: bool, spawns: bool = False, shown: slice = slice(3, 6)):
+    """``command`` as a test case named by its arguments ``shown`` ("default" if none): slow
+    and marked ``ray`` where it starts Ray (some 10 s on 2 cores), slow where it ``spawns`` OS
+    processes."""
+    marks = [pytest.mark.slow] if spawns else [pytest.mark.slow, pytest.mark.ray] if ray else []
+    return pytest.param(command, marks=marks, id=" ".join(command[shown]) or "default")
+
+
+def run_command(command: list, extra: list = (), cwd=REPO, timeout: int = 300,
+                env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    """Run a ``python -m ...`` command (a README's, as written) plus ``extra`` arguments, in a
+    child process with this checkout first on its path and ``env``'s variables changed (None:
+    unset); with ``check``, the test fails with its output if the command fails."""
+    changed = {**child_env(), **(env or {})}
+    done = subprocess.run([sys.executable, *command[1:], *extra], cwd=cwd,
+                          env={k: v for k, v in changed.items() if v is not None},
                           capture_output=True, text=True, timeout=timeout)
-    assert done.returncode == 0, done.stdout[-1000:] + done.stderr[-2000:]
+    assert done.returncode == 0 or not check, done.stdout[-1000:] + done.stderr[-2000:]
     return done
 
 

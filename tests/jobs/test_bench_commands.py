@@ -8,20 +8,23 @@ import re
 
 import pytest
 
-from tests.jobs.readme import is_sweep, readme_commands, run_command, smaller_sweep
+from jobs.regression import SMALL_KEYS
+from tests.jobs.readme import (is_sweep, marked, readme_commands, run_command, smaller_sweep,
+                               starts_ray)
 
-SMALL_KEYS = ["key_bits=512"]
+KEYS = SMALL_KEYS[:1]
+"""Small Paillier keys: a benchmark allows them by itself (it takes no insecure_key_bits_ok)."""
 SMALL = {"jobs.bench_ops": ["arms=3", "dims=3", "bench.repeats=1", "progress=false"],
          "jobs.bench_functions": [],
          "jobs.bench_matmul": ["sizes=32,64"],
          "jobs.bench_ray_round": ["rounds=5"],
          "jobs.bench_links": ["rounds=5", "repeats=1", "parties=2"],
-         "jobs.bench_paillier": [*SMALL_KEYS, "values=4", "dim=2", "repeats=1", "workers=1"],
-         "jobs.bench_pprl": [*SMALL_KEYS, "steps=3", "obfuscators=djn"],
+         "jobs.bench_paillier": [*KEYS, "values=4", "dim=2", "repeats=1", "workers=1"],
+         "jobs.bench_pprl": [*KEYS, "steps=3", "obfuscators=djn"],
          "jobs.bench_masked_lark": ["reports=300", "d=3", "runs=local:1",
                                     "train=breast_cancer", "batch_size=128"],
-         "jobs.bench_linucb_ds": [*SMALL_KEYS, "sizes=6x2x3", "workers=1", "dataset=synthetic"],
-         "jobs.bench_samba": [*SMALL_KEYS, "sizes=3x20", "algorithms=ucb",
+         "jobs.bench_linucb_ds": [*KEYS, "sizes=6x2x3", "workers=1", "dataset=synthetic"],
+         "jobs.bench_samba": [*KEYS, "sizes=3x20", "algorithms=ucb",
                               "dataset=synthetic"]}
 """What makes each benchmark small (appended, so they win over the command's own values)."""
 
@@ -40,20 +43,14 @@ def small(command: list) -> list:
     return [*smaller_sweep(command), *SMALL[job], *extra]
 
 
-def starts_ray(command: list) -> bool:
-    """Whether ``command`` starts Ray (jobs.bench_ops runs Table 1 in both runtimes)."""
-    return command[2] in RAY or (command[2] == "jobs.bench_ops" and not is_sweep(command))
+def case(command: list):
+    """``command`` as a test case (`marked`): jobs.bench_ops runs Table 1 in both runtimes
+    unless swept."""
+    ray = starts_ray(command, RAY) or (command[2] == "jobs.bench_ops" and not is_sweep(command))
+    return marked(command, ray, spawns=command[2] in SPAWNING, shown=slice(2, 4))
 
 
-def marked(command: list):
-    """``command`` as a test case, slow where it starts Ray (some 10 s on 2 cores) or processes."""
-    marks = [pytest.mark.slow, pytest.mark.ray] if starts_ray(command) else []
-    if command[2] in SPAWNING:
-        marks = [pytest.mark.slow]
-    return pytest.param(command, marks=marks, id=" ".join(command[2:4]))
-
-
-@pytest.mark.parametrize("command", [marked(c) for c in readme_commands("python -m jobs.bench_")])
+@pytest.mark.parametrize("command", [case(c) for c in readme_commands("python -m jobs.bench_")])
 def test_a_readme_benchmark_runs_as_written(tmp_path, command):
     done = run_command(command, [*small(command), f"results_dir={tmp_path}"])
     written = re.findall(r"results: (\S+\.parquet)", done.stdout)

@@ -10,8 +10,8 @@ import pytest
 from hydra.errors import ConfigCompositionException
 
 from jobs import cli
-from jobs.cli import (InputError, cases, checking, finish, one_line, options, parse_sizes,
-                      reporting, run_columns)
+from jobs.cli import (InputError, cases, checking, finish, one_line, options, parse_ints,
+                      parse_sizes, reporting, run_columns)
 from ppml.experiments.config import RunConfig
 from ppml.experiments.results import read_results
 from ppml.experiments.table import FULL_ROWS_NOTE
@@ -88,6 +88,14 @@ def test_sizes_of_the_wrong_form_are_refused_naming_sizes_and_the_form():
         with pytest.raises(InputError, match=r"^sizes must be KxdxN\[,KxdxN\.\.\.\] \(3 "
                                              r"integers >= 1 joined by x\), got "):
             parse_sizes(text, "KxdxN")
+
+
+def test_a_list_of_integers_is_refused_naming_its_key():
+    assert parse_ints("1,2,4", "workers") == [1, 2, 4] and parse_ints(2048, "key_bits") == [2048]
+    for text in ["1,", "0", "two", "1x2"]:
+        with pytest.raises(InputError, match=r"^workers must be n\[,n\.\.\.\] \(an integer "
+                                             r">= 1\), got "):
+            parse_ints(text, "workers")
 
 
 def test_every_job_takes_progress_as_a_flag():

@@ -6,8 +6,6 @@ real checksum table is what is checked; those tests are skipped without ``PPML_D
 """
 
 import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -17,7 +15,8 @@ from jobs.cli import InputError
 from jobs.data import main
 from ppml.data.sources import SOURCES
 from tests.data.serve import serve
-from tests.jobs.readme import readme_commands
+from tests.jobs.readme import readme_commands, run_command
+from tests.runtime.bars import final
 
 LABELS = "mnist/t10k-labels-idx1-ubyte.gz"
 
@@ -50,12 +49,9 @@ def mirror(mirror_dir):
 
 def run(*args, env_data=None):
     """``python -m jobs.data <args>`` in a subprocess with PPML_DATA set to ``env_data`` (unset
-    when None)."""
-    env = {k: v for k, v in os.environ.items() if k != "PPML_DATA"}
-    if env_data is not None:
-        env["PPML_DATA"] = str(env_data)
-    return subprocess.run([sys.executable, "-m", "jobs.data", *args], capture_output=True,
-                          text=True, timeout=120, env=env)
+    when None); its exit status is the test's to check."""
+    return run_command(["python", "-m", "jobs.data", *args], timeout=120, check=False,
+                       env={"PPML_DATA": None if env_data is None else str(env_data)})
 
 
 def test_readme_commands_run(mirror, tmp_path):
@@ -92,6 +88,15 @@ def test_list_shows_present_missing_and_corrupt(real_data, tmp_path, capsys):
     assert main(["verify", f"data_dir={tmp_path}"]) == 1
     (tmp_path / "ml-100k/u.info").write_bytes((real_data / "ml-100k/u.info").read_bytes())
     assert main(["verify", f"data_dir={tmp_path}"]) == 0
+
+
+def test_list_and_verify_show_their_bar_and_progress_false_none(tmp_path, capsys):
+    for command in ("list", "verify"):
+        main([command, f"data_dir={tmp_path}"])
+        assert f"{len(SOURCES)}/{len(SOURCES)}" in final(capsys.readouterr().err,
+                                                         "checking datasets")
+        main([command, f"data_dir={tmp_path}", "progress=false"])
+        assert capsys.readouterr().err == ""
 
 
 def test_verify_exits_non_zero_on_a_mismatch(tmp_path):

@@ -8,6 +8,7 @@ from ppml.experiments.bench_ops import bench_ops
 from ppml.experiments.config import BenchOptions, RunConfig
 from ppml.experiments.results import RunOutput, write_run
 from tests.jobs.readme import readme_commands, run_command
+from tests.runtime.bars import final
 
 
 def test_report_on_an_empty_folder(tmp_path, capsys):
@@ -31,9 +32,12 @@ def test_report_names_the_settings_of_a_figure_it_refuses_and_draws_the_rest(tmp
     write_run(tmp_path, {"experiment": "bench_samba"}, RunOutput(rows=rows),
               started_at=dt.datetime.now(dt.timezone.utc))
     assert main([f"results_dir={tmp_path}"]) == []
-    printed = capsys.readouterr().out
+    printed, shown = capsys.readouterr()
     assert "not drawn: samba_fig8a_time_vs_budget: its runs differ in key_bits (1024, 2048)" \
         in printed and "no runs" not in printed
+    assert "2/2" in final(shown, "figures")                   # Fig. 8(a) and 8(b) tried
+    assert main([f"results_dir={tmp_path}", "progress=false"]) == []
+    assert capsys.readouterr().err == ""
 
 
 def test_the_readme_command_draws_the_figures_of_the_results_folder(tmp_path):

@@ -207,3 +207,31 @@ def test_runtime_ray_joins_the_cluster_at_ray_address(tmp_path, searchpath, ray_
     address = ray_cluster.address_info["gcs_address"]
     run_child(tmp_path, searchpath, "runtime=ray", f"ray_address={address}")
     assert set(read_results(tmp_path / "results").column("ray").to_pylist()) == {True}
+
+
+@pytest.mark.parametrize("overrides, loaders", [
+    (["experiment=samba", "dataset=synthetic", "arms=3", "horizon=6", "key_bits=512",
+      "insecure_key_bits_ok=true"], ["ppml.experiments.samba.load_bernoulli_arms"]),
+    (["experiment=private_cb", "arms=10", "dims=4", "horizon=2", "seed=3"],
+     ["ppml.experiments.private_cb.load_contextual"]),
+    (["experiment=linucb_ds", "dataset=synthetic", "arms=4", "dims=2", "horizon=3",
+      "key_bits=512", "insecure_key_bits_ok=true"], ["ppml.experiments.linucb_ds.instance"]),
+    (["experiment=masked_lark", "masked_lark.task=train", "dataset=breast_cancer", "parties=2",
+      "masked_lark.epochs=1", "masked_lark.batch_size=128"],
+     ["ppml.experiments.masked_lark.load_conversions",
+      "ppml.protocols.masked_lark.training.load_conversions"]),
+])
+def test_a_run_reads_its_inputs_once_the_check_s_result_passed_on(
+        tmp_path, compose_run_config, monkeypatch, overrides, loaders):
+    """The input check loads the data before anything starts, and the experiment gets what it
+    loaded (`registry.register`): the driver's loader runs once per run (a Masked LARK role,
+    a party of its own, loads its own part in its own role)."""
+    calls = []
+    for path in loaders:
+        module, name = path.rsplit(".", 1)
+        loader = getattr(sys.modules[module], name)
+        monkeypatch.setattr(sys.modules[module], name,
+                            lambda *args, loader=loader, **kwargs: calls.append(1) or
+                            loader(*args, **kwargs))
+    run(compose_run_config(*overrides, "progress=false", f"results_dir={tmp_path}"))
+    assert len(calls) == 1

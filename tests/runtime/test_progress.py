@@ -22,6 +22,23 @@ def test_track_counts_from_initial_to_total(capsys):
     assert "5/5" in capsys.readouterr().err
 
 
+def test_a_stage_reaches_one_of_one_when_its_phase_ends_and_stays_at_zero_if_it_fails(capsys):
+    with progress.stage("key generation", unit="key"):
+        pass
+    err = capsys.readouterr().err
+    assert "key generation" in err and "1/1" in err and "key/s" in err
+    try:
+        with progress.stage("failing set-up"):
+            raise KeyError("the phase failed")
+    except KeyError:
+        pass
+    err = capsys.readouterr().err
+    assert "failing set-up" in err and "0/1" in err and "1/1" not in err
+    with progress.stage("silent", enabled=False):
+        pass
+    assert capsys.readouterr().err == ""
+
+
 def test_showing_false_silences_every_bar_and_the_setting_comes_back(capsys):
     with progress.showing(False):
         list(progress.track(range(3), "silenced"))

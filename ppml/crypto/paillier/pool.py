@@ -58,8 +58,9 @@ class ObfuscatorPool:
 
     ``on_empty="refill"`` (default) computes the shortfall plus a fresh ``size`` when a request
     exceeds what is left (counted in ``refills``); ``"raise"`` raises `PoolExhaustedError`.
-    ``made(k)``, if given, is told after every `STREAM_CHUNK` values per worker that k more
-    were computed in place (not streamed): a progress bar's count, nothing secret.
+    ``made(k)``, if given, is told that k more of the values asked for so far are ready: after
+    every `STREAM_CHUNK` values per worker computed in place, or, streamed, as the tasks' values
+    arrive (each `take` collects all that have); a progress bar's count, nothing secret.
     """
 
     def __init__(self, public_key, size: int = 1024, *, on_empty: str = "refill",
@@ -81,6 +82,7 @@ class ObfuscatorPool:
         self.stream = stream and self.workers > 1
         self.refills = 0
         self._made = made
+        self._asked = self._ready = 0     # values asked for by fill(), and made of those
         self._values: list = []
         self._owed = 0          # values promised by fill() and not yet handed out or arrived
         self._streams = Streams()
@@ -101,12 +103,11 @@ class ObfuscatorPool:
     def fill(self, count: int) -> None:
         """Precompute ``count`` more obfuscators (offline), in ``workers`` batches; streamed,
         start tasks that make up to ``count`` of them in the background."""
+        self._asked += count
         if not self.stream:
             step = max(count if self._made is None else STREAM_CHUNK * self.workers, 1)
             for begin in range(0, count, step):
-                self._values.extend(self._compute(*self._maker, min(step, count - begin)))
-                if self._made is not None:
-                    self._made(min(step, count - begin))
+                self._add(self._compute(*self._maker, min(step, count - begin)))
             return
         self._owed += count
         parts = split(range(count), self.workers - 1)
@@ -123,13 +124,25 @@ class ObfuscatorPool:
                     f"needed (size={self.size}); fill() it offline or use on_empty='refill'")
             self.refills += 1
             self.fill(count - len(self) + self.size)
-        while len(self._values) < count:         # streamed: what has arrived, else make one
-            self._values.extend(self._streams.arrived() or self._compute(*self._maker, 1))
+        while arrived := self._streams.arrived():     # streamed: all that has arrived,
+            self._add(arrived)
+        while len(self._values) < count:              # then, if short, what comes or one made
+            self._add(self._streams.arrived() or self._compute(*self._maker, 1))
         self._owed -= min(count, self._owed)
         start = len(self._values) - count
         out = self._values[start:]
         del self._values[start:]
         return out
+
+    def _add(self, values: list) -> None:
+        """``values`` join the pool; `made` hears how many more of those asked for are ready (a
+        value made in place when none had arrived counts once: the total never passes what
+        was asked)."""
+        self._values.extend(values)
+        ready = min(self._ready + len(values), self._asked)
+        if self._made is not None and ready > self._ready:
+            self._made(ready - self._ready)
+        self._ready = ready
 
     def close(self) -> None:
         """Stop the streaming tasks and drop every value not handed out."""

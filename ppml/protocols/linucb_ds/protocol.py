@@ -179,11 +179,12 @@ class Principal(Participant):
             self.scores = Resident(scores, self.workers)    # actors build tables during the pool
             needed = (self.horizon - max(self.first, 1)) * self.groups + 1
             streamed = self.workers > 1              # the pool then fills during the steps
-            with progress.bar("linucb_ds offline pool", needed, unit="r^n",
-                              enabled=not streamed) as pool_bar:
-                self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
-                                           workers=self.workers, obfuscator=self.obfuscator,
-                                           stream=streamed, made=pool_bar.update)
+            self._pool_bar = progress.bar("linucb_ds offline pool", needed, unit="r^n")
+            self.pool = ObfuscatorPool(self.comp_key, needed, on_empty="raise",
+                                       workers=self.workers, obfuscator=self.obfuscator,
+                                       stream=streamed, made=self._pool_bar.update)
+            if not streamed:                         # else open until the last one is taken
+                self._pool_bar.close()
             self.dc_pool = ObfuscatorPool(self.dc_key, 1, on_empty="raise")
             self.counts["fresh_obfuscators"] += needed + len(self.dc_pool)
             self._pulls: dict = {}
@@ -299,6 +300,7 @@ class Principal(Participant):
         pk = self.comp_key
         with self.clock("5"):
             masked, rand = mask_sum(pk, self.s, self.pool.take(1)[0])
+            self._pool_bar.close()                   # the pool's last obfuscator
             self.counts["encryptions"] += 1
             self.counts["additions"] += 1
         switched = self.comp.send("5", "E_Comp(rand + s)", "switch", masked, self.dc_key,
@@ -312,8 +314,9 @@ class Principal(Participant):
         self.dc.send("7", "E_DC(s)", "receive_sum", result, int(pk.n))
 
     def close(self) -> None:
-        """Stop the actors holding theta*'s tables and the pool's streaming tasks, if any."""
-        for resource in ("scores", "pool"):
+        """Stop the actors holding theta*'s tables and the pool's streaming tasks, and close
+        the pool's bar, if any."""
+        for resource in ("scores", "pool", "_pool_bar"):
             if hasattr(self, resource):
                 getattr(self, resource).close()
 
@@ -387,6 +390,20 @@ class Comp(Participant):
         self._decryptor.close()
 
 
+def public_keys(start) -> tuple:
+    """``start()``'s roles, Comp and DC first, then Comp's public key and DC's, all under the
+    "linucb_ds key generation" bar (one unit a key): ``start`` makes the roles (Comp and DC
+    make their key pairs as they start) or reaches them (a federated P's links, which Comp and
+    DC serve once their pairs exist), and each key is waited for."""
+    with progress.bar("linucb_ds key generation", 2, unit="key") as keys:
+        made = start()
+        comp_key = made[0].call("key")
+        keys.update()
+        dc_key = made[1].call("key")
+        keys.update()
+    return (*made, comp_key, dc_key)
+
+
 def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
                  theta_norm_bound: float, coin_key: bytes | None = None) -> dict:
     """A whole LinUCB-DS run with the four parties in ``config.runtime``; returns the arms P
@@ -405,16 +422,10 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
 
     keys_start = time.perf_counter()
     try:
-        with progress.bar("linucb_ds key generation", 2, unit="key") as keys:
-            comp = spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers,
-                         c.record_views)
-            dc = spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed)
-            do = spawn(DataOwner)
-            p = spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)
-            comp_key = comp.call("key")
-            keys.update()
-            dc_key = dc.call("key")
-            keys.update()
+        comp, dc, do, p, comp_key, dc_key = public_keys(lambda: (
+            spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views),
+            spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed),
+            spawn(DataOwner), spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)))
         parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
         p.call("connect", do, dc, comp, comp_key, dc_key, coin_key, c.checkpoints)

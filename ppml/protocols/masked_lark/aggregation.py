@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -53,60 +55,65 @@ def aggregation_program(ctx, options: MaskedLarkOptions, scale, seed: int | None
     helper) and, when the engine records views, each held helper's opened ``shares`` and
     ``view`` (what it received over the engine)."""
     mine = [j for j in range(ctx.parties) if ctx.holds(j)]
+    views = ctx.comm.views is not None
     with progress.bar("masked_lark reduce", len(PHASES), unit="phase",
-                      enabled=ctx.holds(LEADER)) as phases:
-        seconds, views = {}, ctx.comm.views is not None
-        start = time.perf_counter()
-        own = {j: HelperKeys(j, workers) for j in mine}
+                      enabled=ctx.holds(LEADER)) as bar:
+        phase, own = Phases(bar), {}
         try:
-            public_keys = exchange_public_keys(ctx, own)
-            public, sealed, release_key = _distribute(ctx, public_keys, browsers, adnet, options.d)
-            seconds["upload_s"] = time.perf_counter() - start
-            phases.update()
-
-            start = time.perf_counter()
-            shares, opened = _open_shares(own, sealed, public, options.d)
-            seconds["open_s"] = time.perf_counter() - start
-            phases.update()
+            with phase("upload"):
+                own.update({j: HelperKeys(j, workers) for j in mine})
+                public_keys = exchange_public_keys(ctx, own)
+                public, sealed, release_key = _distribute(ctx, public_keys, browsers, adnet,
+                                                          options.d)
+            with phase("open"):
+                shares, opened = _open_shares(own, sealed, public, options.d)
         finally:
             for keys in own.values():
                 keys.close()
 
-        start = time.perf_counter()
-        everywhere = ctx.comm.exchange([np.stack([opened[j] for j in mine]).astype(np.uint64)],
-                                       tag="opened")[0].all(axis=0)
-        in_range = _range_check(ctx, np.stack([shares[j] for j in mine]), options.bound)
-        valid = everywhere & in_range
-        seconds["check_s"] = time.perf_counter() - start
-        phases.update()
+        with phase("check"):
+            everywhere = ctx.comm.exchange([np.stack([opened[j] for j in mine])
+                                            .astype(np.uint64)], tag="opened")[0].all(axis=0)
+            in_range = _range_check(ctx, np.stack([shares[j] for j in mine]), options.bound)
+            valid = everywhere & in_range
 
-        start = time.perf_counter()
-        group, kept, users, counted = _groups(public, valid, options.k)
-        sums = {j: _sums(shares[j], group, len(kept)) for j in mine}
-        seconds["aggregate_s"] = time.perf_counter() - start
-        phases.update()
+        with phase("aggregate"):
+            group, kept, users, counted = _groups(public, valid, options.k)
+            sums = {j: _sums(shares[j], group, len(kept)) for j in mine}
 
-        start = time.perf_counter()
-        noise = {j: helper_noise(options.noise, scale, (len(kept), options.d), seed, j)
-                 for j in mine}
-        seconds["noise_s"] = time.perf_counter() - start
-        phases.update()
+        with phase("noise"):
+            noise = {j: helper_noise(options.noise, scale, (len(kept), options.d), seed, j)
+                     for j in mine}
 
-        start = time.perf_counter()
-        kept_keys = public[kept, ID_BYTES + TOKEN_BYTES:]
-        boxes = {j: np.frombuffer(hpke.seal(hpke.public_key(release_key), pack_release(
-            kept_keys, sums[j] + noise[j].astype(np.uint64)), release_info(j)), dtype=np.uint8)
-            for j in mine}
-        gathered = to_leader(ctx, boxes, "release")           # the leader hands them on
-        released = None if gathered is None else adnet.call("release", gathered, options.d)
-        seconds["release_s"] = time.perf_counter() - start
-        phases.update()
+        with phase("release"):
+            kept_keys = public[kept, ID_BYTES + TOKEN_BYTES:]
+            boxes = {j: np.frombuffer(hpke.seal(hpke.public_key(release_key), pack_release(
+                kept_keys, sums[j] + noise[j].astype(np.uint64)), release_info(j)),
+                dtype=np.uint8) for j in mine}
+            gathered = to_leader(ctx, boxes, "release")           # the leader hands them on
+            released = None if gathered is None else adnet.call("release", gathered, options.d)
         return {"reports": int(len(public)), "opened": int(everywhere.sum()),
                 "in_range": int(valid.sum()), "counted": counted,
                 "users": users, "released": released,
-                "seconds": seconds, "noise": ctx.per_party([noise[j].tolist() for j in mine]),
+                "seconds": phase.seconds, "noise": ctx.per_party([noise[j].tolist() for j in mine]),
                 "shares": ctx.per_party([shares[j] for j in mine]) if views else None,
                 "view": ctx.view() if views else None}
+
+
+class Phases:
+    """The reduce's phases (`PHASES`), one after the other: ``with phases(name):`` times the
+    phase into ``seconds`` (``<name>_s``) and, when it ends without an error, advances
+    ``bar`` one step."""
+
+    def __init__(self, bar: progress.Bar):
+        self.bar, self.seconds = bar, {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        yield
+        self.seconds[f"{name}_s"] = time.perf_counter() - start
+        self.bar.update()
 
 
 def exchange_public_keys(ctx, own: dict) -> list:

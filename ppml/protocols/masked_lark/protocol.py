@@ -52,9 +52,8 @@ def run_aggregation(options: MaskedLarkOptions, helpers: int, data_seed: int,
     browsers = roles.spawn(Browsers, runtime, options, data_seed, seed, workers,
                            timeout_s=timeout_s)
     try:
-        with progress.bar("masked_lark reports (browsers)", 1, unit="stage") as stage:
+        with progress.stage("masked_lark reports (browsers)"):
             browsers.call("start", adnet.call("catalog"))
-            stage.update()
         setup_s = time.perf_counter() - start
         program = functools.partial(aggregation_program, options=options, scale=scale,
                                     seed=seed, workers=workers)

@@ -62,8 +62,7 @@ def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
     if ctx.holds(LEADER) and (browsers is None or adnet is None):
         raise ValueError("the leader (helper 0) needs the browsers and the ad network")
     start = time.perf_counter()
-    with progress.bar("masked_lark set-up (plan, label shares)", 1, unit="stage",
-                      enabled=ctx.holds(LEADER)) as stage:
+    with progress.stage("masked_lark set-up (plan, label shares)", enabled=ctx.holds(LEADER)):
         saving = checkpoints and RankCheckpoints(checkpoints, ctx)
         first, states = _resume(ctx, saving, adnet)
         features, plan, theta, release_key = _setup(ctx, adnet)
@@ -74,7 +73,6 @@ def training_program(ctx, options: MaskedLarkOptions, precision_bits: int,
         else:
             shares = _label_shares(ctx, mine, workers, browsers, plan.classes)
             noise = {j: [] for j in mine}
-        stage.update()
     model, classes, scale = plan.model, plan.classes, plan.scale
     setup_s = time.perf_counter() - start
 
@@ -193,12 +191,14 @@ def run_training(options: MaskedLarkOptions, dataset: str, helpers: int, data_se
                  data_dir=None, precision_bits: int = 20, seed: int | None = None,
                  runtime: str = "local", workers: int = 1, record_views: bool = False,
                  timeout_s: float = roles.DEFAULT_TIMEOUT_S,
-                 checkpoints: CheckpointPlan | None = None) -> TrainingResult:
+                 checkpoints: CheckpointPlan | None = None,
+                 data: Examples | None = None) -> TrainingResult:
     """Train on ``dataset`` (`ppml.data.conversions`) with ``helpers`` helpers: the browsers
     load their labels and the ad network its features, each in its own role; the evaluation
-    (`evaluate_training`) loads both (EVALUATION ONLY).  ``checkpoints``: the plan of the
-    helpers (named `helper_names`) and the ad network (`ADNET`), see `training_program`."""
-    data = load_conversions(dataset, data_dir, data_seed)
+    (`evaluate_training`) uses both, ``data`` if the caller loaded them already, else loaded
+    here (EVALUATION ONLY).  ``checkpoints``: the plan of the helpers (named `helper_names`)
+    and the ad network (`ADNET`), see `training_program`."""
+    data = load_conversions(dataset, data_dir, data_seed) if data is None else data
     plan = training_plan(options, data, data_seed, precision_bits)     # fails before any role
     if workers > 1:
         ensure_ray()                   # the browsers' tasks and the helpers' workers

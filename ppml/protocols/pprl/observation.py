@@ -185,7 +185,7 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
     start = time.perf_counter()
     made = []
     try:
-        with progress_.bar("pprl set-up (keys)", 1, unit="stage", enabled=progress) as stage:
+        with progress_.stage("pprl set-up (keys)", enabled=progress):
             made.append(roles.spawn(KeyDealer, runtime, key_seed, agents, key_bits,
                                     insecure_key_bits_ok, timeout_s=timeout_s, background=True))
             made.append(roles.spawn(World, runtime, options, agents, seed, trial,
@@ -200,7 +200,6 @@ def run_observation_protocol(options: PPRLOptions, agents: int, seed: int, trial
             saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties, world=world),
                                                      roles.gather)
             first = set_up(parties, saving)
-            stage.update()
         setup_s = time.perf_counter() - start
         offline = play_observation(parties, world, options, progress, saving, first)
         _every(parties, "finish")

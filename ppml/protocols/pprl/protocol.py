@@ -129,7 +129,7 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
     start = time.perf_counter()
     made = []
     try:
-        with progress_.bar("pprl set-up (keys)", 1, unit="stage", enabled=progress) as stage:
+        with progress_.stage("pprl set-up (keys)", enabled=progress):
             made.append(roles.spawn(EngineDealer, runtime, key_seed, timeout_s=timeout_s,
                                     background=True))
             for i in range(agents):
@@ -140,7 +140,6 @@ def run_time_protocol(options: PPRLOptions, agents: int, seed: int, trial: int,
             dealer, parties = made[0], made[1:]
             roles.call_all([(p, "attach", (parties, dealer)) for p in parties])
             saving = checkpoints and RoleCheckpoints(checkpoints, stores(parties), roles.gather)
-            stage.update()
         setup_s = time.perf_counter() - start
         holder, owner = play_schedule(parties, options, progress, saving)
         values = parties[owner].call("reveal", holder)                # EVALUATION ONLY

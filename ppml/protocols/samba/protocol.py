@@ -347,11 +347,13 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
 
     controller = None
     try:
-        with progress.bar(f"{_title(setup)} key generation", 1, unit="key"):
+        with key_generation(setup):
             customer = make(DataCustomer, setup.key_bits, setup.insecure_key_bits_ok,
                             setup.seed, setup.crypto, setup.record_views)   # an actor: async
-        layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
-        groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}") for m in layout]
+            layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
+            groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}")
+                      for m in layout]                  # made while DC makes its key pair
+            customer.call("public")                     # the bar is done once the pair exists
         controller = Controller(setup, arms, groups, layout, customer)
         controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
                                setup.seed, setup.record_views, setup.mask, setup.runtime,
@@ -367,7 +369,7 @@ def play(data, setup: SambaConfig, start: float, controller: Controller) -> Samb
     """Steps 0-7 by ``controller`` with its participants (made by `run_samba`, or reached as
     federated parties); ``data`` as `Controller.set_up` takes it.  With ``setup.checkpoints``
     the roles checkpoint, and a resumed plan goes on from their last common step."""
-    with progress.bar(f"{_title(setup)} set-up", 1, unit="stage") as stage:
+    with progress.stage(f"{_title(setup)} set-up"):
         controller.set_up(data)
         saving = setup.checkpoints and RoleCheckpoints(
             setup.checkpoints, controller.checkpointed_roles(), roles.gather,
@@ -375,7 +377,6 @@ def play(data, setup: SambaConfig, start: float, controller: Controller) -> Samb
         first, state = saving.start() if saving else (0, {})           # role keeps its own plan
         if first:
             controller.restore_state(state)
-        stage.update()
     steps = time.perf_counter()
     begun = max(first, controller.arms)
     for t in progress.track(range(begun + 1, setup.horizon + 1), f"{_title(setup)} steps",
@@ -393,6 +394,11 @@ def play(data, setup: SambaConfig, start: float, controller: Controller) -> Samb
         run.replay_keys = collected_keys(controller)
     run.replays = saving.replays if saving else []
     return run
+
+
+def key_generation(setup: SambaConfig):
+    """The bar of DC's key generation, around the wait for its key pair (a context manager)."""
+    return progress.stage(f"{_title(setup)} key generation", unit="key")
 
 
 def _title(setup: SambaConfig) -> str:

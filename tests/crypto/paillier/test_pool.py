@@ -43,6 +43,14 @@ def test_a_dry_pool_refills_with_fresh_values_by_default(small_key):
     assert len(seen) == len(set(seen)) == 12
 
 
+def test_made_hears_every_value_asked_for_once(small_key):
+    made = []
+    pool = ObfuscatorPool(small_key[0], 40, made=made.append)
+    assert sum(made) == 40 and len(made) == 3          # in chunks of STREAM_CHUNK
+    pool.take(45)                                      # a refill: the shortfall and a fresh 40
+    assert sum(made) == 85
+
+
 def test_a_pool_cannot_be_pickled_or_copied(small_key):
     pool = ObfuscatorPool(small_key[0], 2)
     for duplicate in (pickle.dumps, copy.copy, copy.deepcopy):
@@ -63,13 +71,15 @@ def test_pool_parameters_are_checked(small_key):
 def test_a_streamed_pool_hands_out_fresh_values_as_they_arrive(ray_cluster, small_key,
                                                                obfuscator):
     public_key, private_key = small_key
+    made = []
     pool = ObfuscatorPool(public_key, 40, on_empty="raise", workers=2, obfuscator=obfuscator,
-                          stream=True)
+                          stream=True, made=made.append)
     assert len(pool) == 40                       # promised, made by the task or on demand
     seen = []
     for _ in range(20):
         seen += pool.take(2)
-    assert len(seen) == len(set(seen)) == 40
+        assert len(seen) <= sum(made) <= 40      # a bar's count: ahead of the takes, never over
+    assert len(seen) == len(set(seen)) == 40 == sum(made)
     assert private_key.decrypt_raw(seen) == [0] * 40
     with pytest.raises(PoolExhaustedError, match="needed"):
         pool.take(len(pool) + 1)              # values that arrived unasked are fresh too

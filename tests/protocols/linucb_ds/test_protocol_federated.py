@@ -7,6 +7,7 @@ import pytest
 
 from ppml.experiments.config import RunConfig
 from ppml.experiments.linucb_ds import linucb_ds, spectral_ucb_ds
+from tests.runtime.bars import final
 
 pytestmark = pytest.mark.slow
 
@@ -39,3 +40,12 @@ def test_federated_refuses_record_views(tmp_path):
         linucb_ds(RunConfig.from_columns({**BASE, "experiment": "linucb_ds",
                                           "runtime": "federated", "record_views": True,
                                           "results_dir": str(tmp_path)}))
+
+
+def test_p_shows_the_key_generation_pool_and_steps_bars(tmp_path, capfd):
+    linucb_ds(RunConfig.from_columns({**BASE, "experiment": "linucb_ds", "runtime": "federated",
+                                      "progress": True, "results_dir": str(tmp_path)}))
+    shown = capfd.readouterr().err
+    assert "2/2" in final(shown, "linucb_ds key generation")    # Comp's and DC's pairs made
+    assert "6/6" in final(shown, "linucb_ds offline pool") and "6/6" in final(
+        shown, "linucb_ds steps")

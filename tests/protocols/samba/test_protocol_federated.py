@@ -8,6 +8,7 @@ import pytest
 from ppml.experiments.config import RunConfig
 from ppml.experiments.samba import samba
 from ppml.experiments.samba_parties import OwnerGroupParty, names
+from tests.runtime.bars import final
 
 pytestmark = pytest.mark.slow
 
@@ -58,3 +59,11 @@ def test_a_federated_run_resumes_from_the_checkpoints_every_party_holds(tmp_path
     assert [r["arm"] for r in again.rows] == [r["arm"] for r in first.rows]
     assert [r["step"] for r in again.rows if r["replayed"]] == [9, 10, 11, 12]
     assert again.summary["secure_cumulative_reward"] == first.summary["secure_cumulative_reward"]
+
+
+def test_the_controller_shows_the_key_generation_set_up_and_steps_bars(tmp_path, capfd):
+    samba(RunConfig.from_columns({**BASE, "runtime": "federated", "seed": 4, "progress": True,
+                                  "results_dir": str(tmp_path)}))
+    shown = capfd.readouterr().err
+    assert "1/1" in final(shown, "samba key generation")            # DC's pair made
+    assert "1/1" in final(shown, "samba set-up") and "12/12" in final(shown, "samba steps")
