@@ -6,6 +6,7 @@ real checksum table is what is checked; those tests are skipped without ``PPML_D
 """
 
 import os
+import sys
 import zipfile
 from pathlib import Path
 
