@@ -1,38 +1,50 @@
 """Every experiment still takes the decisions and rewards it recorded (jobs/regression.py).
 
-The local cases run in this process; the Ray cases run ``python -m jobs.regression check`` in a
-subprocess, so each starts and stops its own private Ray instance as a user's run does.
+Every case runs in this process.  The local cases all run; of the Ray cases, one per family
+(`RAY_IN_SUITE`) runs on the session's Ray instance: each other Ray case records a run whose
+local twin is checked here and whose Ray run a protocol test proves equal to the local one
+(tests/protocols/<family>/test_protocol_ray.py, tests/protocols/pprl/test_shares.py), and
+starting a private Ray instance per case cost some 20 s each.  ``python -m jobs.regression
+check`` still runs every case, each Ray case on a private instance as a user's run starts it.
 """
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from jobs import regression
 
-REPO = Path(__file__).resolve().parents[2]
-LOCAL = [case for case in regression.CASES if "runtime=ray" not in case.overrides]
-RAY = [case for case in regression.CASES if "runtime=ray" in case.overrides]
+RAY_IN_SUITE = ("private_cb_ray", "linucb_ds_ray", "samba_mpc_ray", "pprl_time_shares_ray",
+                "masked_lark_aggregate_ray")
+"""The Ray cases of every test session: one real-actor run per family."""
 
 
-@pytest.mark.parametrize("case", LOCAL, ids=lambda case: case.name)
-def test_local_case_takes_its_recorded_decisions(case, tmp_path):
+def on_ray(case) -> bool:
+    return "runtime=ray" in case.overrides
+
+
+def param(case):
+    """``case`` as a test case: a Ray case is slow and uses the session's Ray instance."""
+    return pytest.param(case, id=case.name,
+                        marks=[pytest.mark.slow, pytest.mark.ray] if on_ray(case) else [])
+
+
+CASES = [param(case) for case in regression.CASES
+         if not on_ray(case) or case.name in RAY_IN_SUITE]
+
+
+def test_the_ray_cases_of_the_suite_are_recorded_ray_cases():
+    assert {case.name for case in regression.CASES if on_ray(case)} >= set(RAY_IN_SUITE)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_case_takes_its_recorded_decisions(case, tmp_path, request):
     if not regression.data_available(case):
         pytest.skip(f"needs {', '.join(case.needs)} in PPML_DATA")
+    if on_ray(case):
+        request.getfixturevalue("ray_cluster")
     expected = json.loads(regression.record_path(case).read_text())
     assert regression.differences(expected, regression.run_case(case, str(tmp_path))) == []
-
-
-@pytest.mark.slow
-@pytest.mark.ray
-def test_ray_cases_take_their_recorded_decisions():
-    done = subprocess.run([sys.executable, "-m", "jobs.regression", "check",
-                           *(case.name for case in RAY)],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 def test_differences_name_the_column_and_the_first_row():
