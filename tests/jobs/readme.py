@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 
@@ -109,3 +111,22 @@ def run_small(command: list, small: list, results_dir) -> Path:
     run_command(command, [*small, f"results_dir={results_dir}"])
     (path,) = Path(results_dir).glob("*.parquet")
     return path
+
+
+def value(command: list, key: str, default=None):
+    """The value ``command`` gives ``key`` (``default`` if it gives none)."""
+    return next((a.partition("=")[2] for a in command if a.startswith(f"{key}=")), default)
+
+
+def starts_ray(command: list) -> bool:
+    """Whether a ``python -m jobs.run`` command starts Ray: ``runtime=ray`` or more than one
+    worker."""
+    return value(command, "runtime") == "ray" or any(
+        int(w) > 1 for w in value(command, "workers", "1").split(","))
+
+
+def ray_marked(command: list, id: str):
+    """A ``python -m jobs.run`` command as a test case named ``id``, marked slow (and ray)
+    where it starts Ray: a private instance with its dashboard, some 10 s on 2 cores."""
+    marks = [pytest.mark.slow, pytest.mark.ray] if starts_ray(command) else []
+    return pytest.param(command, marks=marks, id=id)

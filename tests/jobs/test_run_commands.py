@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from tests.jobs.readme import REPO, is_sweep, readme_commands, run_command, smaller_sweep
+from tests.jobs.readme import (REPO, is_sweep, ray_marked, readme_commands, run_command,
+                               smaller_sweep, starts_ray, value)
 
 SMALL_KEYS = ["key_bits=512", "insecure_key_bits_ok=true"]
 SMALL = {"bench_ops": ["arms=3", "dims=3", "bench.repeats=1"],
@@ -27,27 +28,11 @@ RAY_STARTED = ("Started a local Ray instance", "Token authentication")
 """What Ray logs when it starts (a run without Ray must log neither)."""
 
 
-def value(command: list, key: str, default=None):
-    """The value ``command`` gives ``key`` (``default`` if it gives none)."""
-    return next((a.partition("=")[2] for a in command if a.startswith(f"{key}=")), default)
-
-
-def starts_ray(command: list) -> bool:
-    """Whether ``command`` starts Ray: ``runtime=ray`` or a party with more than one worker."""
-    return value(command, "runtime") == "ray" or any(
-        int(w) > 1 for w in value(command, "workers", "1").split(","))
-
-
-def marked(command: list):
-    """``command`` as a test case, slow where it starts Ray (some 10 s on 2 cores)."""
-    marks = [pytest.mark.slow, pytest.mark.ray] if starts_ray(command) else []
-    return pytest.param(command, marks=marks, id=" ".join(command[3:6]) or "default")
-
-
 COMMANDS = readme_commands("python -m jobs.run")
 
 
-@pytest.mark.parametrize("command", [marked(c) for c in COMMANDS])
+@pytest.mark.parametrize("command", [ray_marked(c, " ".join(c[3:6]) or "default")
+                                     for c in COMMANDS])
 def test_a_readme_command_runs_as_written(tmp_path, command):
     experiment = value(command, "experiment", "bench_ops")
     assert experiment in SMALL, f"tests/jobs/test_run_commands.py: no SMALL for {experiment}"
