@@ -1,11 +1,13 @@
 """Every experiment still takes the decisions and rewards it recorded (jobs/regression.py).
 
-Every case runs in this process.  The local cases all run; of the Ray cases, one per family
-(`RAY_IN_SUITE`) runs on the session's Ray instance: each other Ray case records a run whose
-local twin is checked here and whose Ray run a protocol test proves equal to the local one
-(tests/protocols/<family>/test_protocol_ray.py, tests/protocols/pprl/test_shares.py), and
-starting a private Ray instance per case cost some 20 s each.  ``python -m jobs.regression
-check`` still runs every case, each Ray case on a private instance as a user's run starts it.
+Every case runs in this process.  The local cases all run; of the cases on Ray and on
+federated processes, one per family and runtime (`REMOTE_IN_SUITE`) runs, the Ray ones on the
+session's Ray instance.  Each other such case records a run whose local twin is checked here
+and which a protocol test proves equal to the local run
+(tests/protocols/<family>/test_protocol_ray.py and test_protocol_federated.py,
+tests/protocols/pprl/test_shares.py); a private Ray instance per case cost some 20 s each, and
+a federated case its parties' processes.  ``python -m jobs.regression check`` still runs every
+case, each Ray case on a private instance as a user's run starts it.
 """
 
 import json
@@ -14,34 +16,41 @@ import pytest
 
 from jobs import regression
 
-RAY_IN_SUITE = ("private_cb_ray", "linucb_ds_ray", "samba_mpc_ray", "pprl_time_shares_ray",
-                "masked_lark_aggregate_ray")
-"""The Ray cases of every test session: one real-actor run per family."""
+REMOTE_IN_SUITE = ("private_cb_ray", "linucb_ds_ray", "samba_mpc_ray", "pprl_time_shares_ray",
+                   "masked_lark_aggregate_ray", "pprl_time_shares_federated",
+                   "masked_lark_aggregate_federated")
+"""The Ray and federated cases of every test session: one per family and runtime."""
 
 
-def on_ray(case) -> bool:
-    return "runtime=ray" in case.overrides
+def runtime(case) -> str:
+    return next((o.partition("=")[2] for o in case.overrides if o.startswith("runtime=")),
+                "local")
 
 
 def param(case):
-    """``case`` as a test case: a Ray case is slow and uses the session's Ray instance."""
-    return pytest.param(case, id=case.name,
-                        marks=[pytest.mark.slow, pytest.mark.ray] if on_ray(case) else [])
+    """``case`` as a test case: a Ray case is slow and uses the session's Ray instance, a
+    federated one is slow (a process per party)."""
+    marks = {"local": [], "ray": [pytest.mark.slow, pytest.mark.ray],
+             "federated": [pytest.mark.slow]}[runtime(case)]
+    return pytest.param(case, id=case.name, marks=marks)
 
 
 CASES = [param(case) for case in regression.CASES
-         if not on_ray(case) or case.name in RAY_IN_SUITE]
+         if runtime(case) == "local" or case.name in REMOTE_IN_SUITE]
 
 
-def test_the_ray_cases_of_the_suite_are_recorded_ray_cases():
-    assert {case.name for case in regression.CASES if on_ray(case)} >= set(RAY_IN_SUITE)
+def test_the_remote_cases_of_the_suite_are_recorded_cases_one_per_family_and_runtime():
+    chosen = [case for case in regression.CASES if case.name in REMOTE_IN_SUITE]
+    assert len(chosen) == len(REMOTE_IN_SUITE)
+    assert all(runtime(case) != "local" for case in chosen)
+    assert len({(case.overrides[0], runtime(case)) for case in chosen}) == len(chosen)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_a_case_takes_its_recorded_decisions(case, tmp_path, request):
     if not regression.data_available(case):
         pytest.skip(f"needs {', '.join(case.needs)} in PPML_DATA")
-    if on_ray(case):
+    if runtime(case) == "ray":
         request.getfixturevalue("ray_cluster")
     expected = json.loads(regression.record_path(case).read_text())
     assert regression.differences(expected, regression.run_case(case, str(tmp_path))) == []
