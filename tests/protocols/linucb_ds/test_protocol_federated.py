@@ -10,7 +10,7 @@ from ppml.experiments.linucb_ds import linucb_ds, spectral_ucb_ds
 
 pytestmark = pytest.mark.slow
 
-BASE = {"dataset": "synthetic", "arms": 4, "dims": 3, "horizon": 6, "key_bits": 512,
+BASE = {"dataset": "synthetic", "arms": 4, "dims": 3, "horizon": 6, "key_bits": 1024,
         "insecure_key_bits_ok": True, "progress": False, "party_timeout_s": 60}
 
 

@@ -12,7 +12,7 @@ from ppml.experiments.samba_parties import OwnerGroupParty, names
 pytestmark = pytest.mark.slow
 
 BASE = {"experiment": "samba", "dataset": "synthetic", "arms": 4, "horizon": 12,
-        "key_bits": 512, "insecure_key_bits_ok": True, "progress": False,
+        "key_bits": 1024, "insecure_key_bits_ok": True, "progress": False,
         "party_timeout_s": 60}
 
 
