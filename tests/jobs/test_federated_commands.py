@@ -15,9 +15,9 @@ pytestmark = pytest.mark.slow
 SMALL = ["horizon=4", "dims=4", "seed=2", "progress=false", "party_timeout_s=60"]
 
 
-SMALLER = {"linucb_ds": ["dataset=synthetic", "arms=4", "dims=3", "key_bits=512",
+SMALLER = {"linucb_ds": ["dataset=synthetic", "arms=4", "dims=3", "key_bits=1024",
                          "insecure_key_bits_ok=true"],
-           "samba": ["dataset=synthetic", "arms=3", "horizon=8", "key_bits=512",
+           "samba": ["dataset=synthetic", "arms=3", "horizon=8", "key_bits=1024",
                      "insecure_key_bits_ok=true"],
            "masked_lark": ["masked_lark.reports=300", "masked_lark.queries=5",
                            "masked_lark.advertisers=3", "masked_lark.k=3"]}
