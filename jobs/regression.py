@@ -5,7 +5,8 @@ sizes) and stores the columns that a refactoring must not change (arms, rewards,
 bytes, counts) in ``tests/jobs/regression/<case>.json``; ``python -m jobs.regression check``
 runs them again and lists every difference.  Timing columns, run metadata and config values are
 left out: they differ from run to run, or are the inputs themselves.  tests/jobs/test_regression.py
-runs ``check``.
+checks the records in its own process (every local case; one Ray and one federated case per
+family).
 
 A case that needs a dataset from ``PPML_DATA`` is skipped (and said so) when it is absent.
 Every case runs in seeded mode, which is INSECURE: it exists to compare runs.

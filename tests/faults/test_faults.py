@@ -2,7 +2,8 @@
 ends the run with an error naming it, within ``party_timeout_s`` and a few seconds, with no
 process of the run left and no Parquet file written; never a hang.  With checkpoints, the run
 instead goes on from its last checkpoints (by itself, or with ``resume=<run_id>``) to the
-results of an uninterrupted run.
+results of an uninterrupted run.  A local run killed and resumed with ``resume=<run_id>`` is the
+README's checkpoint commands' test (tests/jobs/test_checkpoint_commands.py).
 
 `ROLES` lists every role of every family and runtime; each is killed (SIGKILL) and stopped
 (SIGSTOP).  Three cases run in every test session (CI); the whole table runs with
@@ -18,8 +19,6 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 
 import pyarrow.parquet as pq
@@ -283,24 +282,6 @@ def test_a_killed_party_resumes_with_identical_results(tmp_path, uninterrupted, 
     assert any(row["replayed"] for row in rows)
     run_id = next(item for item in overrides if item.startswith("run_id="))[len("run_id="):]
     assert not (tmp_path / "results" / "checkpoints" / run_id).exists()
-
-
-@pytest.mark.slow
-def test_a_killed_local_run_resumes_by_its_run_id(tmp_path, uninterrupted):
-    """runtime=local: the run's one process killed mid-run; ``resume=<run_id>`` goes on from its
-    last checkpoint to the uninterrupted run's arms and rewards."""
-    results = tmp_path / "results"
-    run = FaultyRun([*RESUMED, "runtime=local"], results)
-    run.wait_until_busy(run.process.pid, 8)
-    run.inject(run.process.pid, signal.SIGKILL)
-    assert run.finish(60).returncode == -signal.SIGKILL
-    again = subprocess.run([sys.executable, "-m", "jobs.run", *RESUMED, "runtime=local",
-                            "resume=resumed", f"results_dir={results}", "progress=false"],
-                           cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr[-3000:]
-    rows = pq.read_table(results / "resumed.parquet").to_pylist()
-    assert decisions(rows, "private_cb") == uninterrupted(tuple(RESUMED))
-    assert any(row["replayed"] for row in rows)
 
 
 @pytest.mark.slow

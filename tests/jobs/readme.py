@@ -139,3 +139,4 @@ def run_small(command: list, small: list, results_dir) -> Path:
     run_command(command, [*small, f"results_dir={results_dir}"])
     (path,) = Path(results_dir).glob("*.parquet")
     return path
+

@@ -3,7 +3,7 @@
 import pyarrow.parquet as pq
 import pytest
 
-from tests.jobs.readme import readme_commands, run_small
+from tests.jobs.readme import marked, readme_commands, run_small, starts_ray
 
 SMALL = ["masked_lark.reports=300", "masked_lark.queries=5", "masked_lark.advertisers=4",
          "masked_lark.epochs=1", "progress=false"]
@@ -14,7 +14,8 @@ def test_the_readme_shows_the_default_laplace_ray_and_training():
     assert len(COMMANDS) == 4
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[4:5]) or "default")
+@pytest.mark.parametrize("command", [marked(c, starts_ray(c), shown=slice(4, 5))
+                                     for c in COMMANDS])
 def test_a_readme_command_runs_as_written(tmp_path, command):
     table = pq.read_table(run_small(command, SMALL, tmp_path)).to_pylist()
     if "masked_lark.task=train" in command:

@@ -1,38 +1,59 @@
 """Every experiment still takes the decisions and rewards it recorded (jobs/regression.py).
 
-The local cases run in this process; the Ray cases run ``python -m jobs.regression check`` in a
-subprocess, so each starts and stops its own private Ray instance as a user's run does.
+Every case runs in this process.  The local cases all run; of the cases on Ray and on
+federated processes, one per family and runtime (`REMOTE_IN_SUITE`) runs, the Ray ones on the
+session's Ray instance.  Each other such case records a run whose local twin is checked here
+and which a protocol test proves equal to the local run
+(tests/protocols/<family>/test_protocol_ray.py and test_protocol_federated.py,
+tests/protocols/pprl/test_shares.py); a private Ray instance per case cost some 20 s each, and
+a federated case its parties' processes.  ``python -m jobs.regression check`` still runs every
+case, each Ray case on a private instance as a user's run starts it.
 """
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from jobs import regression
 
-REPO = Path(__file__).resolve().parents[2]
-LOCAL = [case for case in regression.CASES if "runtime=ray" not in case.overrides]
-RAY = [case for case in regression.CASES if "runtime=ray" in case.overrides]
+REMOTE_IN_SUITE = ("private_cb_ray", "linucb_ds_ray", "samba_mpc_ray", "pprl_time_shares_ray",
+                   "masked_lark_aggregate_ray", "pprl_time_shares_federated",
+                   "masked_lark_aggregate_federated")
+"""The Ray and federated cases of every test session: one per family and runtime."""
 
 
-@pytest.mark.parametrize("case", LOCAL, ids=lambda case: case.name)
-def test_local_case_takes_its_recorded_decisions(case, tmp_path):
+def runtime(case) -> str:
+    return next((o.partition("=")[2] for o in case.overrides if o.startswith("runtime=")),
+                "local")
+
+
+def param(case):
+    """``case`` as a test case: a Ray case is slow and uses the session's Ray instance, a
+    federated one is slow (a process per party)."""
+    marks = {"local": [], "ray": [pytest.mark.slow, pytest.mark.ray],
+             "federated": [pytest.mark.slow]}[runtime(case)]
+    return pytest.param(case, id=case.name, marks=marks)
+
+
+CASES = [param(case) for case in regression.CASES
+         if runtime(case) == "local" or case.name in REMOTE_IN_SUITE]
+
+
+def test_the_remote_cases_of_the_suite_are_recorded_cases_one_per_family_and_runtime():
+    chosen = [case for case in regression.CASES if case.name in REMOTE_IN_SUITE]
+    assert len(chosen) == len(REMOTE_IN_SUITE)
+    assert all(runtime(case) != "local" for case in chosen)
+    assert len({(case.overrides[0], runtime(case)) for case in chosen}) == len(chosen)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_case_takes_its_recorded_decisions(case, tmp_path, request):
     if not regression.data_available(case):
         pytest.skip(f"needs {', '.join(case.needs)} in PPML_DATA")
+    if runtime(case) == "ray":
+        request.getfixturevalue("ray_cluster")
     expected = json.loads(regression.record_path(case).read_text())
     assert regression.differences(expected, regression.run_case(case, str(tmp_path))) == []
-
-
-@pytest.mark.slow
-@pytest.mark.ray
-def test_ray_cases_take_their_recorded_decisions():
-    done = subprocess.run([sys.executable, "-m", "jobs.regression", "check",
-                           *(case.name for case in RAY)],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 def test_differences_name_the_column_and_the_first_row():

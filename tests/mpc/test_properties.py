@@ -56,7 +56,7 @@ def assert_within(revealed, exact_at_2l, ctx, ulps: float) -> None:
 
 # -- inputs ------------------------------------------------------------------------------------
 
-@fast(60)
+@fast(30)
 @given(st.data())
 def test_an_input_in_the_product_range_reveals_its_encoding(data):
     """share and constant: any real dtype, shape and form with |v| < 2^(31-L) reveals
@@ -157,7 +157,7 @@ OPERATORS = {
 }
 
 
-@fast(120)
+@fast(60)
 @given(st.data())
 def test_a_public_operand_gives_the_plaintext_answer(data):
     """x op c for every operator, a real or integer tensor x and a public c of any dtype, form
@@ -200,7 +200,7 @@ def test_a_public_operand_gives_the_plaintext_answer(data):
         assert_within(out, exact, ctx, product_ulps(ctx) if truncated else 0)
 
 
-@fast(60)
+@fast(30)
 @given(st.data())
 def test_division_and_matmul_by_a_public_operand(data):
     """x / c is x times round(2^L / c) within one truncation; x @ M and M @ x truncate the
@@ -275,7 +275,7 @@ def test_a_bad_public_divisor_is_refused(data):
 
 # -- shared operands ---------------------------------------------------------------------------
 
-@fast(60)
+@fast(30)
 @given(st.data())
 def test_products_of_shared_inputs_are_within_one_truncation(data):
     """x * y, x.square(), x @ y and mpc.products of shared inputs in the product range: within
@@ -306,7 +306,7 @@ def test_products_of_shared_inputs_are_within_one_truncation(data):
     assert np.all(np.abs(wide.reveal() - exact) <= np.abs(exact) * 2.0**-52)
 
 
-@fast(40)
+@fast(20)
 @given(st.data())
 def test_comparisons_of_shared_inputs_are_exact(data):
     """<, >, <=, >=, ==, sign and relu of shared inputs are exact on encodings

@@ -21,15 +21,16 @@ COLUMNS = ("q_equal_reference", "action_agreement", "steps_to_goal", "reached_go
            "encryptions", "decryptions", "divisions", "comparisons")
 
 
-def _run(tmp_path, runtime: str, seed, rounds: int = 1, parties: int = 2, **extra):
-    options = PPRLOptions(rounds=rounds, **OPTIONS)
+def _run(tmp_path, runtime: str, seed, rounds: int = 1, parties: int = 2, steps: int = 25,
+         **extra):
+    options = PPRLOptions(rounds=rounds, **{**OPTIONS, "steps_per_agent": steps})
     return pprl(RunConfig(runtime=runtime, seed=seed, parties=parties,
                           results_dir=str(tmp_path), pprl=options, **BASE, **extra))
 
 
 def test_federated_agents_give_the_local_run(tmp_path):
     """Three agents, two rounds: the key switches twice, over the links."""
-    local, federated = (_run(tmp_path, runtime, 4, rounds=2, parties=3)
+    local, federated = (_run(tmp_path, runtime, 4, rounds=2, parties=3, steps=10)
                         for runtime in ("local", "federated"))
     assert [{c: r[c] for c in COLUMNS} for r in local.rows] == \
         [{c: r[c] for c in COLUMNS} for r in federated.rows]
@@ -56,7 +57,7 @@ def test_federated_agents_record_their_views_as_in_one_process(tmp_path):
 def test_federated_agents_give_the_local_run_by_observation(tmp_path):
     """Three agents, the world and the dealer each their own process: the local rows."""
     options = PPRLOptions(task="load_balancing", partition="observation", episodes=1,
-                          episode_steps=6, methods=["pprl"], trials=1,
+                          episode_steps=3, methods=["pprl"], trials=1,
                           selection="epsilon_greedy", learner="qlearning", epsilon=0.3)
     local, federated = (pprl(RunConfig(runtime=runtime, seed=3, parties=3,
                                        results_dir=str(tmp_path), pprl=options, **BASE))

@@ -21,7 +21,7 @@ COLUMNS = ("q_equal_reference", "action_agreement", "steps_to_goal", "reached_go
 def test_ray_actors_give_the_local_run(ray_cluster):
     """Three agents, two rounds (the key switches when the turn comes back to the owner),
     epsilon-greedy Q-learning on FrozenLake: the same actions, table and counts."""
-    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=30, rounds=2,
+    options = PPRLOptions(task="FrozenLake-v1", reward_bound=1, steps_per_agent=12, rounds=2,
                           methods=["pprl"], trials=1, selection="epsilon_greedy",
                           learner="qlearning", epsilon=0.3)
     runs = [run_time_protocol(options, 3, 0, 1, 512, True, key_seed=5, runtime=runtime)
@@ -36,7 +36,7 @@ def test_ray_actors_give_the_local_run_by_observation(ray_cluster):
     """Three agents, the world and the dealer as actors, epsilon-greedy Q-learning on load
     balancing: the same rows, table and counts."""
     options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
-                          episode_steps=6, methods=["pprl"], trials=1,
+                          episode_steps=3, methods=["pprl"], trials=1,
                           selection="epsilon_greedy", learner="qlearning", epsilon=0.3)
     runs = [run_observation_protocol(options, 3, 0, 1, 512, True, key_seed=5, runtime=runtime)
             for runtime in ("local", "ray")]

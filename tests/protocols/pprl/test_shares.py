@@ -261,7 +261,7 @@ def test_by_time_each_agent_a_ray_actor_gives_the_local_run(ray_cluster, agents,
     """The holder of a turn plays it, the others follow it with no inputs of theirs: the
     local run's table, actions, rounds and bytes, and each agent's view of the same openings
     (their values differ only where the holder's blind orders come from the OS)."""
-    options = PPRLOptions(steps_per_agent=40, learner=learner, selection=selection,
+    options = PPRLOptions(steps_per_agent=15, learner=learner, selection=selection,
                           epsilon=0.3, **CLIFF)
     local, ray = (run_shares_time_trials(options, agents, 0, [0, 1], key_seed=3,
                                          record_views=True, runtime=runtime)
@@ -283,7 +283,7 @@ def _untimed(row: dict) -> dict:
 @pytest.mark.ray
 def test_by_time_unseeded_ray_agents_draw_their_own_choices_and_match_the_reference(
         ray_cluster):
-    options = PPRLOptions(steps_per_agent=40, selection="epsilon_greedy", epsilon=0.3, **CLIFF)
+    options = PPRLOptions(steps_per_agent=15, selection="epsilon_greedy", epsilon=0.3, **CLIFF)
     row = run_shares_time_trials(options, 2, 0, [4], runtime="ray")[0].rows[0]
     assert row["q_equal_reference"] and row["action_agreement"] == 1.0
 
@@ -297,7 +297,7 @@ def test_by_observation_each_agent_a_ray_actor_gives_the_local_run(ray_cluster, 
     """Each agent chooses from its own generator and perceives through the world, a role of
     its own: the local run's rows, tables, actions and views, value for value."""
     options = PPRLOptions(task="load_balancing", partition="observation", episodes=2,
-                          episode_steps=5, methods=["pprl"], trials=2,
+                          episode_steps=3, methods=["pprl"], trials=2,
                           trials_together=together, selection=selection, epsilon=0.3,
                           learner=learner, backend="shares", scale_bits=20)
     local, ray = (run_shares_trials(options, agents, 0, [0, 1], key_seed=3, record_views=True,
