@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from ppml.runtime import codec
-from tests.jobs.readme import readme_commands
+from tests.jobs.readme import child_env, readme_commands
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ def test_the_loopback_launcher_writes_the_run(tmp_path, command):
     experiment = command[3].partition("=")[2]
     done = subprocess.run([sys.executable, *command[1:], *SMALL, *SMALLER.get(experiment, []),
                            f"results_dir={tmp_path}"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, env=child_env())
     assert done.returncode == 0, done.stderr[-2000:]
     assert re.search(rf"results: .*{experiment}-.*\.parquet", done.stdout)
     assert len(list(tmp_path.glob(f"{experiment}-*.parquet"))) == 1
@@ -41,10 +41,11 @@ def test_the_several_terminal_form_runs_as_written(tmp_path):
     parties = readme_commands("python -m jobs.party")
     assert len(parties) == 6
     made = subprocess.run([sys.executable, *peers[1:], *SMALL], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=child_env())
     assert made.returncode == 0, made.stderr[-2000:]
     running = [subprocess.Popen([sys.executable, *command[1:], *SMALL], cwd=tmp_path,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=child_env())
                for command in parties]
     try:
         outputs = [p.communicate(timeout=600)[0] for p in running]

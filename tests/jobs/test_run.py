@@ -18,6 +18,7 @@ import ray
 from jobs.cli import InputError
 from jobs.run import run
 from ppml.experiments.results import read_results
+from tests.jobs.readme import child_env
 
 REPO = Path(__file__).resolve().parents[2]
 PROBE_JOB = Path(__file__).resolve().parent / "probe_job.py"
@@ -122,10 +123,11 @@ def test_inputs_are_checked_before_ray_starts(tmp_path, compose_run_config, monk
 
 def test_a_config_error_is_one_line_with_status_2_and_its_traceback_on_request(tmp_path):
     command = [sys.executable, "-m", "jobs.run", "parties=1", f"results_dir={tmp_path}"]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env=child_env())
     assert (done.returncode, done.stderr) == (2, "error: parties must be >= 2, got 1\n")
     verbose = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300,
-                             env={**os.environ, "HYDRA_FULL_ERROR": "1"})
+                             env={**child_env(), "HYDRA_FULL_ERROR": "1"})
     assert verbose.returncode == 1 and "Traceback (most recent call last)" in verbose.stderr
     assert "parties must be >= 2, got 1" in verbose.stderr
 
@@ -135,7 +137,8 @@ def run_child(tmp_path: Path, searchpath: str, *args: str) -> subprocess.Complet
     results_dir = tmp_path / "results"
     overrides = ["experiment=probe", searchpath, f"results_dir={results_dir}"]
     command = [sys.executable, str(PROBE_JOB), *args, *overrides]  # Hydra flags (-m) come first
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env=child_env())
     assert done.returncode == 0, done.stderr
     return done
 
@@ -153,7 +156,8 @@ def test_runs_started_in_the_same_second_get_a_folder_each(tmp_path, searchpath)
     command = [sys.executable, str(PROBE_JOB), "experiment=probe", searchpath,
                f"results_dir={results_dir}"]
     children = [subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
+                                 stderr=subprocess.PIPE, text=True, env=child_env())
+                for _ in range(2)]
     for child in children:
         assert child.wait(timeout=300) == 0, child.stderr.read()
         child.stderr.close()
@@ -186,7 +190,7 @@ def test_a_local_run_imports_neither_ray_nor_matplotlib_and_rows_carry_its_peak(
         "print('imported:', sorted({'ray', 'matplotlib'} & set(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env=child_env())
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "imported: []"
     table = read_results(tmp_path)
