@@ -145,13 +145,15 @@ def fit_exponent(sizes, seconds) -> tuple[float, float]:
 
 
 def scaling_runs(rows: list, family: Family) -> list:
-    """One dict per run of ``family``: its last row with its ``costs`` (a dict by kind)."""
+    """One dict per run of ``family`` that timed something: its last row with its ``costs``
+    (a dict by kind)."""
     by_run = defaultdict(list)
     for row in rows:
         if row.get("experiment") == family.experiment and \
                 all(row.get(key) == value for key, value in family.where):
             by_run[row["run_id"]].append(row)
-    return [{**mine[-1], "costs": family.costs(mine)} for mine in by_run.values()]
+    runs = [{**mine[-1], "costs": family.costs(mine)} for mine in by_run.values()]
+    return [run for run in runs if any(v is not None for v in run["costs"].values())]
 
 
 def draw_costs(ax, runs: list, axis: str, symbol: str) -> None:
@@ -186,7 +188,9 @@ def scaling_figure(name: str, axis: str, rows: list, folder: Path) -> Path | Non
     groups = defaultdict(list)
     for run in scaling_runs(rows, family):
         groups[tuple(run.get(key) for key in others)].append(run)
-    swept = [group for group in groups.values() if len({r.get(axis) for r in group}) >= 2]
+    swept = [groups[key] for key in sorted(groups, key=lambda k: [-1 if v is None else v
+                                                                  for v in k])
+             if len({r.get(axis) for r in groups[key]}) >= 2]
     if not swept:
         return None
     runs = [r for group in swept for r in group]

@@ -68,11 +68,19 @@ def test_no_figure_without_two_sizes_at_the_same_other_sizes(tmp_path):
     assert scaling.scaling_figure("private_cb", "arms", rows, tmp_path) is None
 
 
+def test_runs_that_timed_nothing_draw_nothing(tmp_path):
+    rows = [{"run_id": f"p{n}", "experiment": "pprl", "pprl.steps_per_agent": n,
+             "method": "crl", "learning_s": None} for n in (10, 20)]
+    assert scaling.scaling_figure("pprl", "pprl.steps_per_agent", rows, tmp_path) is None
+
+
 def test_a_product_sweep_is_split_into_panels(tmp_path):
     rows = sweep("arms", (2, 4, 8), parties=2) + [
         dict(r, run_id=r["run_id"] + "-3") for r in sweep("arms", (2, 4, 8), parties=3)]
-    path = scaling.scaling_figure("private_cb", "arms", rows, tmp_path)
-    assert "parties" not in Image.open(path).info["Description"]
+    two = Image.open(scaling.scaling_figure("private_cb", "arms", rows, tmp_path))
+    assert "parties" not in two.info["Description"]
+    one = Image.open(scaling.scaling_figure("private_cb", "arms", rows[:3], tmp_path))
+    assert two.size[0] == 2 * one.size[0]           # one panel per value of P, side by side
 
 
 def test_runs_mixing_another_setting_are_refused(tmp_path):
