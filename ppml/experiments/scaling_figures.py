@@ -9,9 +9,9 @@ configs run) is one plot whose caption holds the other sizes fixed; several (a p
 are one panel each, headed by their values.  Each plot has up to three curves on the same axes,
 the family's slowdowns' numerators and denominator (docs/results-schema.md, Slowdowns): the
 secure run's total seconds, its online seconds and the plaintext baseline's seconds.  Each run
-is a small dot, the mean at each size a marker, and the least-squares line of log seconds on
-log size is drawn through them; its slope, the fitted exponent, is in the legend
-(``secure total ~ K^1.02``).  Runs that differ in any other setting that changes the cost are
+is a small dot, the median at each size a marker (a run slowed by a busy machine does not move
+it), and the least-squares line of log median seconds on log size is drawn through them; its
+slope, the fitted exponent, is in the legend (``secure total ~ K^1.02``).  Runs that differ in any other setting that changes the cost are
 refused (`figures.MixedSettings`, naming the settings), as every figure does.
 """
 
@@ -30,8 +30,8 @@ from ppml.experiments.figures import (draw_panels, figure, fixed_settings, plain
 
 KINDS = (("secure total", "C0", "-"), ("secure online", "C1", "--"), ("plaintext", "C2", ":"))
 """The curves of a scaling plot: (legend name, colour, line style of the fitted line)."""
-NOTE = ("Dots: runs; markers: their mean at each size; lines: least-squares fits of log seconds "
-        "on log size, slopes in the legend.")
+NOTE = ("Dots: runs; markers: their median at each size; lines: least-squares fits of log "
+        "median seconds on log size, slopes in the legend.")
 
 
 @dataclass(frozen=True)
@@ -157,17 +157,19 @@ def scaling_runs(rows: list, family: Family) -> list:
 
 
 def draw_costs(ax, runs: list, axis: str, symbol: str) -> None:
-    """On ``ax``: each of `KINDS` the runs have, against ``axis`` on log-log axes, with its
-    fitted line and exponent (`fit_exponent`) in the legend."""
+    """On ``ax``: each of `KINDS` the runs have, against ``axis`` on log-log axes: every run,
+    the median at each size, and the line fitted to the medians (`fit_exponent`), its exponent
+    in the legend."""
     for kind, color, style in KINDS:
         points = [(r[axis], r["costs"][kind]) for r in runs if r["costs"][kind] is not None]
         if len({x for x, _ in points}) < 2:
             continue
         xs, ys = map(np.asarray, zip(*points))
-        exponent, coefficient = fit_exponent(xs, ys)
         sizes = np.unique(xs)
+        medians = [float(np.median(ys[xs == x])) for x in sizes]
+        exponent, coefficient = fit_exponent(sizes, medians)
         ax.plot(xs, ys, ".", color=color, alpha=0.35)
-        ax.plot(sizes, [ys[xs == x].mean() for x in sizes], "o", color=color)
+        ax.plot(sizes, medians, "o", color=color)
         ax.plot(sizes, coefficient * sizes ** exponent, style, color=color,
                 label=f"{kind} ~ {symbol}^{exponent:.2f}")
     for scale in (ax.xaxis, ax.yaxis):

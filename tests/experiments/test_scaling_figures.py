@@ -52,6 +52,16 @@ def test_every_kind_is_drawn_with_its_exponent():
                       "plaintext ~ |A|^0.50"]
 
 
+def test_the_fit_goes_through_the_medians_not_a_slow_run():
+    rows = sweep("arms", (2, 4, 8)) + [dict(r, run_id=r["run_id"] + k) for r in
+                                      sweep("arms", (2, 4, 8)) for k in "ab"]
+    rows[-1] = dict(rows[-1], slowdown_total=rows[-1]["slowdown_total"] * 50)   # a busy machine
+    runs = scaling.scaling_runs(rows, scaling.FAMILIES["private_cb"])
+    _, ax = subplots()
+    scaling.draw_costs(ax, runs, "arms", "|A|")
+    assert ax.get_legend().get_texts()[0].get_text() == "secure total ~ |A|^1.00"
+
+
 def test_one_figure_per_swept_axis_with_the_other_sizes_fixed(tmp_path):
     rows = sweep("arms", (2, 4, 8, 16)) + sweep("parties", (2, 3, 4)) + sweep("dims", (5, 10))
     arms = scaling.scaling_figure("private_cb", "arms", rows, tmp_path)
