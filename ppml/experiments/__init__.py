@@ -13,3 +13,4 @@ from ppml.experiments import samba, samba_figures, samba_parties  # noqa: F401,E
 from ppml.experiments import linucb_ds, linucb_ds_figures, linucb_ds_parties  # noqa: F401,E402
 from ppml.experiments import pprl, pprl_figures, pprl_parties  # noqa: F401,E402
 from ppml.experiments import masked_lark, masked_lark_figures, masked_lark_parties  # noqa: F401,E402
+from ppml.experiments import scaling_figures  # noqa: F401,E402

@@ -302,7 +302,7 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
             plot_lines(ax, mean_lines(known, x, reference, line), label, colors, style)
         for axis in (ax.xaxis, ax.yaxis):
             if axis.axis_name in log_axes:
-                _plain_log(ax, axis)
+                plain_log(ax, axis)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
 
@@ -319,7 +319,7 @@ def line_figure(runs: list, folder: Path, x: str, line: str, y, labels: tuple,
     return save(fig, folder, name, fixed, note)
 
 
-def _plain_log(ax, axis) -> None:
+def plain_log(ax, axis) -> None:
     """A log scale on ``axis`` whose ticks read as numbers (3, 0.01), not as 3 x 10^0 (minor
     ticks labelled only where the range is short, as matplotlib's default)."""
     (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
