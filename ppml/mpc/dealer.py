@@ -5,8 +5,8 @@ off-line" that Hannun et al.'s Algorithm 1 takes as input (section 3; Algorithm 
 appendix C).
 
 Every kind of material (Beaver triples, square pairs, AND triples, wrap pairs with the bits of
-r, daBits, permutations, one-hot pairs, private Bernoulli and Uniform samples) is a set of
-*fields*:
+r, daBits, permutations, one-hot pairs, exp pairs, private Bernoulli and Uniform samples) is a
+set of *fields*:
 
 * **free** fields are uniformly random pieces that every party derives locally from the key it
   shares with the dealer (pairwise-shared seeds): nothing is sent for them;
@@ -161,6 +161,23 @@ def one_hot_pair(batch_shape: tuple, bits: int) -> Material:
 
 
 @functools.lru_cache(maxsize=4096)
+def exp_pair(batch_shape: tuple, frac_bits: int, bits: int, precision_bits: int) -> Material:
+    """Random r with arithmetic shares of the one-hot of s = (r >> frac_bits) mod 2^bits over a
+    last axis of length 2^bits, scaled by e^-rho (rho = (r mod 2^frac_bits) / 2^frac_bits in
+    [0, 1)) at scale 2^-precision_bits: e^x of a shared x in one opening
+    (`ppml.mpc.protocols.exponential`)."""
+    shape, size = tuple(batch_shape), 1 << bits
+
+    def derive(v, s, n):
+        hot = (v["r"] >> np.uint64(frac_bits)) & np.uint64(size - 1)
+        rho = (v["r"] & np.uint64((1 << frac_bits) - 1)).astype(np.float64) / 2.0 ** frac_bits
+        scale = np.rint(np.ldexp(np.exp(-rho), precision_bits)).astype(np.uint64)
+        return {"scaled": (np.arange(size, dtype=np.uint64) == hot[..., None]) * scale[..., None]}
+    return Material("exp", (shape, frac_bits, bits, precision_bits), (Field("r", shape),),
+                    (Field("scaled", shape + (size,)),), derive)
+
+
+@functools.lru_cache(maxsize=4096)
 def bernoulli(shape: tuple, p: float) -> Material:
     """Private Bernoulli(p) bits (Algorithm 1, line 8), shared at scale 1."""
     if not 0.0 <= p <= 1.0:
@@ -180,6 +197,7 @@ def uniform(shape: tuple, precision_bits: int) -> Material:
 CONSTRUCTORS = {"mul": mul_triple, "and": and_triple, "matmul": matmul_triple,
                 "square": square_pair, "wrap": wrap_pair, "truncpair": truncation_pair,
                 "dabit": dabit, "permutation": permutation, "onehot": one_hot_pair,
+                "exp": exp_pair,
                 "bernoulli": bernoulli, "uniform": uniform}
 
 

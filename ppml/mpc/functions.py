@@ -1,4 +1,4 @@
-"""Functions of shared tensors by iteration: reciprocal and exponential (Hannun et al., section 3).
+"""Functions of shared tensors: reciprocal and exponential (Hannun et al., section 3).
 
 They work on `ArithmeticShared` tensors (their methods ``reciprocal`` and ``exp`` call them)
 and are built from the tensor's operators and `products`, above the array protocols
@@ -10,25 +10,35 @@ e^2, so y (1 + e) and e^2 are two independent products computed in the same roun
 then costs one multiplication round instead of two sequential ones (2 rounds with truncation
 instead of 4); in exact arithmetic the iterates are identical.  Two start values:
 
-* ``paper``: y0 = 3 exp(0.5 - x) + 0.003, the paper's choice on [1, c] (it costs an exponential,
-  that is 8 squarings);
+* ``paper``: y0 = 3 exp(0.5 - x) + 0.003, the paper's choice on [1, c] (it costs the paper's
+  exponential, the limit with 8 squarings);
 * ``linear`` (default): the minimax linear start y0 = alpha - beta x on a public domain [a, b],
   beta = 8 / (4ab + (a + b)^2), alpha = beta (a + b), whose relative error
   E = 1 - beta a b equioscillates on [a, b].  It is free (no rounds), and since the relative
   error squares every iteration, ceil(log2(L ln 2 / -ln E)) iterations reach 2^-L.
   On the paper's [1, 10], E = 0.503 and 5 iterations reach 20 bits.
 
-Exponential: e^x ~ (1 + x / 2^k)^(2^k) with k = 8: one division by 2^k (truncation protocol)
-and k squarings.
+Exponential, two methods (`EXP_METHODS`):
+
+* ``range_reduced`` (default): x = n + f with an integer n, e^x = e^n e^f in one opening and one
+  truncation (2 rounds): the integer part selects e^n from a public table through a dealer
+  one-hot, and the fraction is split between the opened mask, f = omega - rho with omega
+  public, and the dealer, who scales the one-hot by e^-rho (`ppml.mpc.protocols.exponential`).
+  No approximation: the error is fixed-point rounding only.
+* ``limit``: the paper's e^x ~ (1 + x / 2^k)^(2^k) with k = 8: one division by 2^k (truncation
+  protocol) and k squarings (17 rounds), 3% off on [-4, 2] and 17% at x = 10.
+
+docs/mpc.md ("Functions") compares them.
 
 Domains: each function computes its value for x in a stated domain (`reciprocal_domain`,
-`exp_domain`), a precondition for a shared x, which cannot be checked without opening it.  A
-tensor that holds a public constant (`Context.constant`, its ``public``) is checked, and a value
-outside the domain raises a ValueError naming the domain.
+`range_reduced_domain`, `exp_domain`), a precondition for a shared x, which cannot be checked
+without opening it.  A tensor that holds a public constant (`Context.constant`, its ``public``)
+is checked, and a value outside the domain raises a ValueError naming the domain.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -36,9 +46,13 @@ import numpy as np
 from ppml.checks import check_int
 from ppml.crypto.fixed import VALUE_BITS
 from ppml.mpc.products import products
+from ppml.mpc.protocols import exponential
 
 START_VALUES = ("linear", "paper")
 PAPER_ITERATIONS = 7   # the paper's experiments (section 5)
+EXP_METHODS = ("range_reduced", "limit")
+EXP_LOW = -64.0        # the range-reduced exp's default lower end: a table of 2^7 positions
+EXP_LOWEST = -512.0    # its lowest lower end: at most 2^10 positions (words an element)
 EXP_SQUARINGS = 8      # the paper's k
 EXP_GUARD_BITS = 8
 """exp needs precision_bits >= squarings + 8: fixed-point rounding adds up to
@@ -133,7 +147,7 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
         check_numerator(x, numerator)
     if start == "paper":
         x = x.at_precision()          # exp squares its argument: at 2L that leaves the ring
-        y = 3.0 * exp(0.5 - x) + 0.003
+        y = 3.0 * exp_limit(0.5 - x) + 0.003
         iterations = PAPER_ITERATIONS if iterations is None else iterations
     elif start == "linear":
         alpha, beta, error = linear_start(domain)
@@ -158,9 +172,10 @@ def reciprocal(x, iterations=None, start="linear", domain=(1.0, 10.0), numerator
 
 
 def exp_domain(squarings: int, precision_bits: int) -> tuple:
-    """[-2^k, (62 - 2L) ln 2]: below it 1 + x / 2^k < 0, above it the last squaring, at most
-    e^x at scale 2^-2L, leaves the ring (2^62); a ValueError naming ``squarings`` and
-    ``precision_bits`` when L < k + `EXP_GUARD_BITS`, where rounding would swamp the result."""
+    """The limit's domain [-2^k, (62 - 2L) ln 2]: below it 1 + x / 2^k < 0, above it the last
+    squaring, at most e^x at scale 2^-2L, leaves the ring (2^62); a ValueError naming
+    ``squarings`` and ``precision_bits`` when L < k + `EXP_GUARD_BITS`, where rounding would
+    swamp the result."""
     squarings = check_int("exp squarings", squarings, 0, what="an integer")
     if precision_bits < squarings + EXP_GUARD_BITS:
         raise ValueError(f"exp with squarings={squarings} needs precision_bits >= "
@@ -171,8 +186,81 @@ def exp_domain(squarings: int, precision_bits: int) -> tuple:
     return -2.0 ** squarings, (VALUE_BITS - 2 * precision_bits) * math.log(2)
 
 
-def exp(x, squarings: int | None = None):
-    """[e^x] = [(1 + x / 2^k)^(2^k)] with k = ``squarings`` (default `EXP_SQUARINGS`).
+def exp_top(precision_bits: int) -> float:
+    """The range-reduced exp's largest x, (62 - 2L) ln 2 - 2^(1-L): e^x at scale 2^-2L, before
+    its truncation, stays within 2^62 with the rounding of its factors."""
+    return (VALUE_BITS - 2 * precision_bits) * math.log(2) - 2.0 ** (1 - precision_bits)
+
+
+def range_reduced_domain(domain, precision_bits: int) -> tuple:
+    """``domain`` = (low, high) as floats (None: (`EXP_LOW`, `exp_top`)), or a ValueError naming
+    it unless `EXP_LOWEST` <= low < high <= `exp_top` (the table's 2^b positions grow with
+    high - low)."""
+    top = exp_top(precision_bits)
+    if domain is None:
+        return EXP_LOW, top
+    try:
+        low, high = (float(end) for end in domain)
+    except (TypeError, ValueError):
+        low = high = math.nan
+    if not EXP_LOWEST <= low < high <= top:
+        raise ValueError(f"exp domain must be a pair (low, high) with {EXP_LOWEST:g} <= low < "
+                         f"high <= (62 - 2 precision_bits) ln 2 - 2^(1 - precision_bits) = "
+                         f"{top:.6g} at precision_bits={precision_bits}, got {domain!r}")
+    return low, high
+
+
+@functools.lru_cache(maxsize=64)
+def exp_window(low: float, high: float) -> tuple:
+    """(lowest, bits): the integer parts n of x in [low, high], floor(low) <= n <= ceil(high),
+    in a window [lowest, lowest + 2^bits) that ends at ceil(high)."""
+    top = math.ceil(high)
+    bits = (top - math.floor(low)).bit_length()
+    return top - (1 << bits) + 1, bits
+
+
+def exp(x, method: str = "range_reduced", squarings: int | None = None, domain=None):
+    """[e^x] by ``method`` (`EXP_METHODS`): ``range_reduced`` (the default) on ``domain``, or the
+    paper's ``limit`` with k = ``squarings``; a ValueError for an unknown method or a parameter
+    of the other method."""
+    if method == "range_reduced":
+        if squarings is not None:
+            raise ValueError(f"exp squarings apply to method='limit' only, got "
+                             f"squarings={squarings!r} with method='range_reduced'")
+        return exp_range_reduced(x, domain)
+    if method == "limit":
+        if domain is not None:
+            raise ValueError(f"exp domain applies to method='range_reduced' only, got "
+                             f"domain={domain!r} with method='limit' (whose domain is "
+                             f"[-2^squarings, (62 - 2 precision_bits) ln 2])")
+        return exp_limit(x, squarings)
+    raise ValueError(f"exp method must be one of {EXP_METHODS}, got {method!r}")
+
+
+def exp_range_reduced(x, domain=None):
+    """[e^x] = [e^n e^f], x = n + f, in 2 rounds: one opening (`ppml.mpc.protocols.exponential`:
+    the integer part n through a dealer one-hot over a public table, the fraction split between
+    the opened mask and the dealer) and one truncation.
+
+    Precondition (docs/mpc.md, "Ranges"): x in ``domain`` = [low, high] (`range_reduced_domain`;
+    default [-64, (62 - 2L) ln 2 - 2^(1-L)], [-64, 15.25] at L = 20).  There the error is only
+    fixed-point rounding: |result - e^x| <= 2^-L (1.4 e^x + P/2 + 1) (P parties; the two
+    factors' rounding, then the truncation's: 1 ulp bounded, P/2 + 1/2 exact).  The dealer's
+    one-hot has 2^b positions, b = bit length of ceil(high) - floor(low) (7 by default, 128
+    words an element); an x below the window it covers aliases to a wrong value.  A public
+    constant outside the domain raises a ValueError (`check_domain`)."""
+    precision = x.ctx.precision_bits
+    low, high = range_reduced_domain(domain, precision)
+    check_domain(x, "exp", (low, high), "domain")
+    x = x.at_precision()                          # the window's bits must fit above the scale
+    lowest, bits = exp_window(low, high)
+    y = exponential.exp(x.ctx, x.data, x.frac_bits, lowest, bits, precision)
+    return type(x)(x.ctx, y, 2 * precision).at_precision()
+
+
+def exp_limit(x, squarings: int | None = None):
+    """[e^x] = [(1 + x / 2^k)^(2^k)] with k = ``squarings`` (default `EXP_SQUARINGS`): the
+    paper's (Hannun et al., section 3), 1 + 2k rounds.
 
     Precondition (docs/mpc.md, "Ranges"): x in `exp_domain` = [-2^k, (62 - 2L) ln 2]
     ([-256, 15.25] at L = 20), and L >= k + 8.  There the error is at most about

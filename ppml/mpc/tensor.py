@@ -333,11 +333,13 @@ class ArithmeticShared:
         with self.ctx.comm.operation("reciprocal"):
             return functions.reciprocal(self, iterations, start, domain, numerator)
 
-    def exp(self, squarings: int | None = None) -> "ArithmeticShared":
-        """e^self with k = ``squarings`` squarings (`ppml.mpc.functions.exp`; the paper's k = 8
-        by default)."""
+    def exp(self, method: str = "range_reduced", squarings: int | None = None,
+            domain: tuple | None = None) -> "ArithmeticShared":
+        """e^self (`ppml.mpc.functions.exp`): ``range_reduced`` (default; 2 rounds, fixed-point
+        rounding only) for self in ``domain`` (default [-64, (62 - 2L) ln 2 - 2^(1-L)]), or the
+        paper's ``limit`` with k = ``squarings`` squarings (8 by default)."""
         with self.ctx.comm.operation("exp"):
-            return functions.exp(self, squarings)
+            return functions.exp(self, method, squarings, domain)
 
     def divide_by_power_of_two(self, bits: int) -> "ArithmeticShared":
         """x / 2^bits by the truncation protocol (Algorithm 3), the scale kept; ``bits`` in

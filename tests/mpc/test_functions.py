@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import ppml.mpc as mpc
-from ppml.mpc.functions import iterations_for, linear_start
+from ppml.mpc.functions import exp_top, iterations_for, linear_start
 
 from .conftest import PARTIES
 
@@ -39,7 +39,7 @@ def test_linear_start_is_minimax():
 def test_exp_matches_the_paper_approximation(parties, rng):
     a = rng.uniform(-4, 2, 200)
     ctx = mpc.local_context(parties, seed=10)
-    out = ctx.share(a, owner=0).exp().reveal()
+    out = ctx.share(a, owner=0).exp("limit").reveal()
     reference = (1 + a / 256) ** 256
     assert np.allclose(out, reference, rtol=1e-3, atol=1e-4)  # rounding, not flooring, keeps this
     assert np.allclose(out, np.exp(a), rtol=0.04)
@@ -106,32 +106,116 @@ def test_a_reciprocal_domain_must_keep_the_iterates_in_the_ring():
 
 
 @pytest.mark.parametrize("bits", [16, 20, 24])
-def test_exp_is_within_its_stated_error_up_to_the_top_of_its_domain(bits):
-    """On [-2^k, (62 - 2L) ln 2]: error <= max(1, e^x) (x^2 / 2^(k+1) + (P + 1) 2^(k-L))."""
+def test_the_limit_exp_is_within_its_stated_error_up_to_the_top_of_its_domain(bits):
+    """The paper's exp, on [-2^k, (62 - 2L) ln 2]: error <= max(1, e^x) (x^2 / 2^(k+1)
+    + (P + 1) 2^(k-L))."""
     ctx = mpc.local_context(2, seed=2, precision_bits=bits)
     top = (62 - 2 * bits) * np.log(2)
     a = np.concatenate([np.linspace(-6, 2, 41), [-256.0, top - 1e-3]])
-    out = ctx.share(a, owner=0, wide=True).exp().reveal()    # -256 is wider than 2^(31-L)
+    out = ctx.share(a, owner=0, wide=True).exp("limit").reveal()   # -256: wider than 2^(31-L)
     bound = np.maximum(1, np.exp(a)) * (a**2 / 2**9 + 3 * 2.0 ** (8 - bits))
     assert np.all(np.abs(out - np.exp(a)) <= bound)
     with pytest.raises(ValueError, match=r"exp of a public value outside its domain: every x "
                                          r"must lie in \[-2\^squarings, \(62 - 2 precision_bits\) "
                                          r"ln 2\] at squarings=8, precision_bits=%d" % bits):
-        ctx.constant(np.array([top + 1e-3])).exp()
+        ctx.constant(np.array([top + 1e-3])).exp("limit")
     with pytest.raises(ValueError, match=r"exp of a public value outside its domain"):
-        ctx.constant(np.array([-257.0]), wide=True).exp()
+        ctx.constant(np.array([-257.0]), wide=True).exp("limit")
 
 
-def test_exp_refuses_a_precision_too_low_for_its_squarings():
+def test_the_limit_exp_refuses_a_precision_too_low_for_its_squarings():
     """The reported e^0.5 = 2.64 at L = 8: 8 squarings need L >= 16; 0 <= k <= L - 8 works."""
     ctx = mpc.local_context(2, seed=1, precision_bits=8)
     x = ctx.share(np.array([0.5]), owner=0)
     with pytest.raises(ValueError, match=r"exp with squarings=8 needs precision_bits >= 16, got "
                                          r"precision_bits=8"):
-        x.exp()
-    assert np.allclose(x.exp(squarings=0).reveal(), 1.5)               # 1 + x, as stated
+        x.exp("limit")
+    assert np.allclose(x.exp("limit", squarings=0).reveal(), 1.5)      # 1 + x, as stated
     ctx = mpc.local_context(2, seed=1, precision_bits=12)
-    out = ctx.share(np.array([0.5]), owner=0).exp(squarings=4).reveal()
+    out = ctx.share(np.array([0.5]), owner=0).exp("limit", squarings=4).reveal()
     assert abs(out[0] - np.exp(0.5)) <= np.exp(0.5) * (0.25 / 2**5 + 3 * 2.0**-8)
     with pytest.raises(ValueError, match="exp squarings must be an integer >= 0"):
-        ctx.share(np.array([0.5]), owner=0).exp(squarings=-1)
+        ctx.share(np.array([0.5]), owner=0).exp("limit", squarings=-1)
+
+
+def range_reduced_bound(a, bits: int, parties: int) -> np.ndarray:
+    """The range-reduced exp's stated error, 2^-L (1.4 e^x + P/2 + 1)."""
+    return 2.0**-bits * (1.4 * np.exp(a) + parties / 2 + 1)
+
+
+@pytest.mark.parametrize("parties", [2, 3])
+@pytest.mark.parametrize("bits", [12, 20, 26])
+def test_range_reduced_exp_is_within_its_stated_error_over_its_domain(parties, bits):
+    """The default exp on its whole domain [-64, (62 - 2L) ln 2 - 2^(1-L)], its ends included,
+    against np.exp of the encoded inputs: fixed-point rounding only, in 2 rounds."""
+    ctx = mpc.local_context(parties, seed=3, precision_bits=bits)
+    top = exp_top(bits)
+    a = np.concatenate([np.linspace(-64, top, 3001), np.linspace(-10, min(10, top), 1001)])
+    a = np.floor(a * 2**bits) / 2**bits                  # on the lattice, at most top
+    x = ctx.share(a, owner=0, wide=True)
+    before = ctx.comm.stats[0].rounds
+    y = x.exp()
+    assert ctx.comm.stats[0].rounds - before == 2        # one opening, one truncation
+    assert np.all(np.abs(y.reveal() - np.exp(a)) <= range_reduced_bound(a, bits, parties))
+
+
+@pytest.mark.parametrize("parties", [2, 3])
+def test_range_reduced_exp_beats_the_limit_where_the_paper_fails(parties):
+    """The limit is 17% off at x = 10 and 5% at x = 5 (issue 17); the range-reduced exp is
+    within a few ulps there, on a narrower domain too (a smaller table), and on a state at
+    scale 2^-2L and an integer tensor."""
+    ctx = mpc.local_context(parties, seed=4)
+    a = np.array([-10.0, -4.0, 0.0, 5.0, 10.0])
+    limit = ctx.share(a, owner=0).exp("limit").reveal()
+    assert abs(limit[-1] / np.exp(10) - 1) > 0.15 and abs(limit[-2] / np.exp(5) - 1) > 0.04
+    for y in (ctx.share(a, owner=0).exp().reveal(),
+              ctx.share(a, owner=0).exp(domain=(-10, 10)).reveal(),
+              mpc.products([(ctx.share(a, owner=0), ctx.constant(np.ones(5)))],
+                           keep_scale=True)[0].exp().reveal(),
+              ctx.share(a.astype(np.int64), owner=0, frac_bits=0).exp().reveal()):
+        assert np.all(np.abs(y - np.exp(a)) <= range_reduced_bound(a, 20, parties))
+
+
+def test_the_paper_reciprocal_start_keeps_the_limit_exp():
+    """reciprocal(start="paper") is the paper's y0 = 3 exp(0.5 - x) + 0.003 with the paper's exp:
+    its 17 rounds and its values do not move with exp's default."""
+    ctx = mpc.local_context(2, seed=5)
+    a = np.array([1.5, 3.0])
+    x = ctx.share(a, owner=0)
+    before = ctx.comm.stats[0].rounds
+    y0 = x.reciprocal(iterations=0, start="paper")
+    assert ctx.comm.stats[0].rounds - before == 17 + 1                  # exp, then 3 * exp
+    assert np.allclose(y0.reveal(), 3 * (1 + (0.5 - a) / 256) ** 256 + 0.003, rtol=1e-3)
+
+
+def test_bad_exp_arguments():
+    ctx = mpc.local_context(2, seed=1)
+    x = ctx.share(np.ones(2), owner=0)
+    with pytest.raises(ValueError, match=r"exp method must be one of \('range_reduced', "
+                                         r"'limit'\), got 'taylor'"):
+        x.exp("taylor")
+    with pytest.raises(ValueError, match=r"exp squarings apply to method='limit' only, got "
+                                         r"squarings=8 with method='range_reduced'"):
+        x.exp(squarings=8)
+    with pytest.raises(ValueError, match=r"exp domain applies to method='range_reduced' only"):
+        x.exp("limit", domain=(-1, 1))
+    bound = r"exp domain must be a pair \(low, high\) with -512 <= low < high <= "
+    for bad in [(1, 0), (-513, 0), (0, 15.25), (0,), "ab", (0, np.nan)]:
+        with pytest.raises(ValueError, match=bound + r".* = 15\.2492 at precision_bits=20"):
+            x.exp(domain=bad)
+
+
+def test_range_reduced_exp_of_a_public_value_outside_its_domain_is_refused():
+    """e^20 < 0 was the limit's report; the range-reduced exp refuses a public value outside
+    its domain too, naming it, and is right at its ends."""
+    ctx = mpc.local_context(2, seed=1, precision_bits=20)
+    top = exp_top(20)
+    for bad in ([20.0], [top + 1e-5], [-64.5, 0.0]):
+        with pytest.raises(ValueError, match=r"exp of a public value outside its domain: every x "
+                                             r"must lie in domain = \[-64, 15\.2492\]"):
+            ctx.constant(np.array(bad), wide=True).exp()
+    with pytest.raises(ValueError, match=r"domain = \[-1, 1\]"):
+        ctx.constant(np.array([1.5])).exp(domain=(-1, 1))
+    ends = np.array([-64.0, 15.0])
+    out = ctx.constant(ends, wide=True).exp().reveal()
+    assert np.all(np.abs(out - np.exp(ends)) <= range_reduced_bound(ends, 20, 2))
