@@ -1,8 +1,9 @@
 """Benchmark: accuracy of the iterative functions, reciprocal and exp, against their rounds.
 
-``python -m jobs.bench_functions [results_dir=results]``: for each reciprocal start value and
-number of Newton-Raphson iterations, the worst relative error over [1, 10] and over [1, 5] (the
-Sherman-Morrison denominators of Algorithm 1) and the online rounds; for exp, the paper's limit
+``python -m jobs.bench_functions [results_dir=results]``: for the windowed reciprocal (on [1, 10]
+and on [1, 5]) and for Newton's from each start value with 1 to 8 iterations, the worst relative
+error over [1, 10] and over [1, 5] (the Sherman-Morrison denominators of Algorithm 1) and the
+online rounds; for exp, the paper's limit
 with k squarings (``iterations``) and the range-reduced exp, the worst relative error over
 [-4, 2] and over [-10, 10] and the worst error relative to max(1, e^x) over [-10, 10], and the
 online rounds.  P = 2, L = 20, local runtime; prints the table and writes one Parquet file.
@@ -18,18 +19,25 @@ from jobs.cli import cases, finish, options, run_command
 
 
 def reciprocal_rows(grid: np.ndarray) -> list:
+    """Newton's reciprocal from each start value with 1 to 8 iterations, and the windowed one
+    on [1, 10] and on [1, 5] (its window fitted to the domain), on ``grid`` (values of [1, 10])."""
+    runs = [(f"reciprocal/newton-{start}", iterations,
+             {"method": "newton", "iterations": iterations, "start": start})
+            for start in ("linear", "paper") for iterations in range(1, 9)]
+    runs += [(f"reciprocal/window-1-{b}", None, {"method": "window", "domain": (1.0, float(b))})
+             for b in (10, 5)]
     rows = []
-    for start in ("linear", "paper"):
-        for iterations in range(1, 9):
-            ctx = mpc.local_context(2, seed=0)
-            x = ctx.share(grid, owner=0)
-            before = ctx.comm.stats[0].rounds
-            y = x.reciprocal(iterations=iterations, start=start)
-            rounds = ctx.comm.stats[0].rounds - before
-            error = np.abs(y.reveal() * grid - 1)
-            rows.append({"op": f"reciprocal/{start}", "iterations": iterations, "rounds": rounds,
-                         "max_rel_error_1_10": float(error.max()),
-                         "max_rel_error_1_5": float(error[grid <= 5].max())})
+    for op, iterations, keys in runs:
+        inside = grid <= keys.get("domain", (1.0, 10.0))[1]
+        ctx = mpc.local_context(2, seed=0)
+        x = ctx.share(grid[inside], owner=0)
+        before = ctx.comm.stats[0].rounds
+        y = x.reciprocal(**keys)
+        rounds = ctx.comm.stats[0].rounds - before
+        error = np.abs(y.reveal() * grid[inside] - 1)
+        rows.append({"op": op, "iterations": iterations, "rounds": rounds,
+                     "max_rel_error_1_10": float(error.max()) if inside.all() else None,
+                     "max_rel_error_1_5": float(error[grid[inside] <= 5].max())})
     return rows
 
 

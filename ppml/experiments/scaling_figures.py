@@ -85,7 +85,7 @@ LINUCB_DS = ("dataset", "horizon", "linucb_ds.scale_bits", "linucb_ds.obfuscator
 FAMILIES = {
     "private_cb": Family(
         "private_cb", "Private CB", {"arms": "|A|", "parties": "P", "dims": "D"},
-        ("dataset", "horizon", "private_cb.nr_iterations", "private_cb.argmax_method",
+        ("dataset", "horizon", "private_cb.reciprocal", "private_cb.nr_iterations", "private_cb.argmax_method",
          "private_cb.refresh_every") + ENGINE,
         slowdown_costs("plaintext_lean_s")),
     "linucb_ds": Family(

@@ -326,12 +326,14 @@ class ArithmeticShared:
             return self * (self >= 0)
 
     # -- functions -----------------------------------------------------------------------------
-    def reciprocal(self, iterations: int | None = None, start: str = "linear",
-                   domain: tuple = (1.0, 10.0), numerator=None) -> "ArithmeticShared":
-        """1 / self, or numerator / self in the same rounds, for self in ``domain``
-        (`ppml.mpc.functions.reciprocal`)."""
+    def reciprocal(self, iterations: int | None = None, start: str | None = None,
+                   domain: tuple = (1.0, 10.0), numerator=None,
+                   method: str = "auto") -> "ArithmeticShared":
+        """1 / self, or numerator / self, for self in ``domain`` (`ppml.mpc.functions.reciprocal`):
+        ``window`` (2 rounds, 4 with a numerator), the paper's ``newton`` with its ``iterations``
+        and ``start``, or ``auto`` (default: window where it fits)."""
         with self.ctx.comm.operation("reciprocal"):
-            return functions.reciprocal(self, iterations, start, domain, numerator)
+            return functions.reciprocal(self, iterations, start, domain, numerator, method)
 
     def exp(self, method: str = "range_reduced", squarings: int | None = None,
             domain: tuple | None = None) -> "ArithmeticShared":

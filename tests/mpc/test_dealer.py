@@ -18,7 +18,8 @@ MATERIALS = [
     dealer.dabit((9,)),
     dealer.permutation((4,), 5),
     dealer.one_hot_pair((4,), 3),
-    dealer.exp_pair((4,), 20, 3, 16),
+    dealer.window_pair((4,), 20, 3, 16, ("exp",)),
+    dealer.window_pair((3, 2), 30, 4, 20, ("powers", 5)),
     dealer.bernoulli((1000,), 0.2),
     dealer.uniform((1000,), 20),
 ]

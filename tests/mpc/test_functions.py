@@ -2,18 +2,48 @@ import numpy as np
 import pytest
 
 import ppml.mpc as mpc
-from ppml.mpc.functions import exp_top, iterations_for, linear_start
+from ppml.mpc.functions import (RECIPROCAL_METHODS, chosen_reciprocal, exp_top, iterations_for,
+                                linear_start, window_layout)
 
 from .conftest import PARTIES
 
 
 @pytest.mark.parametrize("parties", PARTIES)
-def test_reciprocal_on_the_sherman_morrison_domain(parties, rng):
+@pytest.mark.parametrize("method", RECIPROCAL_METHODS)
+def test_reciprocal_on_the_sherman_morrison_domain(parties, method, rng):
     a = rng.uniform(1, 10, 300)
     ctx = mpc.local_context(parties, seed=9)
     x = ctx.share(a, owner=0)
-    assert np.allclose(x.reciprocal().reveal(), 1 / a, rtol=1e-4, atol=2e-5)
-    assert np.allclose((3.0 * x.reciprocal()).reveal(), 3 / a, atol=1e-4)
+    assert np.allclose(x.reciprocal(method=method).reveal(), 1 / a, rtol=1e-4, atol=2e-5)
+    assert np.allclose((3.0 * x.reciprocal(method=method)).reveal(), 3 / a, atol=1e-4)
+
+
+@pytest.mark.parametrize("parties", PARTIES)
+@pytest.mark.parametrize("domain", [(1.0, 2.0), (1.0, 10.0), (0.05, 3.0), (2.0, 100.0)])
+def test_the_windowed_reciprocal_is_within_its_bound_in_two_rounds(parties, domain, rng):
+    """Within 2^-L (1.1 / a + 1) + 2^-L (P/2 + 1) of 1/x over the whole domain, ends included,
+    for x at scale L and 2L (its opening works at any scale above the grid)."""
+    a, b = domain
+    values = np.concatenate([rng.uniform(a, b, 400), [a, b]])
+    values = np.rint(values * 2**20) / 2**20             # on the lattice: the function's error
+    ctx = mpc.local_context(parties, seed=3)
+    for x in (ctx.share(values, owner=0), ctx.share(values, owner=0).at_scale(40)):
+        before = ctx.comm.stats[0].rounds
+        y = x.reciprocal(domain=domain)
+        assert ctx.comm.stats[0].rounds - before == 2
+        bound = 2.0**-20 * (1.1 / a + 1 + parties / 2 + 1)
+        assert np.all(np.abs(y.reveal() - 1 / values) <= bound)
+
+
+def test_the_windowed_layout_has_the_fewest_dealer_words():
+    """[1, 2] (eq. 1's denominators): a grid of 1 bit, the window [2, 6), 21 terms (84 words
+    an element); a domain too wide for 2^10 positions is refused, naming the other method."""
+    assert window_layout(1.0, 2.0, 20) == (1, 2, 2, 21)
+    grid, lowest, bits, terms = window_layout(1.0, 10.0, 20)
+    assert lowest >= 2 and (lowest / 2**grid) <= 1 and (lowest + 2**bits) / 2**grid > 10
+    assert (lowest / 2**grid) ** -terms <= 2.0**-21 or (2**grid) ** -terms <= 2.0**-21
+    with pytest.raises(ValueError, match="too wide for method='window'.*method='newton'"):
+        window_layout(1.0, 1e6, 20)
 
 
 @pytest.mark.parametrize("parties", [2, 3])
@@ -22,7 +52,7 @@ def test_paper_start_converges_in_seven_iterations_below_six(parties, rng):
     # (relative error 0.968 at x = 10); docs/mpc.md tabulates this.
     a = rng.uniform(1, 6, 200)
     ctx = mpc.local_context(parties, seed=9)
-    out = ctx.share(a, owner=0).reciprocal(start="paper").reveal()
+    out = ctx.share(a, owner=0).reciprocal(start="paper", method="newton").reveal()
     assert np.allclose(out, 1 / a, rtol=1e-3, atol=5e-5)
 
 
@@ -49,24 +79,47 @@ def test_bad_reciprocal_arguments():
     ctx = mpc.local_context(2, seed=1)
     x = ctx.share(np.ones(2), owner=0)
     with pytest.raises(ValueError, match="start"):
-        x.reciprocal(start="guess")
-    with pytest.raises(ValueError, match="domain"):
-        x.reciprocal(domain=(2, 1))
+        x.reciprocal(start="guess", method="newton")
+    for method in RECIPROCAL_METHODS:
+        with pytest.raises(ValueError, match="domain"):
+            x.reciprocal(domain=(2, 1), method=method)
     with pytest.raises(ValueError, match="iterations"):
-        x.reciprocal(iterations=-1)
+        x.reciprocal(iterations=-1, method="newton")
+    with pytest.raises(ValueError, match="reciprocal method must be one of"):
+        x.reciprocal(method="guess")
+    with pytest.raises(ValueError, match="apply to method='newton' only"):
+        x.reciprocal(iterations=3, method="window")
+    with pytest.raises(ValueError, match="apply to method='newton' only"):
+        x.reciprocal(start="paper", method="window")
+
+
+def test_auto_takes_the_window_where_it_fits_and_newton_elsewhere():
+    """Newton when asked for its iterations or start, or where the window does not fit: a
+    domain too wide for 2^10 positions, 1/a at 2^-(2L+4) outside the ring (L = 29 on [1, 10])."""
+    assert chosen_reciprocal((1.0, 2.0), 20) == "window"
+    assert chosen_reciprocal((1.0, 10.0), 20, iterations=3) == "newton"
+    assert chosen_reciprocal((1.0, 10.0), 20, start="paper") == "newton"
+    assert chosen_reciprocal((1.0, 1e6), 20) == "newton"
+    assert chosen_reciprocal((1.0, 10.0), 28) == "window"
+    assert chosen_reciprocal((1.0, 10.0), 29) == "newton"
+    ctx = mpc.local_context(2, seed=1, precision_bits=29)
+    x = ctx.share(np.array([1.5, 3.0]), owner=0)
+    assert np.allclose(x.reciprocal().reveal(), [1 / 1.5, 1 / 3.0], rtol=1e-6)
 
 
 @pytest.mark.parametrize("parties", [2, 3])
-def test_quotient_costs_the_rounds_of_the_reciprocal(parties, rng):
+@pytest.mark.parametrize("method, more", [("newton", 0), ("window", 2)])
+def test_a_quotient_costs_newtons_rounds_or_one_product_more(parties, method, more, rng):
+    """Newton's quotient rides in its own rounds; the windowed one is a product more."""
     a, n = rng.uniform(1, 2, 50), rng.uniform(-3, 3, 50)
     ctx = mpc.local_context(parties, seed=4)
     x, num = ctx.share(a, owner=0), ctx.share(n, owner=parties - 1)
     before = ctx.comm.stats[0].rounds
-    x.reciprocal(domain=(1, 2)).reveal()
+    x.reciprocal(domain=(1, 2), method=method).reveal()
     reciprocal_rounds = ctx.comm.stats[0].rounds - before
     before = ctx.comm.stats[0].rounds
-    quotient = x.reciprocal(domain=(1, 2), numerator=num).reveal()
-    assert ctx.comm.stats[0].rounds - before == reciprocal_rounds
+    quotient = x.reciprocal(domain=(1, 2), numerator=num, method=method).reveal()
+    assert ctx.comm.stats[0].rounds - before == reciprocal_rounds + more
     assert np.allclose(quotient, n / a, atol=1e-4)
     assert np.allclose((num / x).reveal(), n / a, atol=1e-4)        # default domain [1, 10]
 
@@ -90,7 +143,8 @@ def test_reciprocal_of_a_public_value_outside_its_domain_is_refused():
     edges = np.array([1.0, 10.0])
     assert np.allclose(ctx.constant(edges).reciprocal().reveal(), 1 / edges, rtol=3e-5)
     with pytest.raises(ValueError, match=r"domain = \[0\.5, 2\]"):
-        ctx.constant(np.array([0.25])).reciprocal(domain=(0.5, 2), start="paper")
+        ctx.constant(np.array([0.25])).reciprocal(domain=(0.5, 2), start="paper",
+                                                  method="newton")
 
 
 def test_a_reciprocal_domain_must_keep_the_iterates_in_the_ring():
@@ -98,11 +152,14 @@ def test_a_reciprocal_domain_must_keep_the_iterates_in_the_ring():
     values = np.array([3, 2**10]) * 2.0**-20             # exactly encoded
     x = ctx.share(values, owner=0)
     low = 2.0**-21                                       # 2 / a = 2^22 = 2^(62 - 2L)
-    assert np.allclose(x.reciprocal(domain=(low, 1e-2), iterations=30).reveal(),
-                       1 / values, rtol=1e-4)
+    assert np.allclose(x.reciprocal(domain=(low, 1e-2), iterations=30,
+                                    method="newton").reveal(), 1 / values, rtol=1e-4)
     with pytest.raises(ValueError, match=r"reciprocal domain must have a >= 2\^-21 = 4\.76837e-07 "
                                          r"at precision_bits=20"):
-        x.reciprocal(domain=(low / 2, 1e-2))
+        x.reciprocal(domain=(low / 2, 1e-2), method="newton")
+    with pytest.raises(ValueError, match=r"a >= 7\.62939e-06 at precision_bits=20 for "
+                                         r"method='window'.*use method='newton'"):
+        x.reciprocal(domain=(2.0**-18, 1e-2), method="window")
 
 
 @pytest.mark.parametrize("bits", [16, 20, 24])
@@ -183,7 +240,7 @@ def test_the_paper_reciprocal_start_keeps_the_limit_exp():
     a = np.array([1.5, 3.0])
     x = ctx.share(a, owner=0)
     before = ctx.comm.stats[0].rounds
-    y0 = x.reciprocal(iterations=0, start="paper")
+    y0 = x.reciprocal(iterations=0, start="paper", method="newton")
     assert ctx.comm.stats[0].rounds - before == 17 + 1                  # exp, then 3 * exp
     assert np.allclose(y0.reveal(), 3 * (1 + (0.5 - a) / 256) ** 256 + 0.003, rtol=1e-3)
 

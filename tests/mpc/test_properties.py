@@ -428,7 +428,7 @@ def test_range_reduced_exp_within_its_stated_error(data):
 @fast(40)
 @given(st.data())
 def test_bad_function_arguments_are_refused(data):
-    """reciprocal's domain, start, iterations and numerator, exp's squarings, and a public
+    """reciprocal's domain, method, start, iterations and numerator, exp's squarings, and a public
     constant outside a function's domain, are refused naming them (docs/mpc.md, "Ranges")."""
     ctx = context(data.draw, parties=(2,), bits=st.integers(8, 30), modes=("bounded",))
     L = ctx.precision_bits
@@ -439,10 +439,16 @@ def test_bad_function_arguments_are_refused(data):
     assert_refused(lambda: x.reciprocal(domain=domain), "domain")
     tiny = 2.0**(2 * L - 62) / 4
     assert_refused(lambda: x.reciprocal(domain=(tiny, 1.0)), "domain")
-    assert_refused(lambda: x.reciprocal(start=data.draw(st.sampled_from(["", "Linear", 1]))),
-                   "start")
+    assert_refused(lambda: x.reciprocal(domain=(tiny, 1.0), method="newton"), "domain")
+    assert_refused(lambda: x.reciprocal(start=data.draw(st.sampled_from(["", "Linear", 1])),
+                                        method="newton"), "start")
     bad_count = st.one_of(st.integers(-9, -1), st.sampled_from([1.5, "3", True]))
-    assert_refused(lambda: x.reciprocal(iterations=data.draw(bad_count)), "iterations")
+    assert_refused(lambda: x.reciprocal(iterations=data.draw(bad_count), method="newton"),
+                   "iterations")
+    assert_refused(lambda: x.reciprocal(method=data.draw(st.sampled_from(["", "Newton", 2]))),
+                   "method")
+    assert_refused(lambda: x.reciprocal(domain=(1.0, 2.0**20), method="window"), "domain",
+                   "newton")
     assert_refused(lambda: x.exp("limit", squarings=data.draw(bad_count)), "squarings")
     assert_refused(lambda: x.exp("limit", squarings=L - 7), "squarings", "precision_bits")
     assert_refused(lambda: x.exp(squarings=8), "squarings", "limit")

@@ -1,11 +1,11 @@
-"""e^x in one opening: the rounding of its two factors only, at any scale, aliasing outside its
-window."""
+"""The one-hot window protocols: e^x in one opening (the rounding of its two factors only, at any
+scale, aliasing outside its window) and the reciprocal's series."""
 
 import numpy as np
 import pytest
 
 import ppml.mpc as mpc
-from ppml.mpc.protocols.exponential import exp
+from ppml.mpc.protocols.window import exp, reciprocal
 from ppml.mpc.ring import ARITHMETIC
 
 from ..conftest import PARTIES
@@ -41,3 +41,18 @@ def test_an_integer_part_outside_the_window_aliases():
     values = np.full(200, 4.5 * 2**20, dtype=np.int64)
     out, _ = opened_exp(2, values, 20, lowest=-4, bits=3)
     assert np.allclose(out, np.exp(4.5 - 8), rtol=0, atol=2.0**-20)
+
+
+@pytest.mark.parametrize("parties", PARTIES)
+def test_the_reciprocal_series_in_one_round(parties, rng):
+    """1/x for x in [1, 2] at scale 2^-40 (eq. 1's denominators at 2L): grid 1, window [2, 6),
+    21 terms (relative error 2^-21), at scale 2^-(L + 28), in one round."""
+    x = np.concatenate([rng.uniform(1, 2, 2000), [1.0, 2.0]])
+    values = np.rint(x * 2.0**40).astype(np.int64)
+    ctx = mpc.local_context(parties, seed=2)
+    v = ctx.share(values, owner=0, frac_bits=0, wide=True)
+    before = ctx.comm.stats[0].rounds
+    y = reciprocal(ctx, v.data, 40, 1, 2, 2, 21, 20, 28)
+    assert ctx.comm.stats[0].rounds - before == 1
+    (out,) = ctx.open([y], ARITHMETIC)
+    assert np.all(np.abs(out.view(np.int64) / 2.0**48 - 2.0**40 / values) <= 2.0**-20)
