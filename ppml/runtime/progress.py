@@ -37,6 +37,10 @@ POLL_S = 0.25
 WAIT_S = 5.0
 """The longest a bar waits for the relay (its last count, the driver's poll); then it gives up
 on the bar, never on the run."""
+END_WAIT_S = 30.0
+"""The longest the end of a Ray run waits for the relay (`flush`), so that a phase's bar is
+complete before the driver prints anything else, even while the relay's worker starts on a busy
+machine."""
 RELAY_NAME = "ppml-progress-relay"
 """The relay's actor name, in the driver's Ray namespace (its workers look it up by name)."""
 
@@ -210,8 +214,10 @@ def _poll() -> None:
                 _forget()
 
 
-def flush() -> None:
-    """Draw every update waiting in the relay (nothing without one)."""
+def flush(wait_s: float = WAIT_S) -> None:
+    """Draw every update waiting in the relay (nothing without one), waiting for it at most
+    ``wait_s``: a relay slower than that (its worker still starting on a busy machine) keeps its
+    updates for the next flush; a dead one is forgotten.  A bar never fails a run."""
     with _lock:
         if _relay is None:
             return
@@ -220,8 +226,10 @@ def flush() -> None:
             _forget()
             return
         try:
-            events = ray.get(_relay.take.remote(), timeout=WAIT_S)
-        except ray.exceptions.RayError:       # the relay died: a bar never fails a run
+            events = ray.get(_relay.take.remote(), timeout=wait_s)
+        except ray.exceptions.GetTimeoutError:
+            return
+        except ray.exceptions.RayError:       # the relay died
             _forget()
             return
         for kind, key, *rest in events:
@@ -237,7 +245,7 @@ def flush() -> None:
 def close() -> None:
     """Before Ray shuts down: draw what is waiting and forget the relay (the next Ray run makes
     a new one)."""
-    flush()
+    flush(END_WAIT_S)
     with _lock:
         _forget()
 

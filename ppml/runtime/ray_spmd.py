@@ -92,7 +92,7 @@ def run_ray(program, config: EngineConfig, inputs: dict, dealer_secret: bytes | 
         return _gather([m.run.remote(program, inputs.get(p, {})) for p, m in enumerate(members)],
                        ranks, what="run the program")
     finally:
-        progress.flush()
+        progress.flush(progress.END_WAIT_S)
         for actor in members + [dealer]:
             ray.kill(actor)
 

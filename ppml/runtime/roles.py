@@ -271,7 +271,7 @@ def teardown(roles: list, close: str | None = "close",
             role.close_within(close, max(deadline - time.monotonic(), 0.0))
         except Exception as err:            # noqa: BLE001 - every role is stopped regardless
             log.warning("%s did not close: %s", role.name, err)
-    progress.flush()                       # the roles' last bars, before they stop
+    progress.flush(progress.END_WAIT_S)          # the roles' last bars, before they stop
     for role in roles:
         try:
             role.stop()

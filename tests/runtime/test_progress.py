@@ -53,3 +53,34 @@ def test_showing_false_silences_every_bar_and_the_setting_comes_back(capsys):
 def test_without_a_relay_flush_and_close_do_nothing():
     progress.flush()
     progress.close()
+
+
+def test_a_slow_relay_keeps_its_updates_for_the_next_flush_and_a_dead_one_is_forgotten(
+        monkeypatch, capsys):
+    """A relay that does not answer within the wait (its worker still starting) is asked again
+    at the next flush, its bars complete; a relay that died is forgotten."""
+    import ray
+
+    class Relay:
+        class take:
+            @staticmethod
+            def remote():
+                return "events"
+    answers = [ray.exceptions.GetTimeoutError("slow"),
+               [("open", "b", "relayed phase", 3, "step", 0), ("close", "b", 3)],
+               ray.exceptions.RayActorError()]
+
+    def get(ref, timeout):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+    monkeypatch.setattr(ray, "is_initialized", lambda: True)
+    monkeypatch.setattr(ray, "get", get)
+    monkeypatch.setattr(progress, "_relay", Relay())
+    progress.flush(wait_s=0.1)
+    assert progress._relay is not None and capsys.readouterr().err == ""
+    progress.flush()
+    assert "relayed phase" in capsys.readouterr().err and progress._relay is not None
+    progress.flush()
+    assert progress._relay is None
