@@ -5,6 +5,9 @@
 (``ray_address``) or starts a private one, and leaves it when the run ends; `warm_up` starts
 worker processes before a benchmark's timed part.
 
+A private instance runs its workers at the driver's priority (`start_local`); a cluster joined
+keeps its own settings.
+
 Ray is imported by each function when it is called, not with this module: the modules that
 start Ray only for ``runtime=ray`` or ``workers > 1`` import this one either way, and a run
 without Ray should not pay Ray's import (docs/memory.md).
@@ -22,11 +25,28 @@ from ppml.runtime import progress
 from ppml.runtime.deadlines import DEFAULT_TIMEOUT_S
 
 
+WORKER_NICENESS = 0
+"""How much less priority a private instance's workers get than the driver that starts it.
+Ray's default, 15, keeps its own processes responsive under busy workers; but ppml's workers are
+the run's parties and roles, which wait on each other and on the driver every round: on a shared
+machine Samba's step took 41 ms at 15 against 29-33 ms at 0 (docs/ray-runtime.md, "Overhead
+over the local runtime").  Workers of a driver run under ``nice`` keep its priority, and so
+stay below other work as the driver does."""
+
+
+def start_local(num_cpus: int | None = None, dashboard: bool = False) -> None:
+    """Start a private local Ray instance with ``num_cpus`` (default: every CPU here), its
+    workers at the driver's priority (`WORKER_NICENESS`)."""
+    import ray
+    ray.init(address="local", num_cpus=num_cpus or os.cpu_count(), include_dashboard=dashboard,
+             _system_config={"worker_niceness": WORKER_NICENESS})
+
+
 def ensure_ray() -> None:
     """Start a private local Ray instance (every CPU, no dashboard) unless Ray is running."""
     import ray
     if not ray.is_initialized():
-        ray.init(address="local", num_cpus=os.cpu_count(), include_dashboard=False)
+        start_local()
 
 
 @contextmanager
@@ -44,8 +64,7 @@ def connected(address: str | None = None, num_cpus: int | None = None,
         yield
         return
     if address is None:
-        ray.init(address="local", num_cpus=num_cpus or os.cpu_count(),
-                 include_dashboard=dashboard)
+        start_local(num_cpus, dashboard)
     else:
         ray.init(address=address)
     try:

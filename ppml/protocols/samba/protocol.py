@@ -354,11 +354,12 @@ def run_samba(data, setup: SambaConfig) -> SambaRun:
             layout = owner_groups(arms, setup.owners_per_actor, roles.slots(setup.runtime))
             groups = [make(DataOwnerGroup, name=f"DO group {m.start}-{m.stop - 1}")
                       for m in layout]                  # made while DC makes its key pair
-            customer.call("public")                     # the bar is done once the pair exists
-        controller = Controller(setup, arms, groups, layout, customer)
-        controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
-                               setup.seed, setup.record_views, setup.mask, setup.runtime,
-                               setup.timeout_s, background=setup.mask == "mpc")     # its seat meets the caller's
+            controller = Controller(setup, arms, groups, layout, customer)
+            controller.comp = make(Comp, arms, setup.spec, controller.run_id, setup.crypto,
+                                   setup.seed, setup.record_views, setup.mask, setup.runtime,
+                                   setup.timeout_s,
+                                   background=setup.mask == "mpc")   # its seat meets the caller's
+            customer.call("public")     # all actors start meanwhile; the bar ends with DC's pair
         return play(data, setup, start, controller)
     finally:
         if controller is not None and controller.seat is not None:

@@ -10,8 +10,8 @@ as the dealer of their correlated randomness; only Comp learns the selected posi
 
 * ARGMAX (Fig. 4's argmax algorithms): the key is the IEEE-754 bit pattern of x >= 0, an
   integer in [0, 2^63) that orders exactly like x, so the shared argmax (`ppml.mpc.reveal_argmax`
-  with ``ties="first"``: the first maximum in sigma_t's order; pairwise up to `PAIRWISE_ARMS`,
-  the tournament above) takes exactly the decision of the paper's `policies.select_arm` on the
+  with ``ties="first"``: the first maximum in sigma_t's order; pairwise or the tournament by
+  `argmax_method`) takes exactly the decision of the paper's `policies.select_arm` on the
   floats.
 * MATCH (probability matching: Softmax, Pursuit's l = 2): the key is x / bound_A in fixed point,
   ``round(x / bound_A 2^MATCH_BITS)`` (bound_A: `policies.Policy.match_bound`); the Controller
@@ -32,6 +32,7 @@ import struct
 import numpy as np
 
 import ppml.mpc as mpc
+from ppml.mpc.protocols.argmax import AUTO_CROSSOVER
 from ppml.mpc.protocols.convert import most_significant_bit
 from ppml.mpc.protocols.multiply import beaver
 from ppml.mpc.ring import BINARY
@@ -50,9 +51,13 @@ MAX_MATCH_ARMS = 1 << (62 - MATCH_BITS - U_BITS)
 MIN_SOFTMAX_TAU = 1 / (MATCH_BITS * math.log(2))
 """e^(-1/tau) 2^MATCH_BITS >= 1: no Softmax key rounds to 0 (about 0.048)."""
 PAIRWISE_ARMS = 40
-"""Argmax compares all pairs up to this many arms and runs the tournament above: the crossover
-of the two in the local runtime (docs/samba.md, "Selection on shares"; the engine's own `auto`
-crosses at 128 arms, where it counts LAN rounds)."""
+"""Argmax compares all pairs up to this many arms and runs the tournament above when both
+seats are in one process: the crossover of the two in the local runtime, where a round costs
+nothing (docs/samba.md, "Selection on shares")."""
+LINKED_PAIRWISE_ARMS = AUTO_CROSSOVER
+"""The same bound when the seats are in two processes (Ray, federated), where each round is a
+message between them: the engine's own crossover for rounds that cost (128 arms; at K = 100 on
+Ray the pairwise argmax's 13 rounds take half the time of the tournament's 61, docs/samba.md)."""
 SHARE_BLOCK_WORDS = 256
 """Words a reader of a DO's share stream reads at once.  There are K such readers on each side
 (each DO's, and the Controller's one per DO), each drawing one word an iteration: at
@@ -99,6 +104,14 @@ def match_position(keys: list, u: int) -> int:
     return len(keys) - 1
 
 
+def argmax_method(arms: int, linked: bool) -> str:
+    """The argmax of ``arms`` positions for seats in one process (``linked`` False) or in two
+    (True): "pairwise" up to `PAIRWISE_ARMS` or `LINKED_PAIRWISE_ARMS`, "tournament" above.
+    Both take the same decision (the first maximum); they differ in rounds and work."""
+    return "pairwise" if arms <= (LINKED_PAIRWISE_ARMS if linked else PAIRWISE_ARMS) \
+        else "tournament"
+
+
 def select_on_shares(ctx, inputs: dict) -> dict:
     """The program of both seats (`ppml.runtime.seat`): ``inputs`` = {party: (kind, shares,
     u)} for the parties held here, ``shares`` its uint64 shares in sigma_t's order, u the
@@ -108,7 +121,7 @@ def select_on_shares(ctx, inputs: dict) -> dict:
     data = np.stack([inputs[p][1] for p in ctx.held])
     u = inputs[0][2] if ctx.holds(0) else None
     if kind == ARGMAX:
-        method = "pairwise" if data.shape[-1] <= PAIRWISE_ARMS else "tournament"
+        method = argmax_method(data.shape[-1], len(ctx.held) < ctx.comm.parties)
         onehot = mpc.reveal_argmax(ArithmeticShared(ctx, data, 0), to=1, ties="first",
                                    method=method)
     else:

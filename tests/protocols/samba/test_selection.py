@@ -10,10 +10,11 @@ from ppml.crypto.aead import MessageRejected
 from ppml.crypto.rng import Stream, seeded_key
 from ppml.mpc.local import local_context
 from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, select_arm
-from ppml.protocols.samba.selection import (MATCH_BITS, MAX_MATCH_ARMS, MIN_SOFTMAX_TAU,
-                                            SHARE_BLOCK_WORDS, U_BITS, check_policy,
-                                            comp_shares, match_position, score_key,
-                                            select_on_shares, share_words, unpack_shares)
+from ppml.protocols.samba.selection import (LINKED_PAIRWISE_ARMS, MATCH_BITS, MAX_MATCH_ARMS,
+                                            MIN_SOFTMAX_TAU, PAIRWISE_ARMS, SHARE_BLOCK_WORDS,
+                                            U_BITS, argmax_method, check_policy, comp_shares,
+                                            match_position, score_key, select_on_shares,
+                                            share_words, unpack_shares)
 from ppml.protocols.samba.wire import SCORE_BYTES
 
 
@@ -83,6 +84,17 @@ def test_selection_on_shares_takes_the_plaintext_decision(arms):
         keys = [score_key(MATCH, p, 1.0) for p in ps]
         u = int(rng.integers(0, 2**U_BITS))
         assert shared_selection(MATCH, keys, u) == match_position(keys, u)
+
+
+def test_seats_in_two_processes_compare_all_pairs_up_to_more_arms():
+    """A round costs a message between the seats' processes (Ray, federated), so the pairwise
+    argmax's fewer rounds pay up to more arms than between seats of one process."""
+    assert PAIRWISE_ARMS < 100 <= LINKED_PAIRWISE_ARMS
+    assert [argmax_method(arms, False) for arms in (PAIRWISE_ARMS, PAIRWISE_ARMS + 1, 100)] == \
+        ["pairwise", "tournament", "tournament"]
+    assert [argmax_method(arms, True) for arms in (100, LINKED_PAIRWISE_ARMS,
+                                                   LINKED_PAIRWISE_ARMS + 1)] == \
+        ["pairwise", "pairwise", "tournament"]
 
 
 def test_comps_shares_travel_fixed_width_and_padding_is_checked():
