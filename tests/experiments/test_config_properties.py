@@ -75,7 +75,8 @@ def optional(key: Key) -> Key:
 FLAG = Key(st.booleans(), st.sampled_from(["true", "no", 1, 0, None, 1.5, []]))
 TEXT = Key(st.text(alphabet="abc_-/.:", min_size=1, max_size=12),
            st.sampled_from(["", None, 5, [], b"x"]))
-RUN_ID = Key(st.text(alphabet="abc019-_", min_size=1, max_size=12),
+RUN_ID = Key(st.builds(str.__add__, st.sampled_from("abc019"),           # a letter or digit
+                       st.text(alphabet="abc019-_", max_size=11)),
              st.sampled_from(["", "../x", "a b", None, 5, b"x"]))
 
 RUN = {
