@@ -16,14 +16,17 @@ import numpy as np
 from ppml.parallel import over_rows, workers_for
 
 SPLIT_MIN_ELEMENTS = 1 << 62
-"""Output elements per held party from which a product's local terms are split over arms.
+"""Output elements per held party from which a product's local terms are split over arms: for
+now never (docs/private-cb.md, "Party-local work as Ray tasks").
 
-Measured with ``python -m jobs.bench_per_arm`` (docs/private-cb.md, "Party-local work as Ray
-tasks"): the local terms c + eps y + a delta of eq. 1's [A, D, D] update are memory-bound
-(about 10 ns an element), and shipping a slice of c to a pinned task and its result back
-through Ray's object store costs more than the arithmetic it spreads at every size measured
-here (|A| = 10 to 10,000, D = 20 to 100, 1 and 2 workers, one and two nodes); so the split is
-off at any size a ring fits in memory, unless ``mpc.split_min_elements`` asks for it."""
+The one measurement on this machine so far is of whole runs: with the earlier threshold of 2^17,
+|A| = 1000, D = 20, P = 2 (eq. 1's update 400,000 elements) took 11.4 s online with workers=2
+against 2.8 s with workers=1.  The local terms c + eps y + a delta are memory-bound, and moving
+a slice of c to a pinned task and the result back through Ray's object store costs more than
+the arithmetic it spreads.  The crossover by size is measured by ``python -m jobs.bench_per_arm``
+(|A| = 10 to 10,000, D = 20 to 100, one and two nodes); set this to the ``work`` from which it
+reports that the split pays, if it does.  A run can ask for the split with
+``mpc.split_min_elements``."""
 
 
 def split_over_arms(ctx, fn, arrays: list, out_shape: tuple) -> np.ndarray:

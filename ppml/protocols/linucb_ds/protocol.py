@@ -49,12 +49,16 @@ from ppml.crypto.rng import fresh_key
 from ppml.runtime import progress, roles
 from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
 
-COEFFICIENTS_SPLIT_MIN_WORK = 1
-"""K d^2 (the integer multiplications of one row block of step 3.i's C = X A^-1 G) from which P
-spreads step 3.i over its workers by arms, with ``workers > 1``.
+COEFFICIENTS_SPLIT_MIN_WORK = 10**6
+"""K d^2 (half the Python-integer multiplications of step 3.i's C = X A^-1 G and w = X A^-1 e)
+from which P spreads step 3.i over its workers by arms, with ``workers > 1``.
 
-Measured with ``python -m jobs.bench_per_arm`` (docs/linucb-ds.md, "Per-arm coefficients over
-the workers"): placeholder."""
+Provisional, from the sizes of the work rather than a timing: at 10^6, 3.i is 2 10^6
+multiplications of 28- to 90-bit integers, a tenth of a second or more, against a pinned task's
+round trip of about a millisecond (docs/linucb-ds.md, "Two workers") and the pickling of the
+K d integers of X's rows.  ``python -m jobs.bench_per_arm`` measures the crossover
+(docs/linucb-ds.md, "Per-arm coefficients over the workers"); set this to the ``work`` from which
+it reports that the split pays.  A run can move it with ``linucb_ds.split_min_work``."""
 
 PARTIES = ("comp", "dc", "do", "p")
 """The parties by name: their checkpoint stores, and their processes in a federated run (P, which
