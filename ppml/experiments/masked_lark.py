@@ -46,7 +46,8 @@ TRAINING_SHOWN = ("model", "steps", ("gradient_equal_plaintext_steps", "equal gr
 the plaintext one, how fast, how private."""
 SHOWN = (("keys_released", "released"), ("keys_suppressed", "suppressed"),
          ("reports_counted", "reports"), ("release_equal_reference", "equals reference"),
-         ("epsilon_release", "epsilon"), ("helper_s", "helper_s"), ("protocol_s", "protocol_s"))
+         ("epsilon_release", "epsilon"), ("helper_s", "helper_s"), ("protocol_s", "protocol_s"),
+         ("slowdown_total", "slowdown"))
 """The printed summary of an aggregation: is the release the reference's plus the noise, how
 many keys it released, how fast, how private."""
 
@@ -72,6 +73,7 @@ def masked_lark(config: RunConfig, data) -> RunOutput:
         shown = TRAINING_SHOWN
     else:
         result = (aggregate_federated if federated else _aggregate)(config)
+        result.summary.update(aggregation_slowdowns(result.summary))
         shown = SHOWN
     table = format_table([result.summary], shown)
     return RunOutput(rows=result.rows, summary=result.summary, table=table, views=result.views)
@@ -96,6 +98,15 @@ def training_slowdowns(summary: dict) -> dict:
     may end a moment before another helper's slower set-up or steps)."""
     total = max(summary["protocol_s"], summary["setup_s"] + summary["train_s"])
     return slowdowns(summary["train_s"], total, summary["plaintext_train_s"])
+
+
+def aggregation_slowdowns(summary: dict) -> dict:
+    """An aggregation's slowdowns against a trusted curator's plaintext release of the same
+    reports (``plaintext_aggregate_s``, `reference.curator_release`): online, the helpers' own
+    work (``helper_s``); in total, the roles' set-up and the whole protocol, the browsers'
+    reports (shares, sealing) included (``setup_s + protocol_s``)."""
+    return slowdowns(summary["helper_s"], summary["setup_s"] + summary["protocol_s"],
+                     summary["plaintext_aggregate_s"])
 
 
 def mark_replayed(result) -> None:

@@ -76,15 +76,6 @@ def pprl_costs(rows: list) -> dict:
             "plaintext": mean("crl", "learning_s")}
 
 
-def aggregation_costs(rows: list) -> dict:
-    """A Masked LARK aggregation's seconds: the whole protocol (``protocol_s``) and the helpers'
-    own work (``helper_s``, without waiting for the browsers' uploads); it times no plaintext
-    baseline."""
-    run = rows[-1]
-    return {"secure total": run.get("protocol_s"), "secure online": run.get("helper_s"),
-            "plaintext": None}
-
-
 ENGINE = ("runtime", "workers", "precision_bits", "mpc.truncation")
 """The engine's settings that change a secret-shared run's time."""
 PAILLIER = ("runtime", "workers", "key_bits")
@@ -94,7 +85,7 @@ LINUCB_DS = ("dataset", "horizon", "linucb_ds.scale_bits", "linucb_ds.obfuscator
 FAMILIES = {
     "private_cb": Family(
         "private_cb", "Private CB", {"arms": "|A|", "parties": "P", "dims": "D"},
-        ("dataset", "horizon", "private_cb.nr_iterations", "private_cb.argmax_method",
+        ("dataset", "horizon", "private_cb.reciprocal", "private_cb.nr_iterations", "private_cb.argmax_method",
          "private_cb.refresh_every") + ENGINE,
         slowdown_costs("plaintext_lean_s")),
     "linucb_ds": Family(
@@ -116,7 +107,7 @@ FAMILIES = {
         "masked_lark", "Masked LARK aggregation", {"masked_lark.reports": "reports"},
         ("masked_lark.d", "masked_lark.k", "masked_lark.queries", "masked_lark.advertisers",
          "masked_lark.fake_records") + ENGINE,
-        aggregation_costs, where=(("masked_lark.task", "aggregate"),)),
+        slowdown_costs("plaintext_aggregate_s"), where=(("masked_lark.task", "aggregate"),)),
     "masked_lark_train": Family(
         "masked_lark", "Masked LARK training", {"parties": "helpers"},
         ("dataset", "masked_lark.model", "masked_lark.epochs", "masked_lark.batch_size")

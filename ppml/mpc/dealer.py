@@ -5,8 +5,8 @@ off-line" that Hannun et al.'s Algorithm 1 takes as input (section 3; Algorithm 
 appendix C).
 
 Every kind of material (Beaver triples, square pairs, AND triples, wrap pairs with the bits of
-r, daBits, permutations, one-hot pairs, private Bernoulli and Uniform samples) is a set of
-*fields*:
+r, daBits, permutations, one-hot pairs, window pairs, private Bernoulli and Uniform samples) is a
+set of *fields*:
 
 * **free** fields are uniformly random pieces that every party derives locally from the key it
   shares with the dealer (pairwise-shared seeds): nothing is sent for them;
@@ -160,6 +160,38 @@ def one_hot_pair(batch_shape: tuple, bits: int) -> Material:
                     (Field("onehot", shape + (size,)),), derive)
 
 
+def series_terms(series: tuple, rho: np.ndarray) -> np.ndarray:
+    """The B_k(rho) of a windowed function's ``series`` (`ppml.mpc.protocols.window`), a new
+    last axis of K terms: ``("exp",)``: e^-rho; ``("powers", K)``: rho^0 .. rho^(K-1)."""
+    if series == ("exp",):
+        return np.exp(-rho)[..., None]
+    if len(series) == 2 and series[0] == "powers" and isinstance(series[1], int) \
+            and series[1] >= 1:
+        return rho[..., None] ** np.arange(series[1], dtype=np.float64)
+    raise ValueError(f"window series must be ('exp',) or ('powers', K >= 1), got {series!r}")
+
+
+@functools.lru_cache(maxsize=4096)
+def window_pair(batch_shape: tuple, frac_bits: int, bits: int, precision_bits: int,
+                series: tuple) -> Material:
+    """Random r with arithmetic shares of the one-hot of s = (r >> frac_bits) mod 2^bits over a
+    last axis of length 2^bits, once per term of ``series``, scaled by that term's B_k(rho)
+    (`series_terms`; rho = (r mod 2^frac_bits) / 2^frac_bits in [0, 1)) at scale
+    2^-precision_bits: shape batch_shape + (K, 2^bits).  A function of a shared x in one
+    opening (`ppml.mpc.protocols.window`)."""
+    shape, size = tuple(batch_shape), 1 << bits
+    terms = series_terms(series, np.zeros(1)).shape[-1]
+
+    def derive(v, s, n):
+        hot = (v["r"] >> np.uint64(frac_bits)) & np.uint64(size - 1)
+        rho = (v["r"] & np.uint64((1 << frac_bits) - 1)).astype(np.float64) / 2.0 ** frac_bits
+        scale = np.rint(np.ldexp(series_terms(series, rho), precision_bits)).astype(np.uint64)
+        onehot = np.arange(size, dtype=np.uint64) == hot[..., None]
+        return {"scaled": onehot[..., None, :] * scale[..., None]}
+    return Material("window", (shape, frac_bits, bits, precision_bits, series),
+                    (Field("r", shape),), (Field("scaled", shape + (terms, size)),), derive)
+
+
 @functools.lru_cache(maxsize=4096)
 def bernoulli(shape: tuple, p: float) -> Material:
     """Private Bernoulli(p) bits (Algorithm 1, line 8), shared at scale 1."""
@@ -180,6 +212,7 @@ def uniform(shape: tuple, precision_bits: int) -> Material:
 CONSTRUCTORS = {"mul": mul_triple, "and": and_triple, "matmul": matmul_triple,
                 "square": square_pair, "wrap": wrap_pair, "truncpair": truncation_pair,
                 "dabit": dabit, "permutation": permutation, "onehot": one_hot_pair,
+                "window": window_pair,
                 "bernoulli": bernoulli, "uniform": uniform}
 
 

@@ -326,18 +326,22 @@ class ArithmeticShared:
             return self * (self >= 0)
 
     # -- functions -----------------------------------------------------------------------------
-    def reciprocal(self, iterations: int | None = None, start: str = "linear",
-                   domain: tuple = (1.0, 10.0), numerator=None) -> "ArithmeticShared":
-        """1 / self, or numerator / self in the same rounds, for self in ``domain``
-        (`ppml.mpc.functions.reciprocal`)."""
+    def reciprocal(self, iterations: int | None = None, start: str | None = None,
+                   domain: tuple = (1.0, 10.0), numerator=None,
+                   method: str = "auto") -> "ArithmeticShared":
+        """1 / self, or numerator / self, for self in ``domain`` (`ppml.mpc.functions.reciprocal`):
+        ``window`` (2 rounds, 4 with a numerator), the paper's ``newton`` with its ``iterations``
+        and ``start``, or ``auto`` (default: window where it fits)."""
         with self.ctx.comm.operation("reciprocal"):
-            return functions.reciprocal(self, iterations, start, domain, numerator)
+            return functions.reciprocal(self, iterations, start, domain, numerator, method)
 
-    def exp(self, squarings: int | None = None) -> "ArithmeticShared":
-        """e^self with k = ``squarings`` squarings (`ppml.mpc.functions.exp`; the paper's k = 8
-        by default)."""
+    def exp(self, method: str = "range_reduced", squarings: int | None = None,
+            domain: tuple | None = None) -> "ArithmeticShared":
+        """e^self (`ppml.mpc.functions.exp`): ``range_reduced`` (default; 2 rounds, fixed-point
+        rounding only) for self in ``domain`` (default [-64, (62 - 2L) ln 2 - 2^(1-L)]), or the
+        paper's ``limit`` with k = ``squarings`` squarings (8 by default)."""
         with self.ctx.comm.operation("exp"):
-            return functions.exp(self, squarings)
+            return functions.exp(self, method, squarings, domain)
 
     def divide_by_power_of_two(self, bits: int) -> "ArithmeticShared":
         """x / 2^bits by the truncation protocol (Algorithm 3), the scale kept; ``bits`` in

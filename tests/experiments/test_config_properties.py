@@ -17,7 +17,7 @@ from ppml.data.linear_arms import ARM_CHOICES
 from ppml.runtime.checkpoints import CheckpointPlan
 from ppml.experiments.config import GROUPS, RUN_RUNTIMES, RunConfig
 from ppml.mpc.context import TRUNCATION_MODES, EngineConfig
-from ppml.mpc.functions import START_VALUES
+from ppml.mpc.functions import RECIPROCAL_METHODS, START_VALUES
 from ppml.mpc.protocols.argmax import METHODS
 from ppml.privacy.discrete import FAMILIES
 from ppml.protocols.linucb_ds.config import LinUCBDSConfig
@@ -98,6 +98,7 @@ GROUP_KEYS = {
     "private_cb.epsilon": UNIT, "private_cb.regularizer": real(0),
     "private_cb.refresh_every": integer(0), "private_cb.nr_iterations": optional(integer(0)),
     "private_cb.reciprocal_start": choice(START_VALUES),
+    "private_cb.reciprocal": optional(choice(RECIPROCAL_METHODS)),
     "private_cb.argmax_method": choice(METHODS), "private_cb.reward_bound": POSITIVE,
     "private_cb.checkpoints": integer(0),
     "linucb_ds.scale_bits": integer(1, 128), "linucb_ds.obfuscator": choice(OBFUSCATORS),

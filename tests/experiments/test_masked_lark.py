@@ -1,6 +1,6 @@
 """The masked_lark experiment's checkpoints: a training resumed by its run_id says which steps
 it ran twice; an aggregation, which has no steps, refuses checkpoints, naming the key; a
-training's slowdowns."""
+training's and an aggregation's slowdowns."""
 
 import datetime as dt
 
@@ -8,7 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from ppml.experiments.config import RunConfig
-from ppml.experiments.masked_lark import TRAINING_SHOWN, masked_lark, training_slowdowns
+from ppml.experiments.masked_lark import (SHOWN, TRAINING_SHOWN, masked_lark,
+                                          training_slowdowns)
 from ppml.experiments.results import write_run
 from ppml.protocols.masked_lark import training
 from tests.experiments.summaries import fits
@@ -53,6 +54,16 @@ def test_a_training_has_both_slowdowns_against_the_lean_loop_and_shows_the_total
 def test_a_training_total_holds_at_least_the_set_up_and_the_steps():
     seconds = {"protocol_s": 4.0, "setup_s": 1.5, "train_s": 3.0, "plaintext_train_s": 0.5}
     assert training_slowdowns(seconds) == {"slowdown_online": 6.0, "slowdown_total": 9.0}
+
+
+def test_an_aggregation_has_both_slowdowns_against_the_curators_release(tmp_path):
+    out = masked_lark(config(tmp_path, **{"masked_lark.task": "aggregate",
+                                          "masked_lark.reports": 400}))
+    s = out.summary
+    assert s["release_equal_reference"] and s["plaintext_aggregate_s"] > 0
+    assert s["slowdown_online"] == s["helper_s"] / s["plaintext_aggregate_s"]
+    assert s["slowdown_total"] == (s["setup_s"] + s["protocol_s"]) / s["plaintext_aggregate_s"]
+    assert ("slowdown_total", "slowdown") in SHOWN and "slowdown" in out.table
 
 
 @pytest.mark.parametrize("named, keys", [

@@ -99,13 +99,11 @@ def test_runs_mixing_another_setting_are_refused(tmp_path):
         scaling.scaling_figure("private_cb", "arms", rows, tmp_path)
 
 
-def test_pprl_and_aggregation_costs():
+def test_pprl_costs():
     rows = [{"method": "crl", "learning_s": 0.1}, {"method": "pprl", "learning_s": 9.0,
                                                    "online_s": 7.0}]
     assert scaling.pprl_costs(rows) == {"secure total": 9.0, "secure online": 7.0,
                                         "plaintext": 0.1}
-    assert scaling.aggregation_costs([{"protocol_s": 2.0, "helper_s": 1.5}]) == {
-        "secure total": 2.0, "secure online": 1.5, "plaintext": None}
 
 
 def test_every_family_and_axis_is_registered():

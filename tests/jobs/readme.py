@@ -31,6 +31,7 @@ RUN_BY = {
     "python -m jobs.party": "tests/jobs/test_federated_commands.py",
     "python -m jobs.bench_": "tests/jobs/test_bench_commands.py",
     "python -m jobs.report": "tests/jobs/test_report.py",
+    "python -m jobs.performance": "tests/jobs/test_performance.py",
     "python -m jobs.data": "tests/jobs/test_data.py",
     "python -m jobs.ray_tls": "tests/test_cluster_yaml.py",
 }

@@ -18,6 +18,8 @@ MATERIALS = [
     dealer.dabit((9,)),
     dealer.permutation((4,), 5),
     dealer.one_hot_pair((4,), 3),
+    dealer.window_pair((4,), 20, 3, 16, ("exp",)),
+    dealer.window_pair((3, 2), 30, 4, 20, ("powers", 5)),
     dealer.bernoulli((1000,), 0.2),
     dealer.uniform((1000,), 20),
 ]
@@ -66,6 +68,11 @@ def test_material_is_correct(parties):
             elif m.kind == "onehot":
                 low = (v["r"] & np.uint64(7)).astype(np.int64)
                 assert np.array_equal(v["onehot"], np.eye(8, dtype=np.uint64)[low])
+            elif m.kind == "exp":
+                hot = ((v["r"] >> np.uint64(20)) & np.uint64(7)).astype(np.int64)
+                rho = (v["r"] & np.uint64(2**20 - 1)).astype(np.float64) / 2**20
+                scale = np.rint(np.exp(-rho) * 2**16).astype(np.uint64)
+                assert np.array_equal(v["scaled"], np.eye(8, dtype=np.uint64)[hot] * scale[:, None])
             elif m.kind == "bernoulli":
                 assert abs(v["y"].mean() - 0.2) < 0.05
             elif m.kind == "uniform":

@@ -16,7 +16,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ppml.mpc as mpc
-from ppml.mpc.functions import exp_domain, iterations_for, linear_start
+from ppml.mpc.functions import exp_domain, exp_top, iterations_for, linear_start
 from tests.strategies import (FLOAT_DTYPES, INT_DTYPES, NOT_NUMBERS, NUMBER_DTYPES, arrays,
                               assert_refused, complex_values, fast, given_as, non_finite, shapes,
                               too_large)
@@ -399,15 +399,36 @@ def test_exp_within_its_stated_error(data):
     a = data.draw(hnp.arrays(np.float64, data.draw(shapes(0, 2)),
                              elements=st.floats(max(low, -inputs), min(high, inputs))))
     a = encodings(a, L).astype(np.float64) / 2**L
-    out = ctx.share(a, owner=0).exp(squarings=k).reveal()
+    out = ctx.share(a, owner=0).exp("limit", squarings=k).reveal()
     bound = np.maximum(1, np.exp(a)) * (a**2 / 2**(k + 1) + (P + 1) * 2.0**(k - L))
     assert np.all(np.abs(out - np.exp(a)) <= bound)
 
 
 @fast(40)
 @given(st.data())
+def test_range_reduced_exp_within_its_stated_error(data):
+    """The range-reduced e^x for x in its domain [low, high], any P, L and truncation mode:
+    within 2^-L (1.4 e^x + P/2 + 1) (docs/mpc.md, "Ranges", exp), in 2 rounds (bounded)."""
+    ctx = context(data.draw, bits=st.integers(8, 30))
+    L, P = ctx.precision_bits, ctx.parties
+    top = exp_top(L)
+    low = data.draw(st.floats(-512, top - 1))
+    high = data.draw(st.floats(low + 2**-6, top))
+    a = data.draw(hnp.arrays(np.float64, data.draw(shapes(0, 2)), elements=st.floats(low, high)))
+    a = np.clip(encodings(a, L).astype(np.float64),                      # on the lattice
+                math.ceil(low * 2**L), math.floor(high * 2**L)) / 2**L
+    x = ctx.share(a, owner=0, wide=True)
+    before = ctx.comm.stats[0].rounds
+    y = x.exp(domain=(low, high))
+    assert ctx.truncation != "bounded" or ctx.comm.stats[0].rounds - before == 2
+    bound = 2.0**-L * (1.4 * np.exp(a) + P / 2 + 1)
+    assert np.all(np.abs(y.reveal() - np.exp(a)) <= bound)
+
+
+@fast(40)
+@given(st.data())
 def test_bad_function_arguments_are_refused(data):
-    """reciprocal's domain, start, iterations and numerator, exp's squarings, and a public
+    """reciprocal's domain, method, start, iterations and numerator, exp's squarings, and a public
     constant outside a function's domain, are refused naming them (docs/mpc.md, "Ranges")."""
     ctx = context(data.draw, parties=(2,), bits=st.integers(8, 30), modes=("bounded",))
     L = ctx.precision_bits
@@ -418,12 +439,23 @@ def test_bad_function_arguments_are_refused(data):
     assert_refused(lambda: x.reciprocal(domain=domain), "domain")
     tiny = 2.0**(2 * L - 62) / 4
     assert_refused(lambda: x.reciprocal(domain=(tiny, 1.0)), "domain")
-    assert_refused(lambda: x.reciprocal(start=data.draw(st.sampled_from(["", "Linear", 1]))),
-                   "start")
+    assert_refused(lambda: x.reciprocal(domain=(tiny, 1.0), method="newton"), "domain")
+    assert_refused(lambda: x.reciprocal(start=data.draw(st.sampled_from(["", "Linear", 1])),
+                                        method="newton"), "start")
     bad_count = st.one_of(st.integers(-9, -1), st.sampled_from([1.5, "3", True]))
-    assert_refused(lambda: x.reciprocal(iterations=data.draw(bad_count)), "iterations")
-    assert_refused(lambda: x.exp(squarings=data.draw(bad_count)), "squarings")
-    assert_refused(lambda: x.exp(squarings=L - 7), "squarings", "precision_bits")
+    assert_refused(lambda: x.reciprocal(iterations=data.draw(bad_count), method="newton"),
+                   "iterations")
+    assert_refused(lambda: x.reciprocal(method=data.draw(st.sampled_from(["", "Newton", 2]))),
+                   "method")
+    assert_refused(lambda: x.reciprocal(domain=(1.0, 2.0**20), method="window"), "domain",
+                   "newton")
+    assert_refused(lambda: x.exp("limit", squarings=data.draw(bad_count)), "squarings")
+    assert_refused(lambda: x.exp("limit", squarings=L - 7), "squarings", "precision_bits")
+    assert_refused(lambda: x.exp(squarings=8), "squarings", "limit")
+    assert_refused(lambda: x.exp(method=data.draw(st.sampled_from(["", "Limit", 8]))), "method")
+    assert_refused(lambda: x.exp(domain=data.draw(st.sampled_from(
+        [(1,), 5, "ab", (2, 1), (-600, 0), (0, exp_top(L) + 1e-3), (math.nan, 1)]))),
+        "domain")
     numerator = data.draw(st.sampled_from([np.ones(2), 2.0, [1, 2], ctx.share(np.ones(3),
                                                                                owner=1)]))
     assert_refused(lambda: x.reciprocal(numerator=numerator), "numerator")

@@ -47,8 +47,11 @@ def view_of_party_1(a, b, operation):
 
 @pytest.mark.parametrize("operation", [
     lambda x, y: x * y, lambda x, y: x >= y,
-    lambda x, y: mpc.argmax((x - y).reshape(N // 8, 8), method="tournament")],
-    ids=["multiplication", "comparison", "tournament argmax"])
+    lambda x, y: mpc.argmax((x - y).reshape(N // 8, 8), method="tournament"),
+    lambda x, y: ((x - y) * 0.005).exp(),
+    lambda x, y: ((x - y) * 0.001 + 5).reciprocal(method="window")],
+    ids=["multiplication", "comparison", "tournament argmax", "range-reduced exp",
+         "windowed reciprocal"])
 def test_view_does_not_depend_on_other_secrets(operation):
     rng = np.random.default_rng(0)
     small = (np.zeros(N), np.zeros(N))

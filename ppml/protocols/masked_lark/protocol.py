@@ -19,8 +19,8 @@ import numpy as np
 from ppml.privacy.views import ViewRecorder
 from ppml.protocols.masked_lark.aggregation import aggregation_program
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
-from ppml.protocols.masked_lark.noise import noise_scale, release_privacy
-from ppml.protocols.masked_lark.reference import aggregate
+from ppml.protocols.masked_lark.noise import helper_noise, noise_scale, release_privacy
+from ppml.protocols.masked_lark.reference import aggregate, curator_release
 from ppml.protocols.masked_lark.roles import AdNetwork, Browsers
 from ppml.runtime import progress, roles, spmd
 from ppml.runtime.cluster import ensure_ray
@@ -94,6 +94,10 @@ def evaluate_aggregation(options: MaskedLarkOptions, outs: list, truth: tuple,
         exact = exact and (np.asarray(sums) - np.asarray(expected[key].sum)
                            == noise[row_at]).all()
     privacy = release_privacy(options, scale)
+    start = time.perf_counter()
+    curator_release(*truth, options.bound, options.k,
+                    lambda shape: helper_noise(options.noise, scale, shape, None, 0))
+    plaintext_s = time.perf_counter() - start
     helper_s = max(sum(v for k, v in out["seconds"].items() if k != "upload_s")
                    for out in outs)       # a helper's own work; the upload waits for browsers
     summary = {"release_equal_reference": bool(exact), "noise_scale": float(scale),
@@ -103,7 +107,7 @@ def evaluate_aggregation(options: MaskedLarkOptions, outs: list, truth: tuple,
                "reports_sent": leader["reports"], "reports_opened": leader["opened"],
                "reports_in_range": leader["in_range"], "reports_counted": leader["counted"],
                "setup_s": setup_s, "generation_s": made_s, "protocol_s": run_s,
-               "helper_s": helper_s,
+               "helper_s": helper_s, "plaintext_aggregate_s": plaintext_s,
                **{f"helper_{name}": max(out["seconds"][name] for out in outs)
                   for name in leader["seconds"]}}
     return AggregationResult(rows, summary, {f"helper-{j}": engine_view(out["view"])

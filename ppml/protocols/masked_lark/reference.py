@@ -51,3 +51,15 @@ def aggregate(browsers: np.ndarray, keys: list, values: np.ndarray, bound: int,
         out[keys[i]] = (users + 1, total + values[i])
     return {key: KeyAggregate(users, users < k, np.asarray(total).tolist())
             for key, (users, total) in out.items()}
+
+
+def curator_release(browsers: np.ndarray, keys: list, values: np.ndarray, bound: int, k: int,
+                    draw_noise) -> dict:
+    """The leanest honest plaintext of the helpers' algorithm: a trusted curator that holds the
+    reports in the clear, aggregates them (`aggregate`) and adds one noise draw to every kept
+    key's sum (``draw_noise(shape)``: int64 draws of the release's shape); key -> released sum.
+    The secure aggregation's slowdowns are timed against it."""
+    kept = {key: agg.sum for key, agg in aggregate(browsers, keys, values, bound, k).items()
+            if not agg.suppressed}
+    noise = draw_noise((len(kept), values.shape[1]))
+    return {key: np.asarray(total) + noise[i] for i, (key, total) in enumerate(kept.items())}

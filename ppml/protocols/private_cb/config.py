@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 
 from ppml.checks import check_int, check_one_of, check_real
-from ppml.mpc.functions import START_VALUES
+from ppml.mpc.functions import RECIPROCAL_METHODS, START_VALUES
 from ppml.mpc.protocols.argmax import METHODS
 
 
@@ -30,10 +30,15 @@ class PrivateCBOptions:
     """Diagonal regulariser delta: W_a starts at (1 + delta) I (section 7)."""
     refresh_every: int = 0
     """Recompute the exact inverse every k steps (0: never, as in the paper; section 7)."""
+    reciprocal: Optional[str] = None
+    """Eq. 1's reciprocal: 'window' (one opening and a dealer one-hot over a table: 2 rounds and
+    a product), 'newton' (the paper's Newton-Raphson, with the next two keys) or 'auto' (window
+    where it fits the domain and precision); None: newton when nr_iterations or
+    reciprocal_start=paper is set, else auto."""
     nr_iterations: Optional[int] = None
-    """Newton-Raphson iterations of the reciprocal (None: enough for precision_bits)."""
+    """reciprocal=newton: its iterations (None: enough for precision_bits)."""
     reciprocal_start: str = "linear"
-    """Start value of the reciprocal: 'linear' (minimax on the domain) or 'paper'."""
+    """reciprocal=newton: its start value, 'linear' (minimax on the domain) or 'paper'."""
     argmax_method: str = "auto"
     """Secure argmax: 'pairwise' (Algorithm 2: fewest rounds, memory and bytes quadratic in the
     arms), 'tournament' (linear) or 'auto' (pairwise up to 128 arms, tournament above)."""
@@ -51,6 +56,14 @@ class PrivateCBOptions:
         if self.nr_iterations is not None:
             check_int("private_cb.nr_iterations", self.nr_iterations, 0)
         check_one_of("private_cb.reciprocal_start", self.reciprocal_start, START_VALUES)
+        if self.reciprocal is not None:
+            check_one_of("private_cb.reciprocal", self.reciprocal, RECIPROCAL_METHODS)
+        if self.reciprocal in ("window", "auto") and (self.nr_iterations is not None
+                                            or self.reciprocal_start != "linear"):
+            raise ValueError("private_cb.nr_iterations and private_cb.reciprocal_start set "
+                             "Newton's reciprocal: they need private_cb.reciprocal=newton (or "
+                             f"unset), got nr_iterations={self.nr_iterations}, reciprocal_start="
+                             f"{self.reciprocal_start!r} with reciprocal={self.reciprocal}")
         check_one_of("private_cb.argmax_method", self.argmax_method, METHODS)
         check_int("private_cb.checkpoints", self.checkpoints, 0)
 
@@ -93,6 +106,22 @@ class PrivateCBConfig(PrivateCBOptions):
     def feature_blocks(self) -> list:
         """The columns each feature party owns: contiguous, as equal as possible."""
         return np.array_split(np.arange(self.dims), self.parties)
+
+    @property
+    def reciprocal_method(self) -> str:
+        """The reciprocal the run asks for: ``reciprocal``, or when unset newton if one of
+        Newton's keys is set, else auto."""
+        if self.reciprocal is not None:
+            return self.reciprocal
+        newton = self.nr_iterations is not None or self.reciprocal_start != "linear"
+        return "newton" if newton else "auto"
+
+    def reciprocal_options(self) -> dict:
+        """The keyword arguments of eq. 1's reciprocal: the method, and Newton's own."""
+        if self.reciprocal_method == "newton":
+            return {"method": "newton", "iterations": self.nr_iterations,
+                    "start": self.reciprocal_start}
+        return {"method": self.reciprocal_method}
 
     def denominator_domain(self) -> tuple:
         return (1.0, 1.0 + 1.0 / (1.0 + self.regularizer))

@@ -89,14 +89,15 @@ class PrivateLinearBandit:
         return dots[:, 0] + explored, u, dots[:, 1]                           # line 13; x^T u_a
 
     def quotients(self, u, quad):
-        """Eq. 1's u_a / (1 + x^T u_a) for every arm, from the reciprocal's own rounds.
+        """Eq. 1's u_a / (1 + x^T u_a) for every arm: the windowed reciprocal and one product
+        (4 rounds), or Newton's with the quotient in its own rounds (9).
 
         It needs nothing from p' or p'', so it runs while they take their part of the step
         (lines 16-19): their inputs wait in the mailbox instead of on the step's critical path.
         """
         c = self.config
         return (quad.reshape(c.arms, 1) + 1).reciprocal(
-            c.nr_iterations, c.reciprocal_start, c.denominator_domain(), numerator=u)
+            domain=c.denominator_domain(), numerator=u, **c.reciprocal_options())
 
     def update(self, x, u, scaled, onehot, reward) -> None:
         """Lines 20-23 for every arm, masked by the one-hot o, with eq. 1 for W_a^-1:

@@ -24,6 +24,7 @@ import operator
 
 import numpy as np
 
+from ppml.checks import check_int
 from ppml.crypto.rng import Stream
 
 BLOCK_WORDS = 4096
@@ -52,16 +53,18 @@ class _Reader:
 
 
 class Words(_Reader):
-    """Uniform elements of Z/2^64 from ``stream``, ``BLOCK_WORDS`` at a time.  ``word()`` is the
-    next word (a C-level iterator step, no Python frame: hot loops call it per DO and step)."""
+    """Uniform elements of Z/2^64 from ``stream``, ``block_words`` at a time (a block costs
+    about 44 bytes a word as Python ints: 176 KiB at `BLOCK_WORDS`).  ``word()`` is the next
+    word (a C-level iterator step, no Python frame: hot loops call it per DO and step)."""
 
-    def __init__(self, stream: Stream):
+    def __init__(self, stream: Stream, block_words: int = BLOCK_WORDS):
         self._stream, self._block = stream, iter(())
+        self._block_words = check_int("block_words", block_words, 1)
         self.word = itertools.chain.from_iterable(self._blocks()).__next__
 
     def _blocks(self):
         while True:
-            self._block = iter(self._stream.uint64(BLOCK_WORDS).tolist())
+            self._block = iter(self._stream.uint64(self._block_words).tolist())
             yield self._block
 
     def _unread(self) -> int:

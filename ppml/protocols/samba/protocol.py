@@ -44,7 +44,8 @@ from ppml.protocols.samba.keys import SambaKeys, make_run_id, role_key, streams
 from ppml.protocols.samba.policies import MATCH
 from ppml.protocols.samba.roles import (Comp, DataCustomer, DataOwnerGroup, engine_config,
                                         hand_over_context)
-from ppml.protocols.samba.selection import U_BITS, check_policy, match_words, select_on_shares
+from ppml.protocols.samba.selection import (U_BITS, check_policy, match_words, select_on_shares,
+                                             share_words)
 from ppml.crypto.agreement import KeyAgreement
 from ppml.crypto.rng import Stream, warn_insecure
 from ppml.privacy.views import ViewRecorder
@@ -101,7 +102,7 @@ class Controller:
             check_policy(self.policy)
             self.agreement = KeyAgreement(role_key(setup.seed, "x25519", "controller"))
             self._share_keys = [role_key(setup.seed, "shares", i) for i in range(arms)]
-            self.shares = [Words(Stream(key)) for key in self._share_keys]
+            self.shares = [share_words(key) for key in self._share_keys]
             self.match = match_words(self._permutation_key)
             self.seat = seat.make(setup.runtime, 0, engine_config(setup.record_views),
                                   setup.timeout_s)
@@ -195,7 +196,7 @@ class Controller:
         self.permutations = Permutations.resumed(state["permutations"], self.arms)
         self.explore = Words.resumed(state["explore"])
         if self.seat is not None:
-            self.shares = [Words.resumed(share) for share in state["shares"]]
+            self.shares = [share_words(*share) for share in state["shares"]]
             self.match = Words.resumed(state["match"])
             self.seat.restore(state["seat"])
 

@@ -27,7 +27,8 @@ import numpy as np
 from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, Arm, select_arm
 from ppml.protocols.samba.draws import BetaDraws, Words, uniform
 from ppml.protocols.samba.keys import role_key, streams
-from ppml.protocols.samba.selection import comp_shares, select_on_shares, unpack_shares
+from ppml.protocols.samba.selection import (comp_shares, select_on_shares, share_words,
+                                             unpack_shares)
 from ppml.protocols.samba.wire import (SCORE_BYTES, bit_plaintexts, pack_words, unpack_bits,
                                        unpack_words)
 from ppml.crypto.aead import Channel, MessageRejected, PlainChannel, ReplayGuard
@@ -127,7 +128,7 @@ class DataOwner(Arm):
     def restore(self, state: dict) -> None:
         self.own_key, self.s, self.n, self.p = state["key"], state["s"], state["n"], state["p"]
         self.draws, self.pulled = BetaDraws.resumed(state["draws"]), list(state["pulled"])
-        self.share = None if state["share"] is None else Words.resumed(state["share"])
+        self.share = None if state["share"] is None else share_words(*state["share"])
 
     def precompute(self, public_key) -> None:
         """Offline: its obfuscator r^n for step 6 under DC's public key (step 0)."""
@@ -195,7 +196,7 @@ class DataOwnerGroup(Checkpointed):
                 opened[purpose] = owner.agreement.open(public, box, hand_over_context(
                     run_id, purpose, name, f"DO{owner.index}"))
             if "shares" in opened:
-                owner.share = Words(Stream(opened.pop("shares")))
+                owner.share = share_words(opened.pop("shares"))
             for purpose, key in opened.items():
                 common[purpose].add(key)
         if len(common["aes-gcm"]) != 1 or len(common["masks"]) > 1:

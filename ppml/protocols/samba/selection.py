@@ -53,6 +53,11 @@ PAIRWISE_ARMS = 40
 """Argmax compares all pairs up to this many arms and runs the tournament above: the crossover
 of the two in the local runtime (docs/samba.md, "Selection on shares"; the engine's own `auto`
 crosses at 128 arms, where it counts LAN rounds)."""
+SHARE_BLOCK_WORDS = 256
+"""Words a reader of a DO's share stream reads at once.  There are K such readers on each side
+(each DO's, and the Controller's one per DO), each drawing one word an iteration: at
+`draws.BLOCK_WORDS` their blocks held 342 MiB at K = 1,000; 256 words (11 KiB a reader) refill
+once every 256 iterations (docs/scaling.md, "Sizes users ask for")."""
 WORD = struct.Struct(">Q")
 MASK = (1 << 64) - 1
 
@@ -68,6 +73,13 @@ def score_key(kind: str, x: float, bound: float) -> int:
     if key > 1 << MATCH_BITS:
         raise ValueError(f"a probability-matching score {x!r} exceeds its bound {bound!r}")
     return key
+
+
+def share_words(key: bytes, position: int = 0) -> Words:
+    """The reader (`Words`) of the stream one DO shares with the Controller under ``key``, at
+    either end, from byte ``position`` (a checkpoint's `Words.state` resumes it); blocks of
+    `SHARE_BLOCK_WORDS`."""
+    return Words(Stream(key, position), SHARE_BLOCK_WORDS)
 
 
 def match_words(controller_key: bytes):

@@ -15,13 +15,18 @@ from ..conftest import PARTIES
 MASK63 = np.uint64(2**63 - 1)
 
 
-def test_planes_hold_bit_i_of_every_element():
-    words = np.random.default_rng(0).integers(0, 2**64, (2, 3, 70), dtype=np.uint64)
+@pytest.mark.parametrize("shape, words_a_plane", [((3, 70), 4), ((3, 400), 19)])
+def test_planes_hold_bit_i_of_every_element(shape, words_a_plane):
+    """Below and above `UNPACKED_PLANES_MAX` (210 and 1,200 elements)."""
+    words = np.random.default_rng(0).integers(0, 2**64, (2,) + shape, dtype=np.uint64)
     held = planes(words)
-    assert held.shape == (2, 64, 4)                            # 210 elements: 4 words a plane
+    assert held.shape == (2, 64, words_a_plane)
     bits = (words.reshape(2, -1)[:, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
     for i in range(64):
-        assert np.array_equal(plane_bits(held[:, i], (3, 70)).reshape(2, -1), bits[:, :, i])
+        assert np.array_equal(plane_bits(held[:, i], shape).reshape(2, -1), bits[:, :, i])
+
+
+def test_the_transpose_is_its_own_inverse():
     block = np.random.default_rng(1).integers(0, 2**64, (5, 64), dtype=np.uint64)
     assert np.array_equal(transpose64(transpose64(block)), block)
     one = np.zeros((1, 64), np.uint64)

@@ -98,11 +98,14 @@ def test_state_is_kept_at_2l_only_where_the_ring_has_room():
         PrivateCBConfig(parties=2, arms=3, dims=4, horizon=1, epsilon=0.1, reward_bound=0)
 
 
-@pytest.mark.parametrize("truncation, start", [("bounded", "linear"), ("probabilistic", "linear"),
-                                               ("bounded", "paper")])
-def test_both_state_scales_take_the_reference_decisions(truncation, start):
+@pytest.mark.parametrize("truncation, method, start", [
+    ("bounded", "window", "linear"), ("probabilistic", "window", "linear"),
+    ("bounded", "newton", "linear"), ("probabilistic", "newton", "linear"),
+    ("bounded", "newton", "paper")])
+def test_both_state_scales_take_the_reference_decisions(truncation, method, start):
     # the paper's start squares its argument, so x^T u_a (at 2L when wide) goes to L first
     out = run(parties=2, horizon=150, **{"mpc.truncation": truncation,
+                                          "private_cb.reciprocal": method,
                                           "private_cb.reciprocal_start": start})
     assert out.summary["arm_agreement"] == 1.0
 

@@ -16,6 +16,10 @@ def test_words_and_uniforms_are_the_stream_in_order_across_blocks():
     words = Words(stream("w"))
     drawn = [words.word() for _ in range(BLOCK_WORDS + 3)]
     assert drawn == stream("w").uint64(BLOCK_WORDS + 3).tolist()
+    small = Words(stream("w"), block_words=3)
+    assert [small.word() for _ in range(10)] == drawn[:10]
+    with pytest.raises(ValueError, match="block_words"):
+        Words(stream("w"), block_words=0)
     uniforms = Words(stream("u"))
     expected = stream("u").uniform(BLOCK_WORDS + 2)
     assert [uniforms.uniform() for _ in range(BLOCK_WORDS + 2)] == expected.tolist()

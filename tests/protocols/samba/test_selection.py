@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from ppml.crypto.aead import MessageRejected
+from ppml.crypto.rng import Stream, seeded_key
 from ppml.mpc.local import local_context
 from ppml.protocols.samba.policies import ARGMAX, MATCH, AlgorithmSpec, select_arm
-from ppml.protocols.samba.selection import (MATCH_BITS, MAX_MATCH_ARMS, MIN_SOFTMAX_TAU, U_BITS,
-                                            check_policy, comp_shares, match_position,
-                                            score_key, select_on_shares, unpack_shares)
+from ppml.protocols.samba.selection import (MATCH_BITS, MAX_MATCH_ARMS, MIN_SOFTMAX_TAU,
+                                            SHARE_BLOCK_WORDS, U_BITS, check_policy,
+                                            comp_shares, match_position, score_key,
+                                            select_on_shares, share_words, unpack_shares)
 from ppml.protocols.samba.wire import SCORE_BYTES
 
 
@@ -33,6 +35,20 @@ def test_match_keys_are_fixed_point_of_the_score_over_its_bound():
     for bad in (-1.0, math.inf, math.nan):
         with pytest.raises(ValueError, match="finite and >= 0"):
             score_key(ARGMAX, bad, 1.0)
+
+
+def test_a_share_reader_reads_its_stream_in_small_blocks_and_resumes_mid_block():
+    """K readers on each side: each holds at most SHARE_BLOCK_WORDS words read ahead (342 MiB of
+    blocks at K = 1,000 before), with the stream's words in order, and resumes from its state."""
+    key = seeded_key(3, "shares", 0)
+    reader = share_words(key)
+    drawn = [reader.word() for _ in range(SHARE_BLOCK_WORDS + 5)]
+    assert drawn == Stream(key).uint64(SHARE_BLOCK_WORDS + 5).tolist()
+    state = reader.state()
+    assert reader._stream.position - state[1] == 8 * (SHARE_BLOCK_WORDS - 5)
+    resumed = share_words(*state)
+    assert [resumed.word() for _ in range(SHARE_BLOCK_WORDS)] == \
+        [reader.word() for _ in range(SHARE_BLOCK_WORDS)]
 
 
 def test_match_position_is_the_float_rule_on_the_keys():
