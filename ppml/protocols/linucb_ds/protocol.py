@@ -49,16 +49,14 @@ from ppml.crypto.rng import fresh_key
 from ppml.runtime import progress, roles
 from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
 
-COEFFICIENTS_SPLIT_MIN_WORK = 10**6
+COEFFICIENTS_SPLIT_MIN_WORK = 400_000
 """K d^2 (half the Python-integer multiplications of step 3.i's C = X A^-1 G and w = X A^-1 e)
 from which P spreads step 3.i over its workers by arms, with ``workers > 1``.
 
-Provisional, from the sizes of the work rather than a timing: at 10^6, 3.i is 2 10^6
-multiplications of 28- to 90-bit integers, a tenth of a second or more, against a pinned task's
-round trip of about a millisecond (docs/linucb-ds.md, "Two workers") and the pickling of the
-K d integers of X's rows.  ``python -m jobs.bench_per_arm`` measures the crossover
-(docs/linucb-ds.md, "Per-arm coefficients over the workers"); set this to the ``work`` from which
-it reports that the split pays.  A run can move it with ``linucb_ds.split_min_work``."""
+Measured by ``python -m jobs.bench_per_arm`` (2026-11-28 10:18, 2 cores, load 0.4 before;
+docs/linucb-ds.md, "Per-arm coefficients over the workers"): over 2 workers 3.i ran 0.54x the
+in-process speed at K d^2 = 40,000 (K = 100, d = 20) and 1.3x at 400,000 (K = 1000, d = 20),
+1.6-1.8x at 10^6 to 10^7.  A run can move it with ``linucb_ds.split_min_work``."""
 
 PARTIES = ("comp", "dc", "do", "p")
 """The parties by name: their checkpoint stores, and their processes in a federated run (P, which
