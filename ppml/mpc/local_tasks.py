@@ -22,7 +22,8 @@ never, on this machine (docs/private-cb.md, "Party-local work as Ray tasks").
 Measured by ``python -m jobs.bench_per_arm`` (2026-11-28 10:18, 2 cores, load 0.4 before): the
 local terms c + eps y + a delta of eq. 1's [A, D, D] update, split over 2 workers, took
 0.006x to 0.86x the in-process speed at every size from 4,000 to 10^8 elements (|A| = 10 to
-10,000, D = 20 and 100; 0.80 s against 0.69 s at the largest).  They are memory-bound, and
+10,000, D = 20 and 100; 0.80 s against 0.69 s at the largest), and 0.12x to 0.82x with one
+party on each node of a two-node local cluster.  They are memory-bound, and
 moving a slice of c to a pinned task and its result back through Ray's object store, then
 joining the slices, costs more than the arithmetic it spreads.  A run can still ask for the
 split with ``mpc.split_min_elements`` (a machine with more cores and memory bandwidth)."""
