@@ -7,6 +7,8 @@ on the caller's node (``NodeAffinitySchedulingStrategy(soft=False)``): a party's
 its obfuscators never leave its own machine.
 
 * `run_batches`: the first batch in this process while the others run as pinned tasks;
+  `over_rows` cuts arrays into contiguous row ranges (arms) for it, and `workers_for` keeps
+  work below its measured crossover size in this process;
 * `Resident`: an object (a private key, fixed-base tables) loaded once into pinned actors and
   used batch after batch;
 * `Streams`: generator tasks that make values in the background (obfuscators) while the caller
@@ -99,6 +101,26 @@ def run_batches(fn, batches: list[tuple], workers: int) -> list:
     task = _remote().apply.options(scheduling_strategy=pinned_here())
     refs = [task.remote(fn, *(shared.get(id(arg), arg) for arg in batch)) for batch in remote]
     return [fn(*batches[0])] + _gather(refs)
+
+
+def workers_for(work: int, workers: int, min_work: int) -> int:
+    """How many of ``workers`` to spread ``work`` (a size: elements, or arms x d^2 products) over:
+    all of them from ``min_work`` on, else 1 (this process alone).  ``min_work`` is the crossover
+    measured for that kind of work (`jobs.bench_per_arm`): below it, moving the operands
+    through Ray's object store costs more than the arithmetic it spreads."""
+    return workers if work >= min_work else 1
+
+
+def over_rows(fn, arrays: list, sliced: list, rows: int, workers: int, axis: int = 0) -> list:
+    """``[fn(*part) for part]`` over ``workers`` contiguous ranges of ``rows`` rows (by
+    `run_batches`: the first range in this process): the arrays flagged in ``sliced`` are cut
+    along ``axis``, the others go whole to every call.  Hannun et al., section 5: the weight
+    updates are "trivially parallelizable over arms"; the caller joins the parts."""
+    batches = []
+    for chunk in split(range(rows), workers):
+        cut = (slice(None),) * axis + (slice(chunk[0], chunk[-1] + 1),)
+        batches.append([a[cut] if s else a for a, s in zip(arrays, sliced)])
+    return run_batches(fn, batches, workers)
 
 
 def _stream(make, source, count: int, chunk: int):

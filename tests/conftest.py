@@ -25,6 +25,23 @@ def ray_cluster():
 
 
 @pytest.fixture
+def spy(monkeypatch):
+    """``spy(module, name)``: a list that receives the positional arguments of every call of
+    ``module.name`` from then on, for the rest of the test (the calls still run)."""
+
+    def watch(module, name: str) -> list:
+        calls, real = [], getattr(module, name)
+
+        def recorded(*args, **kwargs):
+            calls.append(args)
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, recorded)
+        return calls
+
+    return watch
+
+
+@pytest.fixture
 def compose_run_config():
     """``compose_run_config(*overrides)``: conf/config.yaml composed with the overrides, as
     ``python -m jobs.run`` composes it (Hydra refusals raise here, before anything runs)."""

@@ -1,11 +1,39 @@
 """A party's bulk work on its own node: objects made in each worker (`Resident.own`), each
-called with its own arguments."""
+called with its own arguments; work split over arms only from its crossover size on."""
 
 import os
 
+import numpy as np
 import pytest
 
-from ppml.parallel import Resident
+from ppml.parallel import Resident, over_rows, workers_for
+
+
+def test_work_below_its_crossover_stays_in_this_process():
+    assert workers_for(999, 4, 1000) == 1 and workers_for(1000, 4, 1000) == 4
+    assert workers_for(10**9, 1, 1000) == 1
+
+
+def _rows_times(x, m):
+    return x @ m, os.getpid()
+
+
+def test_over_rows_with_one_worker_is_one_call_here():
+    x, m = np.arange(12.0).reshape(4, 3), np.eye(3)
+    ((out, pid),) = over_rows(_rows_times, [x, m], [True, False], 4, 1)
+    assert pid == os.getpid() and np.array_equal(out, x)
+
+
+@pytest.mark.ray
+def test_over_rows_cuts_the_sliced_arrays_into_contiguous_ranges_over_workers(ray_cluster):
+    x, m = np.arange(15.0).reshape(5, 3), np.arange(9.0).reshape(3, 3)
+    parts = over_rows(_rows_times, [x, m], [True, False], 5, 2)
+    assert [len(out) for out, _ in parts] == [3, 2]
+    assert parts[0][1] == os.getpid() != parts[1][1]              # the first range here
+    assert np.array_equal(np.concatenate([out for out, _ in parts]), x @ m)
+    y = np.arange(30.0).reshape(2, 5, 3)                          # a held-party axis first
+    parts = over_rows(_rows_times, [y, m], [True, False], 5, 2, axis=1)
+    assert np.array_equal(np.concatenate([out for out, _ in parts], axis=1), y @ m)
 
 
 class _Made:

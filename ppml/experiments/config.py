@@ -49,9 +49,15 @@ class MPCOptions:
 
     truncation: str = "bounded"
     """Fixed-point truncation protocol, one of `ppml.mpc.context.TRUNCATION_MODES`."""
+    split_min_elements: Optional[int] = None
+    """With ``workers > 1``: a party's products of this many elements or more are split over
+    its workers as Ray tasks (`ppml.mpc.local_tasks`); None: the crossover measured on this
+    machine, `ppml.mpc.local_tasks.SPLIT_MIN_ELEMENTS`."""
 
     def __post_init__(self) -> None:
         check_one_of("mpc.truncation", self.truncation, TRUNCATION_MODES)
+        if self.split_min_elements is not None:
+            check_int("mpc.split_min_elements", self.split_min_elements, 1)
 
 
 @dataclass
@@ -236,6 +242,7 @@ def engine_options(config: RunConfig) -> dict:
     options = {"parties": config.parties, "runtime": config.runtime,
                "precision_bits": config.precision_bits, "seed": config.seed,
                "truncation": config.mpc.truncation, "workers": config.workers,
+               "split_min_elements": config.mpc.split_min_elements,
                "timeout_s": config.party_timeout_s}
     if config.runtime == "ray" and config.placement:
         options["placement"] = True

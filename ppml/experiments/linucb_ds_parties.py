@@ -84,7 +84,7 @@ def _principal(config: RunConfig, node: Node, spectral: bool) -> dict:
     data = instance(config, spectral)
     options = config.linucb_ds
     p = Principal(make_policy(data, config.horizon), options.scale_bits, config.workers,
-                  options.obfuscator)
+                  options.obfuscator, options.split_min_work)
     keys_start = time.perf_counter()
 
     def reach() -> tuple:                 # Comp and DC serve once their key pairs exist

@@ -79,7 +79,8 @@ def party(config: RunConfig, name: str, identity, peers) -> dict:
             return {}
         rank = ranks[name]
         engine = EngineConfig(config.parties, config.precision_bits, config.mpc.truncation,
-                              config.seed, clients=2, workers=config.workers)
+                              config.seed, clients=2, workers=config.workers,
+                              split_min_elements=config.mpc.split_min_elements)
         ctx = node.join(engine, DEALER, "private_cb")
         if rank < config.parties:
             inputs = {f"features_{rank}": data.contexts[:bandit.horizon,

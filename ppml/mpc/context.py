@@ -14,6 +14,7 @@ import numpy as np
 from ppml.checks import check_int, check_shape
 from ppml.crypto.fixed import (MAX_PRODUCT_SCALE, check_precision_bits, decode, encode_words,
                                to_signed)
+from ppml.mpc.local_tasks import SPLIT_MIN_ELEMENTS
 from ppml.mpc.ranges import encode_input
 from ppml.mpc.ring import ARITHMETIC, BINARY, Ring, pad
 from ppml.mpc.tensor import ArithmeticShared, BinaryShared
@@ -44,6 +45,10 @@ class EngineConfig:
     """Ray tasks per party for large party-local products (`local_tasks`)."""
     record_views: bool = False
     """Keep every opened value each party receives (the tests of its view)."""
+    split_min_elements: int | None = None
+    """With ``workers > 1``: products with this many output elements per party or more are
+    split over the workers (`local_tasks`); None: the crossover measured here,
+    `local_tasks.SPLIT_MIN_ELEMENTS`."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parties", check_int("parties", self.parties, 2,
@@ -57,6 +62,8 @@ class EngineConfig:
         object.__setattr__(self, "clients", check_int("clients", self.clients, 0,
                                                       what="an integer"))
         check_int("workers", self.workers, 1, what="an integer")
+        if self.split_min_elements is not None:
+            check_int("split_min_elements", self.split_min_elements, 1, what="an integer")
         if not isinstance(self.record_views, bool):
             raise ValueError(f"record_views must be a bool, got {self.record_views!r}")
 
@@ -78,6 +85,8 @@ class Context:
         self.truncation = config.truncation
         self._party_0_at = comm.index(0)  # where party 0's shares sit, if held here
         self.workers = config.workers     # Ray tasks for large party-local products
+        self.split_min_elements = (SPLIT_MIN_ELEMENTS if config.split_min_elements is None
+                                   else config.split_min_elements)
         self._givers: dict = {}           # id of an input array -> the parties that gave it
 
     @property

@@ -22,11 +22,12 @@ def check_key(key) -> bytes:
 
 def local_context(parties: int, precision_bits: int = 20, seed=None, truncation: str = "bounded",
                   record_views: bool = False, clients: int = 0,
-                  dealer_secret: bytes | None = None, workers: int = 1) -> Context:
+                  dealer_secret: bytes | None = None, workers: int = 1,
+                  split_min_elements: int | None = None) -> Context:
     """A context holding every party and client in this process (the local runtime); the
     settings are those of `EngineConfig`."""
     config = EngineConfig(parties, precision_bits, truncation, seed, clients, workers,
-                          record_views)
+                          record_views, split_min_elements)
     return in_process(config, dealer_secret)
 
 

@@ -38,7 +38,7 @@ def select_party(value, party: int):
 def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
         inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
         clients: int = 0, dealer_secret: bytes | None = None, workers: int = 1,
-        timeout_s: float = DEFAULT_TIMEOUT_S, **runtime_options) -> list:
+        split_min_elements: int | None = None, timeout_s: float = DEFAULT_TIMEOUT_S, **runtime_options) -> list:
     """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
 
     Ranks 0..parties-1 compute on shares; ranks parties..parties+clients-1 are clients that hold
@@ -50,8 +50,9 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     (:class:`ppml.protocols.private_cb.exploration.ExplorationTape`); only the dealer and the
     harness see it.
 
-    ``workers > 1`` splits large party-local products over arms into that many Ray tasks on
-    each party's node (:mod:`ppml.mpc.local_tasks`); a private Ray instance starts if needed.
+    ``workers > 1`` splits party-local products of ``split_min_elements`` or more elements
+    (None: the measured crossover) over arms into that many Ray tasks on each party's node
+    (:mod:`ppml.mpc.local_tasks`); a private Ray instance starts if needed.
 
     ``timeout_s``: how long a party waits for a peer's message (and the run for each party's
     set-up) before the run fails naming the silent one (`ppml.runtime.deadlines`); in the local
@@ -62,7 +63,7 @@ def run(program, parties: int, runtime: str = "local", precision_bits: int = 20,
     ``local`` and the ``ray`` runtime.
     """
     config = EngineConfig(parties, precision_bits, truncation, seed, clients, workers,
-                          record_views)
+                          record_views, split_min_elements)
     if runtime not in RUNTIMES:
         raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
     inputs = check_inputs(inputs, config.ranks)

@@ -163,9 +163,11 @@ def test_engine_options_follow_the_config():
     from ppml.experiments.config import engine_options
     local = engine_options(RunConfig(parties=3, seed=4, placement=True, party_timeout_s=9.0))
     assert local == {"parties": 3, "runtime": "local", "precision_bits": 20, "seed": 4,
-                     "truncation": "bounded", "workers": 1, "timeout_s": 9.0}
-    exact = RunConfig(mpc=MPCOptions(truncation="exact"))
+                     "truncation": "bounded", "workers": 1, "split_min_elements": None,
+                     "timeout_s": 9.0}
+    exact = RunConfig(mpc=MPCOptions(truncation="exact", split_min_elements=5))
     assert engine_options(exact)["truncation"] == "exact"
+    assert engine_options(exact)["split_min_elements"] == 5
     assert engine_options(RunConfig(runtime="ray", placement=True))["placement"] is True
 
 

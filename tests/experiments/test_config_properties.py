@@ -94,7 +94,7 @@ RUN = {
 POSITIVE = real(0, low_open=True)
 UNIT = real(0, 1)
 GROUP_KEYS = {
-    "mpc.truncation": choice(TRUNCATION_MODES),
+    "mpc.truncation": choice(TRUNCATION_MODES), "mpc.split_min_elements": optional(integer(1)),
     "bench.repeats": integer(1), "bench.samples": integer(1),
     "private_cb.epsilon": UNIT, "private_cb.regularizer": real(0),
     "private_cb.refresh_every": integer(0), "private_cb.nr_iterations": optional(integer(0)),
@@ -104,6 +104,7 @@ GROUP_KEYS = {
     "private_cb.checkpoints": integer(0),
     "linucb_ds.scale_bits": integer(1, 128), "linucb_ds.obfuscator": choice(OBFUSCATORS),
     "linucb_ds.user": integer(0), "linucb_ds.arm_choice": choice(ARM_CHOICES),
+    "linucb_ds.split_min_work": optional(integer(1)),
     "samba.algorithm": choice(ALGORITHMS), "samba.epsilon": UNIT, "samba.eps_decay": POSITIVE,
     "samba.ucb_c": POSITIVE, "samba.softmax_tau": real(MIN_SOFTMAX_TAU),
     "samba.pursuit_beta": real(0, 1, low_open=True), "samba.threshold": optional(real()),
@@ -150,8 +151,9 @@ PROTOCOL_CONFIGS = {
     LinUCBDSConfig: {"horizon": integer(1), "scale_bits": integer(1, 128),
                      "key_bits": integer(2048), "insecure_key_bits_ok": FLAG,
                      "obfuscator": choice(OBFUSCATORS), "runtime": choice(RUNTIMES),
-                     "workers": integer(1), "seed": optional(integer(0)),
-                     "record_views": FLAG, "timeout_s": POSITIVE, "checkpoints": PLAN},
+                     "workers": integer(1), "split_min_work": optional(integer(1)),
+                     "seed": optional(integer(0)), "record_views": FLAG, "timeout_s": POSITIVE,
+                     "checkpoints": PLAN},
     SambaConfig: {"horizon": integer(1), "spec": SPEC,
                   "runtime": choice(RUNTIMES + ("federated",)), "mask": choice(MASKS),
                   "crypto": FLAG, "owners_per_actor": optional(integer(1)),
@@ -160,7 +162,8 @@ PROTOCOL_CONFIGS = {
                   "collect_keys": FLAG, "checkpoints": PLAN},
     EngineConfig: {"parties": integer(2), "precision_bits": integer(8, 30),
                    "truncation": choice(TRUNCATION_MODES), "seed": optional(integer(0)),
-                   "clients": integer(0), "workers": integer(1), "record_views": FLAG},
+                   "clients": integer(0), "workers": integer(1), "record_views": FLAG,
+                   "split_min_elements": optional(integer(1))},
 }
 """The configs a protocol run takes, made in code (PrivateCBConfig: its own keys; its options
 are the private_cb group's)."""

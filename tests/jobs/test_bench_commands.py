@@ -18,6 +18,7 @@ SMALL = {"jobs.bench_ops": ["arms=3", "dims=3", "bench.repeats=1", "progress=fal
          "jobs.bench_functions": [],
          "jobs.bench_matmul": ["sizes=32,64"],
          "jobs.bench_ray_round": ["rounds=5"],
+         "jobs.bench_per_arm": ["cb_sizes=3x2", "ds_sizes=3x2", "repeats=1"],
          "jobs.bench_links": ["rounds=5", "repeats=1", "parties=2"],
          "jobs.bench_paillier": [*KEYS, "values=4", "dim=2", "repeats=1", "workers=1"],
          "jobs.bench_pprl": [*KEYS, "steps=3", "obfuscators=djn"],
@@ -28,7 +29,7 @@ SMALL = {"jobs.bench_ops": ["arms=3", "dims=3", "bench.repeats=1", "progress=fal
                               "dataset=synthetic"]}
 """What makes each benchmark small (appended, so they win over the command's own values)."""
 
-RAY = {"jobs.bench_ray_round"}
+RAY = {"jobs.bench_ray_round", "jobs.bench_per_arm"}
 """Benchmarks that start Ray whatever their size."""
 SPAWNING = {"jobs.bench_links"}
 """Benchmarks that start OS processes whatever their size (jobs.bench_links: one per party, for

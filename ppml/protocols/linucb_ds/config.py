@@ -36,12 +36,18 @@ class LinUCBDSOptions:
     """MovieLens: the user whose embedding is theta."""
     arm_choice: str = "first"
     """MovieLens: which movies are the arms, one of `ARM_CHOICES`."""
+    split_min_work: Optional[int] = None
+    """With ``workers > 1``: K d^2 from which P spreads step 3.i's per-arm coefficients over its
+    workers; None: the crossover measured on this machine
+    (`ppml.protocols.linucb_ds.protocol.COEFFICIENTS_SPLIT_MIN_WORK`)."""
 
     def __post_init__(self) -> None:
         check_int("linucb_ds.scale_bits", self.scale_bits, MIN_SCALE_BITS, MAX_SCALE_BITS)
         check_one_of("linucb_ds.obfuscator", self.obfuscator, OBFUSCATORS)
         check_int("linucb_ds.user", self.user, 0)
         check_one_of("linucb_ds.arm_choice", self.arm_choice, ARM_CHOICES)
+        if self.split_min_work is not None:
+            check_int("linucb_ds.split_min_work", self.split_min_work, 1)
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class LinUCBDSConfig:
     runtime: str = "local"
     workers: int = 1
     """Processes each of P and Comp spreads its bulk work over (`ppml.parallel`)."""
+    split_min_work: Optional[int] = None
+    """K d^2 from which P spreads step 3.i over its workers (None: the measured crossover)."""
     seed: Optional[int] = None
     """An integer derives the Paillier keys from a public seed: INSECURE, experiments only."""
     record_views: bool = False
@@ -79,6 +87,8 @@ class LinUCBDSConfig:
         check_one_of("obfuscator", self.obfuscator, OBFUSCATORS)
         check_one_of("runtime", self.runtime, RUNTIMES)
         check_int("workers", self.workers, 1)
+        if self.split_min_work is not None:
+            check_int("split_min_work", self.split_min_work, 1)
         check_positive("party_timeout_s", self.timeout_s)
         if self.seed is not None:
             check_int("seed", self.seed, 0)

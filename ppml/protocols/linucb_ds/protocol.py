@@ -44,10 +44,19 @@ from ppml.protocols.linucb_ds.scores import PackedScores
 from ppml.protocols.linucb_ds.reference import Coins, FixedPoint, LinearUCB, first_maximum
 from ppml.crypto.paillier import Decryptor, ObfuscatorPool, SlotLayout, ops
 from ppml.crypto.paillier.keys import keypair_from_factors
-from ppml.parallel import Resident, check_workers, split
+from ppml.parallel import Resident, check_workers, over_rows, split, workers_for
 from ppml.crypto.rng import fresh_key
 from ppml.runtime import progress, roles
 from ppml.runtime.checkpoints import CheckpointPlan, RoleCheckpoints
+
+COEFFICIENTS_SPLIT_MIN_WORK = 400_000
+"""K d^2 (half the Python-integer multiplications of step 3.i's C = X A^-1 G and w = X A^-1 e)
+from which P spreads step 3.i over its workers by arms, with ``workers > 1``.
+
+Measured by ``python -m jobs.bench_per_arm`` (2026-11-28 10:18, 2 cores, load 0.4 before;
+docs/linucb-ds.md, "Per-arm coefficients over the workers"): over 2 workers 3.i ran 0.54x the
+in-process speed at K d^2 = 40,000 (K = 100, d = 20) and 1.3x at 400,000 (K = 1000, d = 20),
+1.6-1.8x at 10^6 to 10^7.  A run can move it with ``linucb_ds.split_min_work``."""
 
 PARTIES = ("comp", "dc", "do", "p")
 """The parties by name: their checkpoint stores, and their processes in a federated run (P, which
@@ -114,6 +123,16 @@ def mask_sum(public_key, sum_ciphertext, obfuscator) -> tuple:
     return masked, rand
 
 
+def score_terms(fixed: FixedPoint, a_inverse, x, G, e, workers: int = 1) -> tuple:
+    """Step 3.i's (C, w) (`FixedPoint.score_terms`), the arms (rows of x) split over ``workers``
+    of P's own processes on P's node (`ppml.parallel.over_rows`): the same integers."""
+    if workers == 1:
+        return fixed.score_terms(a_inverse, x, G, e)
+    parts = over_rows(fixed.score_terms, [a_inverse, x, G, e], [False, True, False, False],
+                      len(x), workers)
+    return tuple(np.concatenate(part) for part in zip(*parts))
+
+
 class Principal(Participant):
     """P (Fig. 4(a)): pulls, keeps A in plain and s*, b* encrypted, computes theta_hat* and the
     B_i*, permutes, and runs its side of the key switch.  It never holds a private key."""
@@ -121,12 +140,14 @@ class Principal(Participant):
     name = "P"
 
     def __init__(self, policy: LinearUCB, scale_bits: int, workers: int = 1,
-                 obfuscator: str = "full"):
+                 obfuscator: str = "full", split_min_work: int | None = None):
         super().__init__()
         self.policy = policy
         self.fixed = FixedPoint(scale_bits)
         self.workers = check_workers(workers)
         self.obfuscator = obfuscator
+        self.split_min_work = (COEFFICIENTS_SPLIT_MIN_WORK if split_min_work is None
+                               else split_min_work)
         self.arms_pulled: list[int] = []
         d = policy.d
         self.G = np.full((d, d), 0, dtype=object)         # sum x x^T: b* = theta*^G E(e)
@@ -267,7 +288,9 @@ class Principal(Participant):
         pk, K, d = self.comp_key, self.policy.K, self.policy.d
         with self.clock("3.i"):
             a_inverse, a_float = self.fixed.a_inverse(self.policy)
-            coefficients, w = self.fixed.score_terms(a_inverse, self.x, self.G, self.e)
+            coefficients, w = score_terms(self.fixed, a_inverse, self.x, self.G, self.e,
+                                          workers_for(K * d * d, self.workers,
+                                                      self.split_min_work))
         with self.clock("3.ii"):
             varying = self.fixed.exploration(self.policy, t, a_float) + w
             self._check_scores(t, coefficients, varying)
@@ -425,7 +448,8 @@ def run_protocol(policy: LinearUCB, theta, noise, config: LinUCBDSConfig, *,
         comp, dc, do, p, comp_key, dc_key = public_keys(lambda: (
             spawn(Comp, c.key_bits, c.insecure_key_bits_ok, c.seed, c.workers, c.record_views),
             spawn(DataClient, c.horizon, c.key_bits, c.insecure_key_bits_ok, c.seed),
-            spawn(DataOwner), spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator)))
+            spawn(DataOwner), spawn(Principal, policy, c.scale_bits, c.workers, c.obfuscator,
+                                          c.split_min_work)))
         parties = (do, dc, p, comp)
         do.call("load", theta, policy.arms, noise, theta_norm_bound)
         p.call("connect", do, dc, comp, comp_key, dc_key, coin_key, c.checkpoints)

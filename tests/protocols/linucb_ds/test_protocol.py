@@ -180,6 +180,22 @@ def test_ray_runtime_with_workers_matches(ray_cluster):
     assert out["stats"]["P"]["messages"] == fig3(8)
 
 
+@pytest.mark.ray
+def test_step_3i_is_split_over_arms_only_from_its_crossover_with_the_same_run(ray_cluster,
+                                                                             spy):
+    arms, theta, noise = instance(N=6)
+    ref = run_fixed_point(LinUCB(arms), theta, noise, 6, Coins(KEY), scale_bits=28)
+    calls = spy(protocol, "over_rows")
+    K, d = arms.shape
+    for min_work, splits in ((K * d * d, [(K, 2)] * 5), (K * d * d + 1, [])):
+        calls.clear()
+        out = secure(arms, theta, noise, 6, workers=2, split_min_work=min_work)
+        assert [args[3:5] for args in calls] == splits      # rounds 1..5, from K d^2 on
+        assert out["arms"] == ref["arms"] and out["sum_int"] == ref["sum_int"]
+    with pytest.raises(ValueError, match="split_min_work must be >= 1"):
+        LinUCBDSConfig(horizon=6, split_min_work=0)
+
+
 @pytest.mark.parametrize("seed", [3, None])
 @pytest.mark.parametrize("spectral", [False, True])
 def test_a_run_resumes_from_its_checkpoints(tmp_path, monkeypatch, seed, spectral):
