@@ -16,7 +16,7 @@ operands and the result through Ray's object store costs), ``split_s`` (the code
 ``workers``: the party's process and ``workers - 1`` pinned tasks).  ``split_speedup`` =
 in_process_s / split_s, ``identical``: every way gave the in-process result.
 
-``nodes=2`` runs a local two-node Ray cluster (`ray.cluster_utils.Cluster`: a second raylet on
+``nodes=2`` runs a local two-node Ray cluster (`cluster.two_local_nodes`: a second raylet on
 this machine) with one party on each node, both working at once, each over its own workers
 pinned to its own node, as two parties do in one step; the times are both parties' wall time.
 The cluster is made and shut down by the benchmark.  Prints the table, the crossover of each
@@ -40,10 +40,10 @@ from jobs.cli import InputError, cases, finish, options, parse_ints, parse_sizes
 from ppml.mpc.local_tasks import split_over_arms
 from ppml.mpc.protocols.multiply import _local_terms
 from ppml.mpc.ring import ARITHMETIC
-from ppml.parallel import pinned_here
+from ppml.parallel import in_one_task
 from ppml.protocols.linucb_ds.protocol import score_terms
 from ppml.protocols.linucb_ds.reference import FixedPoint
-from ppml.runtime import cluster
+from ppml.runtime import cluster, node_actors
 
 DEFAULTS = {"cb_sizes": "10x20,100x20,1000x20,10000x20,100x100,1000x100,10000x100",
             "ds_sizes": "10x20,100x20,1000x20,10000x20,100x100,1000x100",
@@ -59,11 +59,6 @@ NODE_CPUS = 2
 """Logical CPUs of each node of the two-node cluster: the party's actor and one task."""
 NODE_STORE_BYTES = 4 << 30
 """Object store of each node of the two-node cluster: the largest case moves 1.6 GB a call."""
-
-
-def _call(fn, *args):
-    """The one pinned task of ``one_task_s``."""
-    return fn(*args)
 
 
 class Party:
@@ -98,9 +93,7 @@ class Party:
         if way == "in_process":
             out = self.fn(*self.args)
         elif way == "one_task":
-            import ray
-            task = ray.remote(_call).options(scheduling_strategy=pinned_here())
-            out = ray.get(task.remote(self.fn, *self.args), timeout=3600)
+            out = in_one_task(self.fn, *self.args)
         else:
             out = self.split(workers)
         return _same(out, self.reference)
@@ -147,25 +140,6 @@ def _here(parties, method, *args):
     return [getattr(p, method)(*args) for p in parties]
 
 
-def _remote(parties, method, *args):
-    import ray
-    return ray.get([getattr(p, method).remote(*args) for p in parties], timeout=3600)
-
-
-def two_nodes():
-    """A local two-node Ray cluster (head and a second raylet on this machine), each node with
-    `NODE_CPUS` CPUs and the resource ``party_<i>``; this process joined to it."""
-    import ray
-    from ray.cluster_utils import Cluster
-    made = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": NODE_CPUS, "resources": {"party_0": 1}, "include_dashboard": False,
-        "object_store_memory": NODE_STORE_BYTES})
-    made.add_node(num_cpus=NODE_CPUS, resources={"party_1": 1},
-                  object_store_memory=NODE_STORE_BYTES)
-    ray.init(address=made.address)
-    return made
-
-
 def main(argv=None) -> None:
     opts = options(DEFAULTS, argv)
     sizes = {"private_cb": parse_sizes(opts["cb_sizes"], "AxD", "cb_sizes"),
@@ -198,20 +172,12 @@ def main(argv=None) -> None:
 
 
 def on_two_nodes(points: list, workers: int, repeats: int, opts: dict) -> list:
-    """The rows of ``points`` with one party on each node of a two-node cluster made here."""
-    import ray
-    if ray.is_initialized():
-        raise InputError("nodes=2 makes its own two-node cluster: run it where Ray is not "
-                         "running in this process")
-    made = two_nodes()
-    try:
-        actor = ray.remote(num_cpus=1)(Party)
-        parties = [actor.options(resources={f"party_{i}": 1}).remote() for i in range(2)]
-        return [measure(parties, _remote, *point, workers, repeats)
+    """The rows of ``points`` with one party on each node of a two-node cluster made here
+    (`cluster.two_local_nodes`; a RuntimeError if Ray already runs in this process)."""
+    with cluster.two_local_nodes(NODE_CPUS, NODE_STORE_BYTES):
+        parties = node_actors.one_per_node(Party, 2)
+        return [measure(parties, node_actors.call_all, *point, workers, repeats)
                 for point in cases(points, "bench_per_arm", opts)]
-    finally:
-        ray.shutdown()
-        made.shutdown()
 
 
 if __name__ == "__main__":

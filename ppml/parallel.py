@@ -83,6 +83,13 @@ def _apply(fn, *args):
     return fn(*args)
 
 
+def in_one_task(fn, *args):
+    """``fn(*args)`` in one Ray task pinned to this node (what moving a piece of work out of
+    this process costs, for `jobs.bench_per_arm`)."""
+    task = _remote().apply.options(scheduling_strategy=pinned_here())
+    return _gather([task.remote(fn, *args)])[0]
+
+
 def run_batches(fn, batches: list[tuple], workers: int) -> list:
     """``[fn(*batch) for batch in batches]``: in this process if ``workers <= 1``; else the
     batches after the first as Ray tasks pinned to this node, submitted before this process

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from ppml.parallel import Resident, over_rows, workers_for
+from ppml.parallel import Resident, in_one_task, over_rows, workers_for
 
 
 def test_work_below_its_crossover_stays_in_this_process():
@@ -86,3 +86,8 @@ def test_a_worker_that_does_not_answer_fails_the_call_within_the_deadline(ray_cl
             resident.each(_sleep_then, [(0.0,), (5.0,)])
     finally:
         resident.close()
+
+
+def test_in_one_task_runs_the_work_in_another_process_of_this_node(ray_cluster):
+    pid, total = in_one_task(lambda a, b: (os.getpid(), a + b), 2, 3)
+    assert total == 5 and pid != os.getpid()

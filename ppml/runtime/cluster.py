@@ -74,6 +74,29 @@ def connected(address: str | None = None, num_cpus: int | None = None,
         ray.shutdown()
 
 
+@contextmanager
+def two_local_nodes(cpus: int, store_bytes: int) -> Iterator[None]:
+    """A local two-node Ray cluster (the head and a second raylet on this machine), each node
+    with ``cpus`` CPUs, an object store of ``store_bytes`` and the custom resource ``party_<i>``,
+    this process joined to it; shut down afterwards.  A RuntimeError if Ray already runs here."""
+    import ray
+    from ray.cluster_utils import Cluster
+    if ray.is_initialized():
+        raise RuntimeError("a two-node cluster is made here: run it where Ray is not running in "
+                           "this process")
+    made = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": cpus, "resources": {"party_0": 1}, "include_dashboard": False,
+        "object_store_memory": store_bytes})
+    made.add_node(num_cpus=cpus, resources={"party_1": 1}, object_store_memory=store_bytes)
+    ray.init(address=made.address)
+    try:
+        yield
+    finally:
+        progress.close()
+        ray.shutdown()
+        made.shutdown()
+
+
 def check_reachable(address: str, timeout_s: float) -> None:
     """ConnectionError naming ``address`` (host:port) unless a TCP connection to it opens
     within ``timeout_s``; other forms ('auto', ray://...) are left to Ray."""

@@ -8,7 +8,8 @@ import time
 import pytest
 import ray
 
-from ppml.runtime.cluster import WORKER_NICENESS, check_reachable, connected, ensure_ray
+from ppml.runtime.cluster import (WORKER_NICENESS, check_reachable, connected, ensure_ray,
+                                  two_local_nodes)
 
 
 def test_a_closed_port_is_refused_at_once_naming_it():
@@ -48,3 +49,9 @@ def test_a_private_instance_s_workers_run_at_the_driver_s_priority(monkeypatch):
     monkeypatch.setattr("ppml.runtime.cluster.check_reachable", lambda *args: None)
     with connected("127.0.0.1:6379"):
         assert started == [{"address": "127.0.0.1:6379"}]
+
+
+def test_two_local_nodes_refuse_a_process_where_ray_runs(ray_cluster):
+    with pytest.raises(RuntimeError, match="two-node cluster is made here"):
+        with two_local_nodes(1, 1 << 28):
+            pass
