@@ -30,7 +30,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
-import time
 from types import SimpleNamespace
 
 import numpy as np

@@ -2,8 +2,8 @@
 algorithm, both measured in the same run (issue 17's report; the numbers are in
 docs/performance.md).
 
-``python -m jobs.performance [size=issue|small] [families=private_cb,linucb_ds,samba,masked_lark,pprl]
-[results_dir=results]`` runs each family once, one core's worth of work in this process
+``python -m jobs.performance [size=issue|small]
+[families=private_cb,linucb_ds,samba,masked_lark,pprl] [results_dir=results]`` runs each family once, one core's worth of work in this process
 (runtime=local, workers=1), with fresh keys:
 
 * ``issue``: the sizes the issue measured (private CB: 60,000 MNIST steps, P = 2, 10 arms,
@@ -31,7 +31,7 @@ import os
 from jobs.bench_pprl import measure as pprl_measure
 from jobs.cli import InputError, cases, finish, options, run_command
 from ppml.experiments.config import RunConfig
-from ppml.experiments.masked_lark import training_slowdowns
+from ppml.experiments.masked_lark import training_total_s
 from ppml.experiments.registry import get
 from ppml.protocols.masked_lark.config import MaskedLarkOptions
 from ppml.protocols.samba.config import SambaOptions
@@ -100,9 +100,8 @@ def samba(opts: dict, size: dict) -> dict:
 def masked_lark(opts: dict, size: dict) -> dict:
     options_ = MaskedLarkOptions(task="train", epochs=1, batch_size=64)
     s = get("masked_lark")(_config(opts, "masked_lark", masked_lark=options_, **size)).summary
-    ratios = training_slowdowns(s)
     return {"setting": f"{size['dataset']}, one epoch, batches of 64, two helpers",
-            "secure_total_s": ratios["slowdown_total"] * s["plaintext_train_s"],
+            "secure_total_s": training_total_s(s),
             "secure_online_s": s["train_s"], "plaintext_s": s["plaintext_train_s"],
             "agreement": s["gradient_equal_plaintext_steps"] / s["steps"]}
 

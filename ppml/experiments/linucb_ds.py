@@ -145,7 +145,8 @@ def run_secure(config: RunConfig, data: dict) -> dict:
         horizon=config.horizon, scale_bits=options.scale_bits, key_bits=config.key_bits,
         insecure_key_bits_ok=config.insecure_key_bits_ok, obfuscator=options.obfuscator,
         runtime=config.runtime, workers=config.workers,
-        split_min_work=options.split_min_work, seed=config.seed, record_views=config.record_views, timeout_s=config.party_timeout_s,
+        split_min_work=options.split_min_work, seed=config.seed,
+        record_views=config.record_views, timeout_s=config.party_timeout_s,
         checkpoints=checkpointing.plan(config, PARTIES))
     return run_protocol(make_policy(data, config.horizon), data["theta"], data["noise"], protocol,
                         coin_key=coins_key(config), theta_norm_bound=norm_bound(data["theta"]))

@@ -90,14 +90,19 @@ def refuse_checkpoints(config: RunConfig) -> None:
                          f"checkpoint_every=0 and no resume")
 
 
+def training_total_s(summary: dict) -> float:
+    """Everything a training pays: the whole protocol (``protocol_s``: the label shares' set-up,
+    the engine's and the steps; at least ``setup_s + train_s``, since in a federated run
+    ``protocol_s`` is the leader's, which may end a moment before another helper's slower
+    set-up or steps)."""
+    return max(summary["protocol_s"], summary["setup_s"] + summary["train_s"])
+
+
 def training_slowdowns(summary: dict) -> dict:
     """A training's slowdowns against the lean float64 training of the same model, batches and
-    clipping (``plaintext_train_s``): online, the helpers' steps (``train_s``); in total, the
-    whole protocol (``protocol_s``: the label shares' set-up, the engine's and the steps; at
-    least ``setup_s + train_s``, since in a federated run ``protocol_s`` is the leader's, which
-    may end a moment before another helper's slower set-up or steps)."""
-    total = max(summary["protocol_s"], summary["setup_s"] + summary["train_s"])
-    return slowdowns(summary["train_s"], total, summary["plaintext_train_s"])
+    clipping (``plaintext_train_s``): online, the helpers' steps (``train_s``); in total,
+    `training_total_s`."""
+    return slowdowns(summary["train_s"], training_total_s(summary), summary["plaintext_train_s"])
 
 
 def aggregation_slowdowns(summary: dict) -> dict:

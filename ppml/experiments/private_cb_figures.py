@@ -23,8 +23,8 @@ from ppml.experiments.figures import (draw_panels, figure, fixed_settings, line_
 
 REWARD_SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "private_cb.epsilon",
                    "precision_bits", "mpc.truncation", "private_cb.reciprocal",
-                   "private_cb.nr_iterations", "private_cb.reciprocal_start", "private_cb.argmax_method",
-                   "private_cb.regularizer", "private_cb.refresh_every",
+                   "private_cb.nr_iterations", "private_cb.reciprocal_start",
+                   "private_cb.argmax_method", "private_cb.regularizer", "private_cb.refresh_every",
                    "private_cb.reward_bound")
 """Settings that change a run's reward; seeds and data_seed are repetitions, averaged over."""
 TIME_SETTINGS = ("dataset", "parties", "arms", "dims", "horizon", "precision_bits",

@@ -85,8 +85,8 @@ LINUCB_DS = ("dataset", "horizon", "linucb_ds.scale_bits", "linucb_ds.obfuscator
 FAMILIES = {
     "private_cb": Family(
         "private_cb", "Private CB", {"arms": "|A|", "parties": "P", "dims": "D"},
-        ("dataset", "horizon", "private_cb.reciprocal", "private_cb.nr_iterations", "private_cb.argmax_method",
-         "private_cb.refresh_every") + ENGINE,
+        ("dataset", "horizon", "private_cb.reciprocal", "private_cb.nr_iterations",
+         "private_cb.argmax_method", "private_cb.refresh_every") + ENGINE,
         slowdown_costs("plaintext_lean_s")),
     "linucb_ds": Family(
         "linucb_ds", "LinUCB-DS", {"arms": "K", "dims": "d"}, LINUCB_DS,

@@ -63,7 +63,7 @@ WINDOW_MAX_BITS = 10
 """The windowed reciprocal's largest window: 2^10 positions a term (dealer words an element)."""
 WINDOW_FACTOR_GUARD = 8
 """The windowed reciprocal encodes its public factors at 2^-(L + 8) where the ring allows it
-(`window_factor_bits`): their rounding, summed over at most 21 terms, stays below 2^-(L+4)."""
+(`window_plan`): their rounding, summed over at most 21 terms, stays below 2^-(L+4)."""
 WINDOW_MIN_GUARD = 4
 """... and at least at 2^-(L + 4) (rounding below 21 2^-(L+5) < 0.7 2^-L), else it refuses the
 domain."""
@@ -162,15 +162,13 @@ def reciprocal(x, iterations=None, start=None, domain=(1.0, 10.0), numerator=Non
 
 def chosen_reciprocal(domain, precision_bits: int, iterations=None, start=None) -> str:
     """``auto``'s method: ``newton`` when its ``iterations`` or ``start`` is given, else
-    ``window`` where its window and its factors fit (`window_layout`, `window_factor_bits`),
+    ``window`` where its window and its factors fit (`window_plan`),
     else ``newton`` (a domain wider than 2^8 or so, a precision above 28 bits on [1, 10])."""
     if iterations is not None or start is not None:
         return "newton"
     a, b = positive_interval(domain)
-    if window_factor_bits(a, precision_bits) < precision_bits + WINDOW_MIN_GUARD:
-        return "newton"
     try:
-        window_layout(a, b, precision_bits)
+        window_plan(a, b, precision_bits)
     except ValueError:
         return "newton"
     return "window"
@@ -202,37 +200,40 @@ def window_layout(a: float, b: float, precision_bits: int) -> tuple:
     return best[1:]
 
 
-def window_factor_bits(a: float, precision_bits: int) -> int:
-    """The scale of the windowed reciprocal's public factors: L + `WINDOW_FACTOR_GUARD`, or less
-    so that 1/a at scale 2^-(L + the factors' bits) stays below 2^61."""
-    return min(precision_bits + WINDOW_FACTOR_GUARD,
-               VALUE_BITS - 1 - precision_bits - max(0, math.ceil(math.log2(1.0 / a))))
+def window_plan(a: float, b: float, precision_bits: int) -> tuple:
+    """((g, lowest, bits, K), factor_bits): the windowed reciprocal's layout on [a, b]
+    (`window_layout`) and the scale of its public factors: L + `WINDOW_FACTOR_GUARD`, or less so
+    that 1/a at scale 2^-(L + factor_bits) stays below 2^61, but at least L + `WINDOW_MIN_GUARD`.
+    A ValueError naming the domain, and method='newton', where it does not fit."""
+    factor_bits = min(precision_bits + WINDOW_FACTOR_GUARD,
+                      VALUE_BITS - 1 - precision_bits - max(0, math.ceil(math.log2(1.0 / a))))
+    if factor_bits < precision_bits + WINDOW_MIN_GUARD:
+        floor = 2.0 ** (2 * precision_bits + WINDOW_MIN_GUARD + 1 - VALUE_BITS)
+        raise ValueError(f"reciprocal domain must have a >= {floor:.6g} at precision_bits="
+                         f"{precision_bits} for method='window' (1/a at scale "
+                         f"2^-{2 * precision_bits + WINDOW_MIN_GUARD} must fit the ring), got "
+                         f"a = {a:g}; use method='newton'")
+    return window_layout(a, b, precision_bits), factor_bits
 
 
 def reciprocal_window(x, domain=(1.0, 10.0), numerator=None):
     """[1/x] in one opening and one truncation; [n/x] = n * [1/x] with one product more.
 
     Precondition (docs/mpc.md, "Ranges"): every x lies in [a, b] = ``domain``, 0 < a < b,
-    1/a 2^(2L+4) < 2^61 (the result at scale 2^-(L + `window_factor_bits`) fits the ring).  There
-    the result is within about 2^-L (1.1 / a + 1.7) of 1/x: the cut series (relative
+    1/a 2^(2L+4) < 2^61 (the result at scale 2^-(L + factor_bits) fits the ring, `window_plan`).
+    There the result is within about 2^-L (1.1 / a + 1.7) of 1/x: the cut series (relative
     2^-(L+1)), the dealer's rho^k (2^-(L+1) / a) and the public factors (below 0.7 2^-L)
-    rounded, one truncation (1 ulp bounded, P/2 + 1/2 exact); n / x adds one product's truncation.  An x outside the window
-    (`window_layout`) aliases to a wrong value without warning.  A public constant outside
+    rounded, one truncation (1 ulp bounded, P/2 + 1/2 exact); n / x adds one product's
+    truncation.  An x outside the window (`window_layout`) aliases to a wrong value without
+    warning.  A public constant outside
     [a, b] raises a ValueError (`check_domain`), and so do a domain that is no such pair or too
     wide, and a numerator that is no shared tensor broadcasting with x (a TypeError)."""
     precision = x.ctx.precision_bits
     a, b = positive_interval(domain)
-    factor_bits = window_factor_bits(a, precision)
-    if factor_bits < precision + WINDOW_MIN_GUARD:
-        floor = 2.0 ** (2 * precision + WINDOW_MIN_GUARD + 1 - VALUE_BITS)
-        raise ValueError(f"reciprocal domain must have a >= {floor:.6g} at precision_bits="
-                         f"{precision} for method='window' (1/a at scale "
-                         f"2^-{2 * precision + WINDOW_MIN_GUARD} must fit the ring), got "
-                         f"a = {a:g}; use method='newton'")
+    (grid, lowest, bits, terms), factor_bits = window_plan(a, b, precision)
     check_domain(x, "reciprocal", (a, b), "domain")
     if numerator is not None:
         check_numerator(x, numerator)
-    grid, lowest, bits, terms = window_layout(a, b, precision)
     if x.frac_bits < grid:
         x = x.at_scale(grid)
     y = window.reciprocal(x.ctx, x.data, x.frac_bits, grid, lowest, bits, terms, precision,

@@ -38,7 +38,8 @@ def select_party(value, party: int):
 def run(program, parties: int, runtime: str = "local", precision_bits: int = 20, seed=None,
         inputs: dict | None = None, truncation: str = "bounded", record_views: bool = False,
         clients: int = 0, dealer_secret: bytes | None = None, workers: int = 1,
-        split_min_elements: int | None = None, timeout_s: float = DEFAULT_TIMEOUT_S, **runtime_options) -> list:
+        split_min_elements: int | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
+        **runtime_options) -> list:
     """Run ``program(ctx, **inputs_of_this_party)`` SPMD for every party; return outs[i] per party.
 
     Ranks 0..parties-1 compute on shares; ranks parties..parties+clients-1 are clients that hold
